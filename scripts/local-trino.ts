@@ -1,0 +1,298 @@
+/**
+ * The project's local Trino: fetched once with the ordinary Maven client, cached outside the work tree,
+ * started as a single-node server on a JDK >= 24, stopped by the pid it recorded.
+ *
+ *   tsx scripts/local-trino.ts up | down | status | fetch
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const TRINO_VERSION = '476';
+/** Oldest Java feature release that Trino 476 runs on. */
+const MIN_JAVA = 24;
+
+export interface LocalTrinoLayout {
+  port: number;
+  url: string;
+  cacheDir: string;
+  installDir: string;
+  runDir: string;
+  pidFile: string;
+  pgPort: number;
+}
+
+export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
+  const port = Number(env.TOPICGATE_LOCAL_TRINO_PORT ?? 18080);
+  const cacheDir = env.TOPICGATE_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'topicgate');
+  const runDir = join(cacheDir, `run-${port}`);
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    cacheDir,
+    installDir: join(cacheDir, `trino-server-${TRINO_VERSION}`),
+    runDir,
+    pidFile: join(runDir, 'trino.pid'),
+    pgPort: Number(env.TOPICGATE_LOCAL_PG_PORT ?? 15432),
+  };
+}
+
+function log(msg: string): void {
+  process.stderr.write(`[trino] ${msg}\n`);
+}
+
+function mvnCopy(artifact: string, outDir: string): boolean {
+  const r = spawnSync('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=${artifact}`, `-DoutputDirectory=${outDir}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (r.error) throw new Error(`cannot run mvn (${r.error.message}); install Maven to fetch the local Trino`);
+  return r.status === 0;
+}
+
+function unzipInto(zip: string, destDir: string, stripPrefix: string): void {
+  // python3's zipfile is present wherever the Trino launcher can run; no unzip binary needed.
+  const tmp = `${destDir}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  execFileSync('python3', ['-m', 'zipfile', '-e', zip, tmp]);
+  renameSync(join(tmp, stripPrefix), destDir);
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+/** Downloads the server and the plugins once; later calls find them in the cache. */
+export function fetchTrino(l = layout()): void {
+  const marker = join(l.installDir, '.complete');
+  if (existsSync(marker)) return;
+  const dl = join(l.cacheDir, 'downloads');
+  mkdirSync(dl, { recursive: true });
+  log(`fetching Trino ${TRINO_VERSION} with Maven (once; cached in ${l.cacheDir})`);
+  if (!mvnCopy(`io.trino:trino-server-core:${TRINO_VERSION}:tar.gz`, dl)) {
+    throw new Error(`Maven could not fetch io.trino:trino-server-core:${TRINO_VERSION}:tar.gz`);
+  }
+  rmSync(l.installDir, { recursive: true, force: true });
+  execFileSync('tar', ['xzf', join(dl, `trino-server-core-${TRINO_VERSION}.tar.gz`), '-C', l.cacheDir]);
+  renameSync(join(l.cacheDir, `trino-server-core-${TRINO_VERSION}`), l.installDir);
+  for (const plugin of ['memory', 'postgresql']) installPlugin(plugin, dl, l);
+  writeFileSync(marker, new Date().toISOString());
+  rmSync(dl, { recursive: true, force: true });
+}
+
+function installPlugin(name: string, dl: string, l: LocalTrinoLayout): void {
+  const dest = join(l.installDir, 'plugin', name);
+  if (mvnCopy(`io.trino:trino-${name}:${TRINO_VERSION}:zip`, dl)) {
+    unzipInto(join(dl, `trino-${name}-${TRINO_VERSION}.zip`), dest, `trino-${name}-${TRINO_VERSION}`);
+    return;
+  }
+  // Some plugin zips are not served by every Maven mirror; the full server tarball carries them all.
+  log(`plugin zip for ${name} not available; taking it from the full trino-server tarball`);
+  const full = join(dl, `trino-server-${TRINO_VERSION}.tar.gz`);
+  if (!existsSync(full) && !mvnCopy(`io.trino:trino-server:${TRINO_VERSION}:tar.gz`, dl)) {
+    throw new Error(`Maven could not fetch the Trino ${name} plugin (zip or full server tarball)`);
+  }
+  const prefix = `trino-server-${TRINO_VERSION}/plugin/${name}`;
+  // The tarball stores shared jars once, as hard links into other folders: extract it whole, keep the plugin.
+  execFileSync('tar', ['xzf', full, '-C', dl]);
+  renameSync(join(dl, prefix), dest);
+}
+
+function javaMajor(javaBin: string): number | undefined {
+  const r = spawnSync(javaBin, ['-version'], { encoding: 'utf8' });
+  const m = /version "(\d+)/.exec(`${r.stderr}${r.stdout}`);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** JAVA_HOME first, then every JVM installed in the system's JVM folder; the newest qualifying one wins. */
+export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
+  const seen: string[] = [];
+  const candidates: string[] = [];
+  if (env.JAVA_HOME) candidates.push(env.JAVA_HOME);
+  for (const root of ['/usr/lib/jvm', '/opt/java', '/usr/local/lib/jvm']) {
+    if (!existsSync(root)) continue;
+    for (const d of readdirSync(root).sort().reverse()) candidates.push(join(root, d));
+  }
+  let best: { home: string; major: number } | undefined;
+  for (const home of candidates) {
+    const bin = join(home, 'bin', 'java');
+    if (!existsSync(bin)) continue;
+    const major = javaMajor(bin);
+    seen.push(`${home} (${major ?? 'unknown'})`);
+    if (major !== undefined && major >= MIN_JAVA && (!best || major > best.major)) best = { home, major };
+    if (best && home === env.JAVA_HOME) break;
+  }
+  if (!best) {
+    throw new Error(
+      `Trino ${TRINO_VERSION} needs a JDK >= ${MIN_JAVA}; found ${seen.length ? seen.join(', ') : 'none'}. ` +
+        `Install one (for example a Temurin JDK 25) or point JAVA_HOME at it.`,
+    );
+  }
+  return best.home;
+}
+
+function writeConfig(l: LocalTrinoLayout): string {
+  const etc = join(l.runDir, 'etc');
+  mkdirSync(join(etc, 'catalog'), { recursive: true });
+  mkdirSync(join(l.runDir, 'data'), { recursive: true });
+  const heap = process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G';
+  writeFileSync(
+    join(etc, 'node.properties'),
+    `node.environment=topicgate_local\nnode.id=topicgate-local-${l.port}\nnode.data-dir=${join(l.runDir, 'data')}\nnode.internal-address=127.0.0.1\n`,
+  );
+  writeFileSync(
+    join(etc, 'jvm.config'),
+    [
+      '-server',
+      `-Xmx${heap}`,
+      '-XX:+UseG1GC',
+      '-XX:+ExitOnOutOfMemoryError',
+      '-XX:-UsePerfData',
+      '-Djdk.attach.allowAttachSelf=true',
+      '-XX:+EnableDynamicAgentLoading',
+      '-Dfile.encoding=UTF-8',
+    ].join('\n') + '\n',
+  );
+  writeFileSync(
+    join(etc, 'config.properties'),
+    [
+      'coordinator=true',
+      'node-scheduler.include-coordinator=true',
+      `http-server.http.port=${l.port}`,
+      `discovery.uri=http://127.0.0.1:${l.port}`,
+      'query.max-memory=3GB',
+      'query.max-memory-per-node=2GB',
+      'task.concurrency=2',
+      // Tests read system.runtime.queries to see cancelled queries; keep them listed a while.
+      'query.min-expire-age=10m',
+    ].join('\n') + '\n',
+  );
+  writeFileSync(join(etc, 'log.properties'), 'io.trino=WARN\n');
+  // `vast`: the VAST-shaped demo topics (memory connector: no pushdown at all, like a negative control).
+  writeFileSync(join(etc, 'catalog', 'vast.properties'), 'connector.name=memory\nmemory.max-data-per-node=4GB\n');
+  // `vastpg`: the same topics on PostgreSQL, where Trino really pushes predicates into the scan.
+  writeFileSync(
+    join(etc, 'catalog', 'vastpg.properties'),
+    [
+      'connector.name=postgresql',
+      `connection-url=jdbc:postgresql://127.0.0.1:${l.pgPort}/topicgate`,
+      'connection-user=topicgate',
+      'connection-password=topicgate',
+    ].join('\n') + '\n',
+  );
+  return etc;
+}
+
+function readPid(l: LocalTrinoLayout): number | undefined {
+  if (!existsSync(l.pidFile)) return undefined;
+  const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when a Trino answers at the URL and has finished starting. */
+export async function trinoReady(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/v1/info`, { signal: AbortSignal.timeout(2000) });
+    if (!res.ok) return false;
+    const info = (await res.json()) as { starting?: boolean };
+    return info.starting === false;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the local Trino unless one already runs; resolves with its URL when it is ready. */
+export async function up(l = layout(), timeoutMs = 240_000): Promise<{ url: string; started: boolean }> {
+  if (await trinoReady(l.url)) return { url: l.url, started: false };
+  const pid = readPid(l);
+  if (pid !== undefined && alive(pid)) {
+    log(`Trino (pid ${pid}) is starting; waiting`);
+    await waitReady(l, pid, timeoutMs);
+    return { url: l.url, started: false };
+  }
+  fetchTrino(l);
+  const jdk = findJdk();
+  const etc = writeConfig(l);
+  log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}`);
+  const r = spawnSync(
+    join(l.installDir, 'bin', 'launcher'),
+    [
+      'start',
+      `--etc-dir=${etc}`,
+      `--data-dir=${join(l.runDir, 'data')}`,
+      `--pid-file=${l.pidFile}`,
+      `--launcher-log-file=${join(l.runDir, 'launcher.log')}`,
+      `--server-log-file=${join(l.runDir, 'server.log')}`,
+    ],
+    { env: { ...process.env, JAVA_HOME: jdk, PATH: `${join(jdk, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`Trino launcher failed: ${(r.stderr || r.stdout).trim()}`);
+  const started = readPid(l);
+  if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
+  await waitReady(l, started, timeoutMs);
+  return { url: l.url, started: true };
+}
+
+async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await trinoReady(l.url)) return;
+    if (!alive(pid)) throw new Error(`Trino exited during start-up; see ${join(l.runDir, 'server.log')}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`Trino did not become ready within ${timeoutMs / 1000}s; see ${join(l.runDir, 'server.log')}`);
+}
+
+/** Stops the Trino this script started (by its recorded pid) and nothing else. */
+export async function down(l = layout()): Promise<boolean> {
+  const pid = readPid(l);
+  if (pid === undefined || !alive(pid)) {
+    rmSync(l.pidFile, { force: true });
+    return false;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
+  rmSync(l.pidFile, { force: true });
+  return true;
+}
+
+async function main(cmd: string | undefined): Promise<void> {
+  const l = layout();
+  switch (cmd) {
+    case 'up': {
+      const r = await up(l);
+      log(r.started ? 'ready' : 'already running');
+      process.stdout.write(`${r.url}\n`);
+      return;
+    }
+    case 'down':
+      log((await down(l)) ? 'stopped' : 'not running (nothing to stop)');
+      return;
+    case 'status':
+      process.stdout.write((await trinoReady(l.url)) ? `running ${l.url}\n` : 'not running\n');
+      return;
+    case 'fetch':
+      fetchTrino(l);
+      process.stdout.write(`${l.installDir}\n`);
+      return;
+    default:
+      throw new Error('usage: local-trino.ts up | down | status | fetch');
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv[2]).catch((err: unknown) => {
+    process.stderr.write(`[trino] error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
