@@ -1,0 +1,50 @@
+/**
+ * The application as a fastify plugin tree: settings and services are built once and decorated onto the
+ * instance; each resource is its own route plugin. No listen() here (server.ts does that).
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import { TopicCatalog } from './catalog/topic-catalog.js';
+import { TrinoClient } from './trino/trino-client.js';
+import errorsPlugin from './plugins/errors.js';
+import openapiPlugin from './plugins/openapi.js';
+import healthRoutes from './routes/health.js';
+import topicRoutes from './routes/topics.js';
+
+export interface Services {
+  config: Config;
+  trino: TrinoClient;
+  catalog: TopicCatalog;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tg: Services;
+  }
+}
+
+export function createServices(config: Config): Services {
+  const trino = new TrinoClient({ server: config.trinoUrl, user: config.trinoUser });
+  return { config, trino, catalog: new TopicCatalog(trino, config) };
+}
+
+/** Builds the app (not listening). Tests drive it with app.inject(). */
+export async function buildApp(
+  config: Config,
+  opts: { logger?: FastifyServerOptions['logger']; services?: Services } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.logLevel },
+    // Filter values and cursors can be long; the largest URL fastify accepts by default is too small for `in` lists.
+    routerOptions: { maxParamLength: 1000 },
+    bodyLimit: 1_048_576,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('tg', opts.services ?? createServices(config));
+  await app.register(errorsPlugin);
+  await app.register(openapiPlugin);
+  await app.register(healthRoutes);
+  await app.register(topicRoutes, { prefix: '/v1' });
+  return app;
+}

@@ -1,0 +1,65 @@
+/**
+ * The error catalog: every failure the API reports has a stable code, an HTTP status and a meaning.
+ * Codes are never reused or renamed (API.md "Errors"); the OpenAPI document lists this table.
+ */
+export const ERROR_CATALOG = {
+  TG_BAD_REQUEST: { status: 400, meaning: 'The request is malformed (a parameter or body field is invalid).' },
+  TG_UNKNOWN_COLUMN: { status: 400, meaning: 'A column or expanded field named in the request does not exist.' },
+  TG_BAD_OPERATOR: { status: 400, meaning: 'A filter names an operator that does not exist or does not apply.' },
+  TG_BAD_VALUE: { status: 400, meaning: 'A value cannot be read as the type of the column it is compared with.' },
+  TG_BAD_TIME: { status: 400, meaning: 'A time (since, until, start, to) is neither ISO-8601 nor relative.' },
+  TG_BAD_CURSOR: { status: 400, meaning: 'A page cursor is malformed, tampered with, or belongs to another query.' },
+  TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
+  TG_TIME_BOUND_REQUIRED: {
+    status: 400,
+    meaning: 'A query that filters only on JSON fields must bound the time window (since/until).',
+  },
+  TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
+  TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
+  TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
+  TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
+  TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
+  TG_STALE_BATCH: { status: 409, meaning: 'The batch does not start at the committed position (someone else committed).' },
+  TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
+  TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
+  TG_TOO_EXPENSIVE: { status: 422, meaning: 'The query exceeds a limit (rows, window, sample size).' },
+  TG_TOO_MANY_REQUESTS: { status: 429, meaning: 'Trino or the gateway is at its concurrency limit; retry later.' },
+  TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
+  TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },
+  TG_TRINO_UNAVAILABLE: { status: 503, meaning: 'Trino cannot be reached or is starting; retry after Retry-After.' },
+  TG_TIMEOUT: { status: 504, meaning: 'The query ran past its time limit and was cancelled.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The one error type routes throw; the error handler turns it into the one error body. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly queryId?: string,
+    readonly retryAfterS?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_CATALOG[code].status;
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; status: number; details?: unknown; queryId?: string };
+}
+
+/** The single producer of error bodies. */
+export function errorBody(err: ApiError): ErrorBody {
+  const body: ErrorBody['error'] = { code: err.code, message: err.message, status: err.status };
+  if (err.details !== undefined) body.details = err.details;
+  if (err.queryId) body.queryId = err.queryId;
+  return { error: body };
+}
+
+export function assertNever(x: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,60 @@
+/**
+ * One error body for every failure (API.md "Errors"), produced by errorBody(). Validation failures name the
+ * culprit; 5xx bodies carry no internals (the log has them).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, errorBody } from '../errors.js';
+import { toApiError } from '../trino/trino-errors.js';
+
+function fromFastify(err: FastifyError): ApiError | undefined {
+  if (err.validation) {
+    const v = err.validation[0];
+    const where = err.validationContext ?? 'request';
+    const field = v?.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+    const missing = (v?.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const name = missing ?? (field || where);
+    return new ApiError('TG_BAD_REQUEST', `${where} ${name}: ${v?.message ?? 'is invalid'}`, {
+      in: where,
+      field: name,
+    });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('TG_PAYLOAD_TOO_LARGE', 'the request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('TG_UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('TG_BAD_REQUEST', 'the request body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('TG_BAD_REQUEST', `the request body is not valid JSON`);
+    default:
+      break;
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500 && err.name !== 'ApiError') {
+    return new ApiError('TG_BAD_REQUEST', err.message.split('\n')[0] ?? 'bad request');
+  }
+  return undefined;
+}
+
+/** Sends the error body for any error; used by the handler and by routes that stream. */
+export function sendError(reply: FastifyReply, apiErr: ApiError): FastifyReply {
+  if (apiErr.retryAfterS) reply.header('Retry-After', String(apiErr.retryAfterS));
+  if (apiErr.queryId) reply.header('X-Trino-Query-Id', apiErr.queryId);
+  return reply.status(apiErr.status).type('application/json; charset=utf-8').send(errorBody(apiErr));
+}
+
+async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiErr = err instanceof ApiError ? err : (fromFastify(err) ?? toApiError(err));
+    if (apiErr.status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: apiErr.code, msg: apiErr.message }, 'request refused');
+    return sendError(reply, apiErr);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('TG_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
+
+export default fp(errorsPlugin, { name: 'topicgate-errors' });

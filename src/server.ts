@@ -1,0 +1,60 @@
+/**
+ * Starts the API: settings validated once, Trino and the served schemas checked, then listen; SIGINT/SIGTERM
+ * close gracefully. Any start-up problem is one line on stderr and exit code 1, never a stack trace.
+ */
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildApp } from './app.js';
+import { TrinoUnavailableError } from './trino/trino-errors.js';
+
+/** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
+export async function startServer(config: Config): Promise<{ app: FastifyInstance; url: string }> {
+  const app = await buildApp(config);
+  try {
+    await app.tg.trino.info();
+  } catch (err) {
+    await app.close();
+    if (err instanceof TrinoUnavailableError) {
+      throw new Error(`TOPICGATE_TRINO_URL=${config.trinoUrl}: ${err.message}`);
+    }
+    throw err;
+  }
+  try {
+    await app.tg.catalog.verify();
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  await app.listen({ host: config.host, port: config.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  return { app, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
+}
+
+export function describeStartupError(err: unknown): string {
+  if (err instanceof ConfigError) return `topicgate: ${err.message}`;
+  return `topicgate: cannot start: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+async function main(): Promise<void> {
+  let started: { app: FastifyInstance; url: string };
+  try {
+    started = await startServer(loadConfig());
+  } catch (err) {
+    process.stderr.write(`${describeStartupError(err)}\n`);
+    process.exit(1);
+  }
+  const { app, url } = started;
+  app.log.info({ url }, 'topicgate listening');
+  const stop = () => {
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();

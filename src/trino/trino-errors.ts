@@ -1,0 +1,93 @@
+/**
+ * Trino failures as typed errors, and the one table that maps them to API errors
+ * (by errorName first, then errorType; never by parsing messages).
+ */
+import { ApiError, type ErrorCode } from '../errors.js';
+
+export type TrinoErrorType = 'USER_ERROR' | 'INTERNAL_ERROR' | 'INSUFFICIENT_RESOURCES' | 'EXTERNAL';
+
+export interface TrinoErrorInfo {
+  message: string;
+  errorCode: number;
+  errorName: string;
+  errorType: string;
+}
+
+/** An in-band `error` on a page of a query. */
+export class TrinoQueryError extends Error {
+  constructor(
+    readonly info: TrinoErrorInfo,
+    readonly queryId: string | undefined,
+  ) {
+    super(`${info.errorName}: ${info.message}`);
+    this.name = 'TrinoQueryError';
+  }
+}
+
+/** Trino could not be reached, or answered with an HTTP error. */
+export class TrinoUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = 'TrinoUnavailableError';
+  }
+}
+
+/** The gateway cancelled the query (client went away, or the gateway's own deadline passed). */
+export class QueryCancelledError extends Error {
+  constructor(
+    readonly reason: 'aborted' | 'deadline',
+    readonly queryId: string | undefined,
+  ) {
+    super(reason === 'deadline' ? 'query ran past its time limit' : 'query cancelled');
+    this.name = 'QueryCancelledError';
+  }
+}
+
+const BY_NAME: Record<string, ErrorCode> = {
+  EXCEEDED_TIME_LIMIT: 'TG_TIMEOUT',
+  EXCEEDED_CPU_LIMIT: 'TG_TIMEOUT',
+  QUERY_QUEUE_FULL: 'TG_TOO_MANY_REQUESTS',
+  QUERY_REJECTED: 'TG_TOO_MANY_REQUESTS',
+  SERVER_STARTING_UP: 'TG_TRINO_UNAVAILABLE',
+  SERVER_SHUTTING_DOWN: 'TG_TRINO_UNAVAILABLE',
+  NO_NODES_AVAILABLE: 'TG_TRINO_UNAVAILABLE',
+  EXCEEDED_GLOBAL_MEMORY_LIMIT: 'TG_TOO_EXPENSIVE',
+  EXCEEDED_LOCAL_MEMORY_LIMIT: 'TG_TOO_EXPENSIVE',
+  EXCEEDED_SCAN_LIMIT: 'TG_TOO_EXPENSIVE',
+  // The gateway writes every query; a user error from Trino is a failed query, not the client's fault...
+  // except values the gateway cannot check before Trino evaluates them:
+  NUMERIC_VALUE_OUT_OF_RANGE: 'TG_BAD_VALUE',
+  INVALID_CAST_ARGUMENT: 'TG_BAD_VALUE',
+  DIVISION_BY_ZERO: 'TG_BAD_VALUE',
+};
+
+const BY_TYPE = {
+  USER_ERROR: 'TG_TRINO_FAILED',
+  INTERNAL_ERROR: 'TG_TRINO_FAILED',
+  INSUFFICIENT_RESOURCES: 'TG_TOO_MANY_REQUESTS',
+  EXTERNAL: 'TG_TRINO_FAILED',
+} as const satisfies Record<TrinoErrorType, ErrorCode>;
+
+/** Maps any error from the Trino port to the ApiError a client sees; 5xx messages carry no internals. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof TrinoQueryError) {
+    const code = BY_NAME[err.info.errorName] ?? BY_TYPE[err.info.errorType as TrinoErrorType] ?? 'TG_TRINO_FAILED';
+    const status = code === 'TG_BAD_VALUE' ? 400 : 0;
+    const message =
+      status === 400
+        ? `a value could not be evaluated: ${err.info.message}`
+        : `Trino ${err.info.errorType} ${err.info.errorName}`;
+    return new ApiError(code, message, { errorName: err.info.errorName, errorType: err.info.errorType }, err.queryId, code === 'TG_TRINO_UNAVAILABLE' || code === 'TG_TOO_MANY_REQUESTS' ? 5 : undefined);
+  }
+  if (err instanceof QueryCancelledError) {
+    return new ApiError('TG_TIMEOUT', 'the query ran past its time limit and was cancelled', undefined, err.queryId);
+  }
+  if (err instanceof TrinoUnavailableError) {
+    return new ApiError('TG_TRINO_UNAVAILABLE', 'Trino is not reachable', undefined, undefined, 5);
+  }
+  return new ApiError('TG_INTERNAL', 'internal error');
+}
