@@ -30,11 +30,21 @@ export class TrinoTypeSyntaxError extends Error {
   }
 }
 
-const KNOWN_BASES = new Set([
+/** Base names of Trino's built-in types, as Trino writes them in result column types. */
+export const TRINO_BASES = [
   'boolean', 'tinyint', 'smallint', 'integer', 'bigint', 'real', 'double', 'decimal', 'varchar', 'char',
   'varbinary', 'json', 'date', 'time', 'time with time zone', 'timestamp', 'timestamp with time zone',
   'interval day to second', 'interval year to month', 'array', 'map', 'row', 'uuid', 'ipaddress', 'unknown',
-]);
+] as const;
+
+export type TrinoBase = (typeof TRINO_BASES)[number];
+
+const KNOWN_BASES: ReadonlySet<string> = new Set(TRINO_BASES);
+
+/** The base as a built-in type name, or null for a type Trino plugins add (`HyperLogLog`, `Geometry`, ...). */
+export function knownBase(type: TrinoType): TrinoBase | null {
+  return KNOWN_BASES.has(type.base) ? (type.base as TrinoBase) : null;
+}
 
 // Spellings Trino's parser accepts for the same type; the tree always carries the canonical one.
 const ALIASES: Readonly<Record<string, string>> = {

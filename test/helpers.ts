@@ -1,0 +1,24 @@
+/** Shared helpers for integration tests: an app wired to the real local Trino. */
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { TrinoClient } from '../src/trino/trino-client.js';
+
+export function trinoUrl(): string {
+  return inject('trinoUrl');
+}
+
+export function testConfig(env: Record<string, string> = {}) {
+  return loadConfig({ TOPICGATE_TRINO_URL: trinoUrl(), TOPICGATE_STATE_URL: 'sqlite::memory:', ...env });
+}
+
+export async function testApp(env: Record<string, string> = {}): Promise<FastifyInstance> {
+  return buildApp(testConfig(env), { logger: false });
+}
+
+/** Direct SQL against the demo schema, for computing expected answers independently of the gateway. */
+export async function sql(query: string): Promise<unknown[][]> {
+  const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  return (await c.all(query, { catalog: 'vast', schema: 'demo|kafka_topics' })).rows;
+}
