@@ -11,6 +11,7 @@ import errorsPlugin from './plugins/errors.js';
 import openapiPlugin from './plugins/openapi.js';
 import healthRoutes from './routes/health.js';
 import topicRoutes from './routes/topics.js';
+import eventRoutes from './routes/events.js';
 
 export interface Services {
   config: Config;
@@ -46,5 +47,6 @@ export async function buildApp(
   await app.register(openapiPlugin);
   await app.register(healthRoutes);
   await app.register(topicRoutes, { prefix: '/v1' });
+  await app.register(eventRoutes, { prefix: '/v1' });
   return app;
 }

@@ -50,6 +50,12 @@ export interface Config {
   /** Trino's query_max_run_time for every query, and the gateway's own deadline. */
   readonly queryTimeoutMs: number;
   readonly logLevel: string;
+  /** Key that signs page cursors; instances behind one load balancer must share it. */
+  readonly cursorSecret: string;
+  /** The VAST catalog's vast.complex_predicate_pushdown: OR across columns is pushed (explain's labels). */
+  readonly complexPushdown: boolean;
+  /** Rows a non-JSON response may read ahead to make its Link header exact. */
+  readonly prefetchRows: number;
 }
 
 /** Raised when settings are invalid; `problems` names each bad setting. */
@@ -69,6 +75,15 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, dflt: number, min: num
     return dflt;
   }
   return n;
+}
+
+function boolSetting(env: NodeJS.ProcessEnv, name: string, dflt: boolean, problems: string[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
+  return dflt;
 }
 
 function readConfigFile(file: string, problems: string[]): ConfigFile {
@@ -130,6 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxLimit,
     queryTimeoutMs: intSetting(env, 'TOPICGATE_QUERY_TIMEOUT_MS', 120_000, 1_000, 86_400_000, problems),
     logLevel: env.TOPICGATE_LOG_LEVEL || 'info',
+    cursorSecret: env.TOPICGATE_CURSOR_SECRET || 'topicgate-page-cursors',
+    complexPushdown: boolSetting(env, 'TOPICGATE_COMPLEX_PUSHDOWN', false, problems),
+    prefetchRows: intSetting(env, 'TOPICGATE_PREFETCH_ROWS', 10_000, 0, 10_000_000, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze(config);

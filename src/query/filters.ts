@@ -1,0 +1,159 @@
+/**
+ * PostgREST's filter grammar, read into predicate nodes:
+ *   col=eq.5   col=not.in.(a,b,"c,d")   col=like.*abc*   col=is.null
+ *   or=(a.eq.1,b.lt.2)   and=(a.gte.1,or(b.is.null,b.eq.x))   not.or=(...)
+ * Every column is resolved (and so checked) before a node is built.
+ */
+import { ApiError } from '../errors.js';
+import type { ColumnNode, CompareOp, LiteralNode, PredicateNode } from './nodes.js';
+import { literalFor, typeFamily } from './values.js';
+
+export type ColumnResolver = (name: string) => ColumnNode;
+
+const COMPARE_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const satisfies readonly CompareOp[];
+export const FILTER_OPS = [...COMPARE_OPS, 'in', 'like', 'ilike', 'is'] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+/** Rounding direction that keeps a comparison exact when the value is finer than the column. */
+const ROUND_UP: Record<CompareOp, boolean> = { eq: true, neq: true, gt: false, gte: true, lt: true, lte: false };
+
+function badOp(column: string, op: string, why?: string): ApiError {
+  return new ApiError(
+    'TG_BAD_OPERATOR',
+    why ?? `${column}: unknown operator ${JSON.stringify(op)}; use one of ${FILTER_OPS.join(', ')} (optionally after not.)`,
+    { column, operator: op },
+  );
+}
+
+/** `a,b,"c,d"` -> ['a','b','c,d']: commas and parentheses inside double quotes are literal; `\"` and `\\` escape. */
+export function splitList(text: string, what: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  let wasQuoted = false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '\\' && i + 1 < text.length) cur += text[++i];
+      else if (c === '"') quoted = false;
+      else cur += c;
+      continue;
+    }
+    if (c === '"' && cur === '') {
+      quoted = wasQuoted = true;
+    } else if (c === '(') {
+      depth++;
+      cur += c;
+    } else if (c === ')') {
+      depth--;
+      cur += c;
+    } else if (c === ',' && depth === 0) {
+      out.push(wasQuoted ? cur : cur.trim());
+      cur = '';
+      wasQuoted = false;
+    } else cur += c;
+  }
+  if (quoted || depth !== 0) throw new ApiError('TG_BAD_REQUEST', `${what}: unbalanced quotes or parentheses`);
+  out.push(wasQuoted ? cur : cur.trim());
+  return out;
+}
+
+/** `*` is the wildcard; literal % and _ are escaped so they match themselves. */
+function likePattern(text: string): { pattern: string; escape: boolean } {
+  const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return { pattern: escaped.replace(/\*/g, '%'), escape: escaped !== text };
+}
+
+/** One column filter: `op.value` or `not.op.value` for `column`. */
+export function parseColumnFilter(column: ColumnNode, expr: string): PredicateNode {
+  if (expr.startsWith('not.')) return { kind: 'not', inner: parseColumnFilter(column, expr.slice(4)) };
+  const dot = expr.indexOf('.');
+  const op = dot < 0 ? expr : expr.slice(0, dot);
+  const value = dot < 0 ? undefined : expr.slice(dot + 1);
+  if (!(FILTER_OPS as readonly string[]).includes(op)) throw badOp(column.name, op);
+  if (value === undefined) throw new ApiError('TG_BAD_VALUE', `${column.name}: ${op} needs a value (${op}.<value>)`);
+  return buildPredicate(column, op as FilterOp, value);
+}
+
+/** Builds the node for an operator and its textual value (GET) or JSON value (POST). */
+export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown): PredicateNode {
+  const family = typeFamily(column.type);
+  switch (op) {
+    case 'eq':
+    case 'neq':
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      if (family === 'other' || (family === 'boolean' && op !== 'eq' && op !== 'neq')) {
+        throw badOp(column.name, op, `${column.name} (${column.type}) does not support ${op}`);
+      }
+      return { kind: 'compare', op, column, value: literalFor(column, value, ROUND_UP[op]) };
+    case 'in': {
+      const items = Array.isArray(value) ? value : inList(column.name, String(value));
+      if (items.length === 0) throw new ApiError('TG_BAD_VALUE', `${column.name}: in needs at least one value`);
+      if (items.length > 1000) throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: in takes at most 1000 values`);
+      if (family === 'other') throw badOp(column.name, op, `${column.name} (${column.type}) does not support in`);
+      return { kind: 'in', column, values: items.map((v): LiteralNode => literalFor(column, v)) };
+    }
+    case 'like':
+    case 'ilike': {
+      if (family !== 'varchar' && family !== 'varbinary') {
+        throw badOp(column.name, op, `${column.name} (${column.type}) does not support ${op}; it matches text`);
+      }
+      if (typeof value !== 'string') throw new ApiError('TG_BAD_VALUE', `${column.name}: ${op} needs a text pattern`);
+      return { kind: 'like', column, ...likePattern(value), caseInsensitive: op === 'ilike' };
+    }
+    case 'is': {
+      const what = value === null ? 'null' : String(value);
+      if (what !== 'null' && what !== 'true' && what !== 'false') {
+        throw new ApiError('TG_BAD_VALUE', `${column.name}: is takes null, true or false, not ${JSON.stringify(value)}`);
+      }
+      if (what !== 'null' && family !== 'boolean') {
+        throw badOp(column.name, op, `${column.name} (${column.type}) is not boolean; use is.null`);
+      }
+      return { kind: 'is', column, what };
+    }
+  }
+}
+
+function inList(column: string, text: string): string[] {
+  if (!text.startsWith('(') || !text.endsWith(')')) {
+    throw new ApiError('TG_BAD_VALUE', `${column}: in takes a list in parentheses, like in.(a,b,"c,d")`);
+  }
+  return splitList(text.slice(1, -1), column);
+}
+
+/** A logic group `(item,item,...)` for `or`/`and` (possibly negated), with `col.op.value` items. */
+export function parseLogic(kind: 'and' | 'or', body: string, resolve: ColumnResolver, depth = 0): PredicateNode {
+  if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'boolean groups nest deeper than 8 levels');
+  if (!body.startsWith('(') || !body.endsWith(')')) {
+    throw new ApiError('TG_BAD_REQUEST', `${kind}: the group must be in parentheses, like ${kind}=(a.eq.1,b.lt.2)`);
+  }
+  const items = splitList(body.slice(1, -1), kind).map((item) => parseLogicItem(item, resolve, depth));
+  if (items.length === 0) throw new ApiError('TG_BAD_REQUEST', `${kind}: empty group`);
+  return items.length === 1 ? items[0]! : { kind, items };
+}
+
+function parseLogicItem(item: string, resolve: ColumnResolver, depth: number): PredicateNode {
+  const group = /^(not\.)?(and|or)(\(.*\))$/s.exec(item);
+  if (group) {
+    const inner = parseLogic(group[2] as 'and' | 'or', group[3]!, resolve, depth + 1);
+    return group[1] ? { kind: 'not', inner } : inner;
+  }
+  let name: string;
+  let rest: string;
+  if (item.startsWith('"')) {
+    const end = item.indexOf('".', 1);
+    if (end < 0) throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}`);
+    name = item.slice(1, end);
+    rest = item.slice(end + 2);
+  } else {
+    const dot = item.indexOf('.');
+    if (dot <= 0) throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}: expected column.operator.value`);
+    name = item.slice(0, dot);
+    rest = item.slice(dot + 1);
+  }
+  return parseColumnFilter(resolve(name), rest);
+}

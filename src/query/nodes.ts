@@ -1,0 +1,122 @@
+/**
+ * The query model: an immutable tree of `kind`-tagged nodes. Routes (GET and POST) and the blob module build
+ * these; policy passes transform them; only compile.ts turns them into SQL text.
+ */
+
+/** Where a column's value comes from: a table column, or a JSON field of the payload (blob expansion). */
+export type ColumnSource =
+  | { kind: 'table' }
+  | { kind: 'json'; from: string; path: readonly (string | number)[] };
+
+export interface ColumnNode {
+  kind: 'column';
+  name: string;
+  /** Trino type text of the column or of the expanded field. */
+  type: string;
+  source: ColumnSource;
+}
+
+/** A typed value, already checked against its column's type; the compiler renders it. */
+export type LiteralValue =
+  | { t: 'varchar'; v: string }
+  | { t: 'varbinary'; v: Buffer }
+  | { t: 'integer'; v: string }
+  | { t: 'decimal'; v: string }
+  | { t: 'double'; v: number }
+  | { t: 'boolean'; v: boolean }
+  | { t: 'timestamp'; epochMs: number; subMs: string }
+  | { t: 'date'; v: string };
+
+export interface LiteralNode {
+  kind: 'literal';
+  /** The Trino type the literal must have (the column's type), so no cast lands on the column side. */
+  type: string;
+  value: LiteralValue;
+}
+
+export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
+
+export type PredicateNode =
+  | { kind: 'compare'; op: CompareOp; column: ColumnNode; value: LiteralNode }
+  | { kind: 'in'; column: ColumnNode; values: readonly LiteralNode[] }
+  /** `pattern` is the SQL LIKE pattern; `escape` is set when the pattern escapes % or _. */
+  | { kind: 'like'; column: ColumnNode; pattern: string; escape: boolean; caseInsensitive: boolean }
+  | { kind: 'is'; column: ColumnNode; what: 'null' | 'true' | 'false' }
+  | { kind: 'not'; inner: PredicateNode }
+  | { kind: 'and' | 'or'; items: readonly PredicateNode[] }
+  /** Paging position: rows at or after (or before, for descending order) this broker time. */
+  | { kind: 'anchor'; column: ColumnNode; dir: 'asc' | 'desc'; value: LiteralNode };
+
+export type AggregateFn =
+  | 'count'
+  | 'count_distinct'
+  | 'approx_distinct'
+  | 'sum'
+  | 'avg'
+  | 'min'
+  | 'max'
+  | 'approx_percentile'
+  | 'latest'
+  | 'earliest';
+
+export type SelectNode =
+  | { kind: 'select-column'; column: ColumnNode; as: string }
+  | { kind: 'aggregate'; fn: AggregateFn; column: ColumnNode | null; p?: number; as: string; time: ColumnNode | null }
+  | { kind: 'bucket'; column: ColumnNode; ms: number; as: string };
+
+export interface OrderNode {
+  /** Output name of a selected column or aggregate. */
+  name: string;
+  /** The column, when ordering by one that is not selected. */
+  column?: ColumnNode;
+  dir: 'asc' | 'desc';
+  nulls?: 'first' | 'last';
+}
+
+export interface SourceNode {
+  kind: 'source';
+  catalog: string;
+  schema: string;
+  table: string;
+  topicKind: 'topic' | 'table';
+  /** Every column of the table, in table order: the tie-breaker of a total order over rows. */
+  columns: readonly ColumnNode[];
+}
+
+export interface DedupeNode {
+  by: readonly ColumnNode[];
+  keep: 'latest' | 'earliest';
+  time: ColumnNode;
+}
+
+export interface QueryNode {
+  kind: 'query';
+  source: SourceNode;
+  select: readonly SelectNode[];
+  where: PredicateNode | null;
+  /** Names of select items to group by (aggregation queries). */
+  groupBy: readonly string[];
+  order: readonly OrderNode[];
+  /** Rows to return; the compiler asks for one more to learn whether a next page exists. */
+  limit: number;
+  offset: number;
+  dedupe: DedupeNode | null;
+  /** Add the remaining columns to ORDER BY so the order is total and pages are exact. */
+  totalOrder: boolean;
+}
+
+/** Conjoins predicates, flattening nested ANDs; null when there is nothing to conjoin. */
+export function and(...preds: (PredicateNode | null | undefined)[]): PredicateNode | null {
+  const items: PredicateNode[] = [];
+  for (const p of preds) {
+    if (!p) continue;
+    if (p.kind === 'and') items.push(...p.items);
+    else items.push(p);
+  }
+  if (items.length === 0) return null;
+  return items.length === 1 ? items[0]! : { kind: 'and', items };
+}
+
+export function isAggregate(q: QueryNode): boolean {
+  return q.groupBy.length > 0 || q.select.some((s) => s.kind === 'aggregate');
+}

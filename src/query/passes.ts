@@ -1,0 +1,60 @@
+/**
+ * Policy passes: pure (tree) -> tree functions applied in one place (planRead). Each is tested alone.
+ */
+import { ApiError } from '../errors.js';
+import { and, type ColumnNode, type QueryNode } from './nodes.js';
+import type { PagePosition } from './paging.js';
+import { trinoTimestampText } from './time.js';
+
+export interface LimitPolicy {
+  defaultLimit: number;
+  maxLimit: number;
+}
+
+/** Rows per response: the default when unset; more than the maximum is refused, naming the maximum. */
+export function applyLimit(q: QueryNode, policy: LimitPolicy, requested?: number): QueryNode {
+  const limit = requested ?? policy.defaultLimit;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ApiError('TG_BAD_VALUE', `limit must be a positive integer, not ${JSON.stringify(requested)}`, { parameter: 'limit' });
+  }
+  if (limit > policy.maxLimit) {
+    throw new ApiError('TG_TOO_EXPENSIVE', `limit ${limit} is above the maximum ${policy.maxLimit}; page with cursors`, {
+      parameter: 'limit',
+      max: policy.maxLimit,
+    });
+  }
+  return { ...q, limit };
+}
+
+function timeLiteral(time: ColumnNode, epochMs: number, subMs = '') {
+  return { kind: 'literal' as const, type: time.type, value: { t: 'timestamp' as const, epochMs, subMs } };
+}
+
+/**
+ * The time window as range predicates on the bare broker-time column, ANDed at the top so the storage can
+ * evaluate them: `since` inclusive, `until` exclusive.
+ */
+export function applyTimeWindow(q: QueryNode, time: ColumnNode, lo?: number, hi?: number): QueryNode {
+  return {
+    ...q,
+    where: and(
+      lo !== undefined ? { kind: 'compare', op: 'gte', column: time, value: timeLiteral(time, lo) } : null,
+      hi !== undefined ? { kind: 'compare', op: 'lt', column: time, value: timeLiteral(time, hi) } : null,
+      q.where,
+    ),
+  };
+}
+
+/** Positions the tree at a page: an anchor predicate on broker time (anchor mode) and a row offset. */
+export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | null): QueryNode {
+  let where = q.where;
+  if (p.m === 'anchor' && p.a !== undefined && time) {
+    const epochMs = Date.parse(`${p.a.slice(0, 10)}T${p.a.slice(11, 23)}Z`);
+    const dir = q.order[0]?.dir === 'desc' ? 'desc' : 'asc';
+    const value = timeLiteral(time, epochMs, p.a.slice(24));
+    where = and({ kind: 'anchor', column: time, dir, value }, where);
+  }
+  return { ...q, where, offset: p.s };
+}
+
+export { trinoTimestampText };

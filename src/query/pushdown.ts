@@ -1,0 +1,68 @@
+/**
+ * Which predicates the VAST storage evaluates itself ("pushed") and which Trino evaluates after the scan
+ * ("residual"), by the VAST connector's rules (VAST_TOPIC_TABLES.md): per-column ranges, equalities, IN lists
+ * and IS [NOT] NULL on bare scalar columns, ANDed across columns; `LIKE '%text%'` on varchar; OR across
+ * different columns only with vast.complex_predicate_pushdown; nothing with a function on the column.
+ */
+import type { ColumnNode, PredicateNode } from './nodes.js';
+import { compilePredicate } from './compile.js';
+import { typeFamily } from './values.js';
+
+export interface PushdownReport {
+  pushed: string[];
+  residual: string[];
+}
+
+export interface PushdownRules {
+  /** vast.complex_predicate_pushdown: OR across different columns is pushed. */
+  complexPredicates: boolean;
+}
+
+function bareScalar(c: ColumnNode): boolean {
+  return c.source.kind === 'table' && typeFamily(c.type) !== 'other';
+}
+
+/** The single column a pushable predicate constrains, or null when it cannot be pushed. */
+function pushableColumns(p: PredicateNode, rules: PushdownRules): Set<string> | null {
+  switch (p.kind) {
+    case 'compare':
+    case 'in':
+    case 'anchor':
+    case 'is':
+      return bareScalar(p.column) ? new Set([p.column.name]) : null;
+    case 'like': {
+      const ok =
+        bareScalar(p.column) &&
+        typeFamily(p.column.type) === 'varchar' &&
+        !p.caseInsensitive &&
+        !p.escape &&
+        /^%[^%_]+%$/.test(p.pattern);
+      return ok ? new Set([p.column.name]) : null;
+    }
+    case 'not':
+      // NOT of a range, equality, IN or IS NULL is still a domain on the column; NOT LIKE is not.
+      return p.inner.kind === 'like' ? null : pushableColumns(p.inner, rules);
+    case 'and':
+    case 'or': {
+      const cols = new Set<string>();
+      for (const item of p.items) {
+        const c = pushableColumns(item, rules);
+        if (!c) return null;
+        for (const name of c) cols.add(name);
+      }
+      if (p.kind === 'or' && cols.size > 1 && !rules.complexPredicates) return null;
+      return cols;
+    }
+  }
+}
+
+/** Labels each top-level conjunct of a WHERE tree pushed or residual, as SQL text. */
+export function classifyPushdown(where: PredicateNode | null, rules: PushdownRules): PushdownReport {
+  const report: PushdownReport = { pushed: [], residual: [] };
+  if (!where) return report;
+  const conjuncts = where.kind === 'and' ? where.items : [where];
+  for (const c of conjuncts) {
+    (pushableColumns(c, rules) ? report.pushed : report.residual).push(compilePredicate(c));
+  }
+  return report;
+}

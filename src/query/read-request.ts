@@ -1,0 +1,113 @@
+/**
+ * The two request forms of a read (API.md "Reading events"): GET parameters in PostgREST's grammar, and the
+ * POST body. Both become one ReadRequest with its filters already resolved into predicate nodes.
+ */
+import { ApiError } from '../errors.js';
+import { and, type PredicateNode } from './nodes.js';
+import { FILTER_OPS, buildPredicate, parseColumnFilter, parseLogic, type ColumnResolver, type FilterOp } from './filters.js';
+import type { GroupSpec, OrderSpec, ReadRequest, SelectSpec } from './plan.js';
+
+/** GET parameters that are not column filters. */
+export const RESERVED_PARAMS = ['select', 'order', 'limit', 'cursor', 'format', 'explain', 'since', 'until', 'or', 'and', 'not.or', 'not.and'];
+
+function single(name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) throw new ApiError('TG_BAD_REQUEST', `${name} is given more than once`, { parameter: name });
+  return String(v);
+}
+
+/** `order=a.desc.nullslast,b` -> order specs. */
+export function parseOrderParam(text: string): OrderSpec[] {
+  return text.split(',').map((part) => {
+    const bits = part.trim().split('.');
+    const spec: OrderSpec = { field: bits[0] ?? '' };
+    for (const b of bits.slice(1)) {
+      if (b === 'asc' || b === 'desc') spec.dir = b;
+      else if (b === 'nullsfirst') spec.nulls = 'first';
+      else if (b === 'nullslast') spec.nulls = 'last';
+      else throw new ApiError('TG_BAD_REQUEST', `order: ${JSON.stringify(part)}: use col.asc|desc[.nullsfirst|.nullslast]`, { parameter: 'order' });
+    }
+    if (!spec.field) throw new ApiError('TG_BAD_REQUEST', 'order: empty column name', { parameter: 'order' });
+    return spec;
+  });
+}
+
+/** Reads GET parameters into a ReadRequest; every unknown parameter is a column filter on a known column. */
+export function readRequestFromQuery(query: Record<string, unknown>, resolve: ColumnResolver): ReadRequest {
+  const filters: PredicateNode[] = [];
+  for (const [name, raw] of Object.entries(query)) {
+    if (RESERVED_PARAMS.includes(name) && !['or', 'and', 'not.or', 'not.and'].includes(name)) continue;
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      const text = String(value);
+      if (name === 'or' || name === 'and') filters.push(parseLogic(name, text, resolve));
+      else if (name === 'not.or' || name === 'not.and') filters.push({ kind: 'not', inner: parseLogic(name === 'not.or' ? 'or' : 'and', text, resolve) });
+      else filters.push(parseColumnFilter(resolve(name), text));
+    }
+  }
+  const select = single('select', query.select);
+  const order = single('order', query.order);
+  const limit = single('limit', query.limit);
+  if (limit !== undefined && !/^\d{1,9}$/.test(limit)) {
+    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`, { parameter: 'limit' });
+  }
+  return {
+    select: select === undefined ? undefined : select.split(',').map((s) => s.trim()).filter(Boolean),
+    where: and(...filters),
+    since: single('since', query.since),
+    until: single('until', query.until),
+    order: order === undefined ? undefined : parseOrderParam(order),
+    limit: limit === undefined ? undefined : Number(limit),
+  };
+}
+
+/** The JSON `where` of a POST body: {and:[...]}, {or:[...]}, {not:{...}}, {field, op, value}. */
+export type WhereJson =
+  | { and: WhereJson[] }
+  | { or: WhereJson[] }
+  | { not: WhereJson }
+  | { field: string; op: string; value?: unknown };
+
+export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0): PredicateNode {
+  if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'where: nests deeper than 8 levels');
+  if ('and' in w || 'or' in w) {
+    const kind = 'and' in w ? 'and' : 'or';
+    const items = (w as Record<string, WhereJson[]>)[kind]!.map((x) => whereFromJson(x, resolve, depth + 1));
+    if (items.length === 0) throw new ApiError('TG_BAD_REQUEST', `where: empty ${kind}`);
+    return items.length === 1 ? items[0]! : { kind, items };
+  }
+  if ('not' in w) return { kind: 'not', inner: whereFromJson(w.not, resolve, depth + 1) };
+  if (!(FILTER_OPS as readonly string[]).includes(w.op)) {
+    throw new ApiError('TG_BAD_OPERATOR', `where: ${w.field}: unknown operator ${JSON.stringify(w.op)}; use one of ${FILTER_OPS.join(', ')}`, {
+      column: w.field,
+      operator: w.op,
+    });
+  }
+  return buildPredicate(resolve(w.field), w.op as FilterOp, w.value === undefined ? null : w.value);
+}
+
+export interface QueryBody {
+  select?: SelectSpec[];
+  where?: WhereJson;
+  since?: string;
+  until?: string;
+  groupBy?: GroupSpec[];
+  order?: OrderSpec[];
+  limit?: number;
+  dedupe?: { by?: string[]; keep?: 'latest' | 'earliest' };
+  cursor?: string;
+  format?: string;
+  explain?: boolean;
+}
+
+export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): ReadRequest {
+  return {
+    select: body.select,
+    where: body.where ? whereFromJson(body.where, resolve) : null,
+    since: body.since,
+    until: body.until,
+    groupBy: body.groupBy,
+    order: body.order,
+    limit: body.limit,
+    dedupe: body.dedupe,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Times in requests: ISO-8601 instants with a zone (`2026-11-30T08:00:00Z`, `...+02:00`), dates
+ * (`2026-11-30`, midnight UTC), or relative to now (`now`, `-15m`, `-2h`, `-7d`, `-30s`, `-500ms`).
+ * Broker timestamps are zone-less and treated as UTC (VAST_TOPIC_TABLES.md).
+ */
+import { ApiError } from '../errors.js';
+
+export interface Instant {
+  epochMs: number;
+  /** Digits beyond milliseconds (up to 6 more), as written. */
+  subMs: string;
+}
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const RELATIVE = /^-(\d{1,9})(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parses a time; `what` names the parameter in the error. */
+export function parseInstant(text: string, what: string, now = Date.now()): Instant {
+  const s = text.trim();
+  if (s === 'now') return { epochMs: now, subMs: '' };
+  const rel = RELATIVE.exec(s);
+  if (rel) return { epochMs: now - Number(rel[1]) * UNIT_MS[rel[2] as keyof typeof UNIT_MS], subMs: '' };
+  const m = ISO.exec(s);
+  if (!m) {
+    throw new ApiError(
+      'TG_BAD_TIME',
+      `${what}=${JSON.stringify(text)} is not a time: use ISO-8601 with a zone (2026-11-30T08:00:00Z) or relative (now, -15m, -2h, -7d)`,
+      { parameter: what },
+    );
+  }
+  const [, y, mo, d, h, mi, sec, frac = '', zone] = m;
+  if (h !== undefined && zone === undefined) {
+    throw new ApiError('TG_BAD_TIME', `${what}=${JSON.stringify(text)} has no zone: add Z or an offset like +02:00`, {
+      parameter: what,
+    });
+  }
+  const ms = frac.padEnd(3, '0').slice(0, 3);
+  const iso = `${y}-${mo}-${d}T${h ?? '00'}:${mi ?? '00'}:${sec ?? '00'}.${ms}${normalizeZone(zone ?? 'Z')}`;
+  const epochMs = Date.parse(iso);
+  const back = new Date(Number.isNaN(epochMs) ? 0 : epochMs);
+  // Date.parse accepts 2026-02-31; a calendar check keeps such text out.
+  if (Number.isNaN(epochMs) || (zone ?? 'Z').toUpperCase() === 'Z' && back.getUTCDate() !== Number(d)) {
+    throw new ApiError('TG_BAD_TIME', `${what}=${JSON.stringify(text)} is not a valid date-time`, { parameter: what });
+  }
+  return { epochMs, subMs: frac.slice(3).replace(/0+$/, '') };
+}
+
+function normalizeZone(z: string): string {
+  if (z.toUpperCase() === 'Z') return 'Z';
+  return z.includes(':') ? z : `${z.slice(0, 3)}:${z.slice(3)}`;
+}
+
+/** A relative duration like `30s`, `5m`, `1h`, `1d` in ms (settle delays, buckets). */
+export function parseDuration(text: string, what: string): number {
+  const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new ApiError('TG_BAD_VALUE', `${what}=${JSON.stringify(text)} is not a duration like 30s, 5m, 1h, 1d`);
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** The Trino text of a timestamp(3) value for an instant: `2026-11-30 08:00:00.000`. */
+export function trinoTimestampText(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+/** Epoch ms of a Trino timestamp text (`2026-11-30 08:00:00.000[000]`), read as UTC. */
+export function epochOfTrinoTimestamp(text: string): number {
+  return Date.parse(`${text.slice(0, 10)}T${text.slice(11, 23)}Z`);
+}

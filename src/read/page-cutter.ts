@@ -1,0 +1,105 @@
+/**
+ * Cuts a Trino result (which asks for limit + 1 rows) to one page: passes at most `limit` rows on, learns
+ * from the extra row whether a next page exists, and records the broker times of the page's rows so the next
+ * position can be anchored (paging.ts). It can read ahead a bounded number of rows before the response
+ * starts, so headers (Link: next) can be exact for pages that fit the budget.
+ */
+import type { ResultStream } from '../encode/result-stream.js';
+import { nextPosition, type PagePosition, type PageTimes } from '../query/paging.js';
+
+type Row = readonly unknown[];
+
+export class PageCutter {
+  private readonly queue: Row[][] = [];
+  private readonly source: AsyncIterator<readonly Row[]>;
+  private seen = 0;
+  private ended = false;
+  private readonly times: PageTimes | null;
+  /** True once the extra row was seen: a next page exists. */
+  more = false;
+
+  constructor(
+    private readonly result: ResultStream,
+    private readonly limit: number,
+    private readonly timeIndex: number | null,
+  ) {
+    this.source = result.batches[Symbol.asyncIterator]();
+    this.times = timeIndex === null ? null : { last: '', trailing: 0, total: 0 };
+  }
+
+  /** True when the page's end is known (all its rows and whether more exist). */
+  get settled(): boolean {
+    return this.ended || this.more;
+  }
+
+  /** Reads ahead until the page is settled or `maxRows` rows are buffered (at least one batch). */
+  async prefetch(maxRows: number): Promise<void> {
+    let buffered = 0;
+    do {
+      const batch = await this.pull();
+      if (!batch) break;
+      this.queue.push(batch);
+      buffered += batch.length;
+    } while (!this.settled && buffered < maxRows);
+  }
+
+  /** The position after this page, or null when this is the last page. Exact only once the page has ended. */
+  next(cur: PagePosition): PagePosition | null {
+    if (!this.settled) return nextPosition(cur, null, this.limit);
+    if (!this.more) return null;
+    return nextPosition(cur, this.times, this.seen);
+  }
+
+  /** Where the next page would start if one exists, before the page's rows are known (offset by the limit). */
+  presumedNext(cur: PagePosition): PagePosition {
+    return nextPosition(cur, null, this.limit);
+  }
+
+  async *batches(): AsyncGenerator<readonly Row[]> {
+    try {
+      for (;;) {
+        const batch = this.queue.shift() ?? (await this.pull());
+        if (!batch) return;
+        yield batch;
+      }
+    } finally {
+      await this.source.return?.();
+    }
+  }
+
+  view(onDone?: () => void): ResultStream {
+    const self = this;
+    async function* gen() {
+      yield* self.batches();
+      onDone?.();
+    }
+    return { queryId: this.result.queryId, columns: this.result.columns, batches: gen() };
+  }
+
+  private async pull(): Promise<Row[] | undefined> {
+    if (this.settled) return undefined;
+    const r = await this.source.next();
+    if (r.done) {
+      this.ended = true;
+      return undefined;
+    }
+    let rows = r.value as Row[];
+    const room = this.limit - this.seen;
+    if (rows.length > room) {
+      this.more = true;
+      rows = rows.slice(0, room);
+    }
+    this.seen += rows.length;
+    const t = this.times;
+    if (t) {
+      for (const row of rows) {
+        const v = row[this.timeIndex!] as string;
+        t.trailing = v === t.last ? t.trailing + 1 : 1;
+        t.last = v;
+        t.total++;
+      }
+    }
+    if (this.more) await this.source.return?.();
+    return rows.length ? rows : this.settled ? undefined : [];
+  }
+}

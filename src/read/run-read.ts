@@ -1,0 +1,99 @@
+/**
+ * A read from plan to response: compile, run on Trino (cancelled when the client goes away), cut to one page,
+ * encode in the negotiated media type and stream with backpressure. Shared by the events and query routes.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, errorBody } from '../errors.js';
+import { encodedReadable, encoderRegistry, negotiateMediaType, type MediaType } from '../encode/encoder-registry.js';
+import { compileQuery, compileWhere } from '../query/compile.js';
+import { PageTokens, type PagePosition } from '../query/paging.js';
+import { planRead, type Plan, type ReadRequest, type TopicModel } from '../query/plan.js';
+import { classifyPushdown } from '../query/pushdown.js';
+import { toApiError } from '../trino/trino-errors.js';
+import { PageCutter } from './page-cutter.js';
+
+export interface ReadOptions {
+  topic: TopicModel;
+  req: ReadRequest;
+  cursor?: string;
+  format?: string;
+  explain?: boolean;
+  /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
+  nextUrl?: (token: string) => string;
+}
+
+export function mediaTypeOf(request: FastifyRequest, format: string | undefined): MediaType {
+  const media = negotiateMediaType(format, request.headers.accept);
+  if (!media) {
+    throw new ApiError(
+      'TG_NOT_ACCEPTABLE',
+      format !== undefined
+        ? `format=${JSON.stringify(format)} is not one of json, ndjson, csv, arrow`
+        : `Accept: ${JSON.stringify(request.headers.accept)} names no media type this API produces (application/json, application/x-ndjson, text/csv, application/vnd.apache.arrow.stream)`,
+      { parameter: format !== undefined ? 'format' : 'Accept' },
+    );
+  }
+  return media;
+}
+
+export function planFor(app: FastifyInstance, o: ReadOptions): Plan {
+  const { config } = app.tg;
+  const tokens = new PageTokens(config.cursorSecret);
+  const cursor = o.cursor;
+  const policy = { defaultLimit: config.defaultLimit, maxLimit: config.topics[o.topic.id]?.maxLimit ?? config.maxLimit };
+  return planRead(o.topic, o.req, policy, cursor !== undefined ? (h) => tokens.decode(cursor, h) : null);
+}
+
+export async function explainRead(app: FastifyInstance, plan: Plan) {
+  const sql = compileQuery(plan.tree);
+  const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { timeoutMs: app.tg.config.queryTimeoutMs });
+  return {
+    sql,
+    pushdown: classifyPushdown(plan.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
+    filters: compileWhere(plan.userWhere),
+    plan: String(rows[0]?.[0] ?? ''),
+  };
+}
+
+export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
+  const media = mediaTypeOf(request, o.format);
+  const plan = planFor(app, o);
+  if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, plan));
+
+  const { config, trino } = app.tg;
+  const tokens = new PageTokens(config.cursorSecret);
+  const abort = new AbortController();
+  // The client went away before the response finished: cancel the Trino query.
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  const result = await trino.query(compileQuery(plan.tree), { signal: abort.signal, timeoutMs: config.queryTimeoutMs });
+  reply.header('X-Trino-Query-Id', result.queryId);
+  const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
+  const entry = encoderRegistry[media];
+  // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact.
+  await cutter.prefetch(entry.format === 'json' ? 1 : Math.max(1, config.prefetchRows));
+  const link = (p: PagePosition | null) => (p ? (o.nextUrl ? o.nextUrl(tokens.encode(p)) : tokens.encode(p)) : null);
+  if (entry.format !== 'json') {
+    const next = cutter.settled ? cutter.next(plan.position) : cutter.presumedNext(plan.position);
+    if (next) {
+      reply.header('Topicgate-Next-Cursor', tokens.encode(next));
+      if (o.nextUrl) reply.header('Link', `<${link(next)}>; rel="next"`);
+    }
+  }
+  const options = {
+    next: null as string | null,
+    onError: (err: unknown) => {
+      const e = toApiError(err);
+      return { code: e.code, message: e.message, status: e.status };
+    },
+  };
+  const view = cutter.view(() => {
+    options.next = link(cutter.next(plan.position));
+  });
+  const body = encodedReadable(entry.encode(view, options));
+  body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
+  return reply.type(entry.contentType).send(body);
+}
+
+export { errorBody };
