@@ -12,11 +12,17 @@ import openapiPlugin from './plugins/openapi.js';
 import healthRoutes from './routes/health.js';
 import topicRoutes from './routes/topics.js';
 import eventRoutes from './routes/events.js';
+import cursorRoutes from './routes/cursors.js';
+import { CursorService } from './cursors/cursor-service.js';
+import type { CursorStore } from './cursors/cursor-store.js';
+import { openStore } from './cursors/open-store.js';
 
 export interface Services {
   config: Config;
   trino: TrinoClient;
   catalog: TopicCatalog;
+  cursors: CursorService;
+  store: CursorStore;
 }
 
 declare module 'fastify' {
@@ -25,9 +31,15 @@ declare module 'fastify' {
   }
 }
 
-export function createServices(config: Config): Services {
+export async function createServices(config: Config): Promise<Services> {
   const trino = new TrinoClient({ server: config.trinoUrl, user: config.trinoUser });
-  return { config, trino, catalog: new TopicCatalog(trino, config) };
+  const store = await openStore(config.stateUrl).catch((err: unknown) => {
+    const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+    throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  const services = { config, trino, catalog: new TopicCatalog(trino, config), store } as Omit<Services, 'cursors'> as Services;
+  services.cursors = new CursorService(services, store, config.cursorSecret);
+  return services;
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */
@@ -42,11 +54,15 @@ export async function buildApp(
     bodyLimit: 1_048_576,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.decorate('tg', opts.services ?? createServices(config));
+  const services = opts.services ?? (await createServices(config));
+  app.decorate('tg', services);
+  // The app owns the services it made: close the cursor store with it.
+  if (!opts.services) app.addHook('onClose', async () => services.store.close());
   await app.register(errorsPlugin);
   await app.register(openapiPlugin);
   await app.register(healthRoutes);
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });
+  await app.register(cursorRoutes, { prefix: '/v1' });
   return app;
 }

@@ -17,7 +17,7 @@ const ExpandField = Type.Object(
 
 const TopicSettings = Type.Object(
   {
-    expand: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ExpandField)),
+    expand: Type.Optional(Type.Record(Type.String({ pattern: '^.+$' }), ExpandField, { additionalProperties: false })),
     expansionTable: Type.Optional(Type.String({ minLength: 1 })),
     allowFullScan: Type.Optional(Type.Boolean()),
     maxLimit: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -26,7 +26,7 @@ const TopicSettings = Type.Object(
 );
 
 export const ConfigFileSchema = Type.Object(
-  { topics: Type.Optional(Type.Record(Type.String({ minLength: 1 }), TopicSettings)) },
+  { topics: Type.Optional(Type.Record(Type.String({ pattern: '^.+$' }), TopicSettings, { additionalProperties: false })) },
   { additionalProperties: false },
 );
 
@@ -56,6 +56,8 @@ export interface Config {
   readonly complexPushdown: boolean;
   /** Rows a non-JSON response may read ahead to make its Link header exact. */
   readonly prefetchRows: number;
+  /** How long the history of committed cursor batches is kept. */
+  readonly historyRetentionMs: number;
 }
 
 /** Raised when settings are invalid; `problems` names each bad setting. */
@@ -148,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret: env.TOPICGATE_CURSOR_SECRET || 'topicgate-page-cursors',
     complexPushdown: boolSetting(env, 'TOPICGATE_COMPLEX_PUSHDOWN', false, problems),
     prefetchRows: intSetting(env, 'TOPICGATE_PREFETCH_ROWS', 10_000, 0, 10_000_000, problems),
+    historyRetentionMs: intSetting(env, 'TOPICGATE_CURSOR_HISTORY_DAYS', 7, 1, 3650, problems) * 86_400_000,
   };
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze(config);

@@ -26,7 +26,12 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
     await app.close();
     throw err;
   }
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await app.close();
+    throw new Error(`TOPICGATE_HOST/TOPICGATE_PORT=${config.host}:${config.port}: ${(err as Error).message}`);
+  }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   return { app, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };

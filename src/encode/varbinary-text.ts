@@ -17,6 +17,7 @@
  * > from one event to the next. Arrow carries the exact bytes as Binary.
  */
 import { Buffer, isUtf8 } from 'node:buffer';
+import { isJson } from './json-scan.js';
 
 const HEX_PREFIX = '\\x';
 
@@ -26,43 +27,49 @@ export function bytesToHex(bytes: Uint8Array): string {
 }
 
 /**
- * A varbinary (base64 from the Trino protocol) as a JSON value: embedded JSON text, a JSON string of the UTF-8
- * text, or a JSON string of its `\x` hex form. See the rules above.
+ * A varbinary (base64 from the Trino protocol) as a JSON value: the payload's own bytes when they are a
+ * one-line JSON object or array (copied to the output as they are), otherwise JSON text: minified multi-line
+ * JSON, a JSON string of the UTF-8 text, or a JSON string of the `\x` hex form. See the rules above.
  */
-export function varbinaryToJson(base64: string): string {
+export function varbinaryJson(base64: string): string | Buffer {
   const bytes = Buffer.from(base64, 'base64');
-  // `\x` inside a JSON string is written `\\x`.
-  if (showsAsHex(bytes)) return '"\\\\x' + bytes.toString('hex') + '"';
-  const text = bytes.toString('utf8');
-  return embeddableJson(text) ?? JSON.stringify(text);
-}
-
-/** A varbinary (base64) as CSV cell text: the JSON text, the UTF-8 text, or its `\x` hex form. */
-export function varbinaryToText(base64: string): string {
-  const bytes = Buffer.from(base64, 'base64');
-  if (showsAsHex(bytes)) return HEX_PREFIX + bytes.toString('hex');
-  const text = bytes.toString('utf8');
-  return embeddableJson(text) ?? text;
-}
-
-/** Not UTF-8, or UTF-8 text starting with `\x` (0x5c 0x78), which would read as hex notation. */
-function showsAsHex(bytes: Buffer): boolean {
-  return (bytes[0] === 0x5c && bytes[1] === 0x78) || !isUtf8(bytes);
-}
-
-/**
- * `text` as JSON to embed verbatim when it is a JSON object or array (null otherwise). JSON.parse only validates:
- * the text itself is embedded, so big integers keep their digits. Multi-line JSON is minified (NDJSON rows are
- * one line each; a raw CR/LF can only sit between tokens, since JSON strings cannot contain one).
- */
-export function embeddableJson(text: string): string | null {
-  if (!looksLikeContainer(text)) return null;
-  try {
-    JSON.parse(text);
-  } catch {
-    return null;
+  switch (classify(bytes)) {
+    case HEX:
+      return '"\\\\x' + bytes.toString('hex') + '"'; // `\x` inside a JSON string is written `\\x`
+    case TEXT:
+      return JSON.stringify(bytes.toString('utf8'));
+    case JSON_ONE_LINE:
+      return bytes;
+    default:
+      return minifyJson(bytes.toString('utf8'));
   }
-  return text.includes('\n') || text.includes('\r') ? minifyJson(text) : text;
+}
+
+/** `varbinaryJson` as a string, for varbinary inside arrays, rows and maps. */
+export function varbinaryToJson(base64: string): string {
+  const json = varbinaryJson(base64);
+  return typeof json === 'string' ? json : json.toString('utf8');
+}
+
+/** A varbinary (base64) as a CSV cell: JSON bytes as they are (one line), or the text, or its `\x` hex form. */
+export function varbinaryCell(base64: string): string | Buffer {
+  const bytes = Buffer.from(base64, 'base64');
+  switch (classify(bytes)) {
+    case HEX:
+      return HEX_PREFIX + bytes.toString('hex');
+    case TEXT:
+      return bytes.toString('utf8');
+    case JSON_ONE_LINE:
+      return bytes;
+    default:
+      return minifyJson(bytes.toString('utf8'));
+  }
+}
+
+/** `varbinaryCell` as a string (map keys). */
+export function varbinaryToText(base64: string): string {
+  const cell = varbinaryCell(base64);
+  return typeof cell === 'string' ? cell : cell.toString('utf8');
 }
 
 /**
@@ -70,22 +77,31 @@ export function embeddableJson(text: string): string | null {
  * null when it is not JSON. Unlike varbinary, any JSON value (scalars too) is embedded: the column is typed JSON.
  */
 export function jsonTypeText(text: string): string | null {
-  try {
-    JSON.parse(text);
-  } catch {
-    return null;
-  }
+  if (!isJson(Buffer.from(text, 'utf8'))) return null;
   return text.includes('\n') || text.includes('\r') ? minifyJson(text) : text;
 }
 
-function looksLikeContainer(text: string): boolean {
+const HEX = 0;
+const TEXT = 1;
+const JSON_ONE_LINE = 2;
+const JSON_LINES = 3;
+
+/** How a varbinary is shown: hex, text, or JSON (on one line or not). */
+function classify(bytes: Buffer): number {
+  // `\x` (0x5c 0x78) at the start would read as hex notation: such text is shown in hex too.
+  if ((bytes[0] === 0x5c && bytes[1] === 0x78) || !isUtf8(bytes)) return HEX;
+  if (!looksLikeContainer(bytes) || !isJson(bytes)) return TEXT;
+  // Valid JSON holds a raw CR/LF only between tokens (a JSON string cannot), so minifying removes them all.
+  return bytes.includes(0x0a) || bytes.includes(0x0d) ? JSON_LINES : JSON_ONE_LINE;
+}
+
+/** Only an object or array is embedded: a scalar (`42`, `"a"`) stays text, so a value's type cannot flip. */
+function looksLikeContainer(b: Uint8Array): boolean {
   let a = 0;
-  let b = text.length - 1;
-  while (a <= b && isJsonSpace(text.charCodeAt(a))) a++;
-  while (b > a && isJsonSpace(text.charCodeAt(b))) b--;
-  const first = text.charCodeAt(a);
-  const last = text.charCodeAt(b);
-  return (first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d); // {} or []
+  let z = b.length - 1;
+  while (a <= z && isJsonSpace(b[a]!)) a++;
+  while (z > a && isJsonSpace(b[z]!)) z--;
+  return (b[a] === 0x7b && b[z] === 0x7d) || (b[a] === 0x5b && b[z] === 0x5d); // {} or []
 }
 
 function isJsonSpace(c: number): boolean {

@@ -12,8 +12,12 @@ function fromFastify(err: FastifyError): ApiError | undefined {
     const v = err.validation[0];
     const where = err.validationContext ?? 'request';
     const field = v?.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
-    const missing = (v?.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const name = missing ?? (field || where);
+    const params = v?.params as { missingProperty?: string; additionalProperty?: string } | undefined;
+    const extra = params?.additionalProperty;
+    const name = params?.missingProperty ?? (extra ? [field, extra].filter(Boolean).join('.') : field || where);
+    if (extra) {
+      return new ApiError('TG_BAD_REQUEST', `${where} ${name}: unknown member`, { in: where, field: name });
+    }
     return new ApiError('TG_BAD_REQUEST', `${where} ${name}: ${v?.message ?? 'is invalid'}`, {
       in: where,
       field: name,
@@ -46,6 +50,8 @@ export function sendError(reply: FastifyReply, apiErr: ApiError): FastifyReply {
 }
 
 async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  // Request bodies are JSON only: anything else is a 415, not a string that fails validation.
+  app.removeContentTypeParser(['text/plain']);
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiErr = err instanceof ApiError ? err : (fromFastify(err) ?? toApiError(err));
     if (apiErr.status >= 500) request.log.error({ err }, 'request failed');

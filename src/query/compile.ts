@@ -218,3 +218,19 @@ export function compileQuery(q: QueryNode, opts: { extraRow?: boolean } = {}): s
   sql += ` LIMIT ${q.limit + (opts.extraRow === false ? 0 : 1)}`;
   return sql;
 }
+
+/**
+ * For a batch of a named cursor: how many rows the query returns, the broker time of its last row, and how
+ * many of its rows share that time. `q` must be ordered by broker time first.
+ */
+export function compileTailSummary(q: QueryNode, time: ColumnNode): string {
+  const inner = compileQuery({ ...q, select: [{ kind: 'select-column', column: time, as: '__topicgate_t' }] }, { extraRow: false });
+  const t = quoteIdent('__topicgate_t');
+  return `WITH b AS (${inner}) SELECT count(*), max(${t}), count_if(${t} = (SELECT max(${t}) FROM b)) FROM b`;
+}
+
+/** How many rows the query's WHERE matches (no order, no paging). */
+export function compileCount(q: QueryNode): string {
+  const where = compileWhere(q.where);
+  return `SELECT count(*) FROM ${compileFrom(q)}${where ? ` WHERE ${where}` : ''}`;
+}

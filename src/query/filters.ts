@@ -103,6 +103,9 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
         throw badOp(column.name, op, `${column.name} (${column.type}) does not support ${op}; it matches text`);
       }
       if (typeof value !== 'string') throw new ApiError('TG_BAD_VALUE', `${column.name}: ${op} needs a text pattern`);
+      if (value.includes('\u0000') || !value.isWellFormed()) {
+        throw new ApiError('TG_BAD_VALUE', `${column.name}: the pattern contains a NUL or an unpaired surrogate`);
+      }
       return { kind: 'like', column, ...likePattern(value), caseInsensitive: op === 'ilike' };
     }
     case 'is': {

@@ -59,7 +59,10 @@ export function integerLiteral(v: number | bigint | string): string {
   const s = typeof v === 'string' ? v.trim() : String(v);
   if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new LiteralError(`${v} is not an exact integer`);
   if (!/^-?\d{1,38}$/.test(s)) throw new LiteralError(`${JSON.stringify(s)} is not an integer`);
-  return s.replace(/^(-?)0+(?=\d)/, '$1');
+  // Trino reads an integer literal as BIGINT at most.
+  const n = BigInt(s);
+  if (n < -(2n ** 63n) || n >= 2n ** 63n) throw new LiteralError(`${s} is out of the BIGINT range`);
+  return n.toString();
 }
 
 /** An exact decimal literal `DECIMAL '12.30'` (keeps scale and every digit). */
@@ -85,7 +88,7 @@ export function doubleLiteral(v: number): string {
  * milliseconds plus an optional sub-millisecond digit string (for precision beyond 3).
  */
 export function timestampLiteral(epochMs: number, subMs = ''): string {
-  if (!Number.isFinite(epochMs)) throw new LiteralError('invalid instant');
+  if (!Number.isFinite(epochMs) || Number.isNaN(new Date(epochMs).getTime())) throw new LiteralError('instant out of range');
   if (!/^\d{0,9}$/.test(subMs)) throw new LiteralError('invalid sub-millisecond digits');
   const iso = new Date(epochMs).toISOString(); // 2026-11-30T08:00:00.000Z
   if (!/^\d{4}-/.test(iso)) throw new LiteralError('instant out of range');
@@ -94,7 +97,9 @@ export function timestampLiteral(epochMs: number, subMs = ''): string {
 
 /** `DATE 'YYYY-MM-DD'`. */
 export function dateLiteral(s: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || Number.isNaN(Date.parse(`${s}T00:00:00Z`))) {
+  const ms = Date.parse(`${s}T00:00:00Z`);
+  // Date.parse rolls 2026-02-30 over to March; a date must read back as written.
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== s) {
     throw new LiteralError(`${JSON.stringify(s)} is not a date`);
   }
   return `DATE '${s}'`;

@@ -12,7 +12,7 @@ export interface Instant {
 }
 
 const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/i;
 const RELATIVE = /^-(\d{1,9})(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -49,6 +49,8 @@ export function parseInstant(text: string, what: string, now = Date.now()): Inst
 
 function normalizeZone(z: string): string {
   if (z.toUpperCase() === 'Z') return 'Z';
+  // An unescaped '+' in a query string arrives as a space.
+  if (z.startsWith(' ')) z = `+${z.slice(1)}`;
   return z.includes(':') ? z : `${z.slice(0, 3)}:${z.slice(3)}`;
 }
 

@@ -64,6 +64,8 @@ function parseValue(column: ColumnNode, raw: unknown, roundUp: boolean): Literal
   const family = typeFamily(column.type);
   const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
   if (text === undefined) throw bad(column, raw, `is not a ${column.type} value`);
+  // SQL text cannot carry NUL, and a lone UTF-16 surrogate is not text at all.
+  if (text.includes('\u0000') || !text.isWellFormed()) throw bad(column, raw, 'contains a NUL or an unpaired surrogate');
   switch (family) {
     case 'varchar':
       return { t: 'varchar', v: text };

@@ -59,7 +59,26 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   const media = mediaTypeOf(request, o.format);
   const plan = planFor(app, o);
   if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, plan));
+  return streamPlan(app, request, reply, plan, media, { nextUrl: o.nextUrl, paged: true });
+}
 
+export interface StreamOptions {
+  /** Page links (events) or none (a cursor batch is one unit). */
+  paged: boolean;
+  nextUrl?: (token: string) => string;
+  /** Extra members of the JSON body, written only on success. */
+  meta?: Record<string, unknown>;
+}
+
+/** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
+export async function streamPlan(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  plan: Plan,
+  media: MediaType,
+  o: StreamOptions,
+) {
   const { config, trino } = app.tg;
   const tokens = new PageTokens(config.cursorSecret);
   const abort = new AbortController();
@@ -72,9 +91,9 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact.
-  await cutter.prefetch(entry.format === 'json' ? 1 : Math.max(1, config.prefetchRows));
+  await cutter.prefetch(entry.format === 'json' || !o.paged ? 1 : Math.max(1, config.prefetchRows));
   const link = (p: PagePosition | null) => (p ? (o.nextUrl ? o.nextUrl(tokens.encode(p)) : tokens.encode(p)) : null);
-  if (entry.format !== 'json') {
+  if (o.paged && entry.format !== 'json') {
     const next = cutter.settled ? cutter.next(plan.position) : cutter.presumedNext(plan.position);
     if (next) {
       reply.header('Topicgate-Next-Cursor', tokens.encode(next));
@@ -83,13 +102,14 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   }
   const options = {
     next: null as string | null,
+    meta: o.meta,
     onError: (err: unknown) => {
       const e = toApiError(err);
       return { code: e.code, message: e.message, status: e.status };
     },
   };
   const view = cutter.view(() => {
-    options.next = link(cutter.next(plan.position));
+    if (o.paged) options.next = link(cutter.next(plan.position));
   });
   const body = encodedReadable(entry.encode(view, options));
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));

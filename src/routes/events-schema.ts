@@ -8,7 +8,8 @@ export const EventsQuerystring = Type.Object(
     order: Type.Optional(Type.String({ description: '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated', examples: ['timestamp_broker.desc'] })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Rows per response (default 100)', examples: ['10'] })),
     cursor: Type.Optional(Type.String({ maxLength: 2048, description: 'Opaque token from a previous response: the next page' })),
-    format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('ndjson'), Type.Literal('csv'), Type.Literal('arrow')], { description: 'Overrides Accept' })),
+    // Not an enum: an unknown format is a 406 (API.md), not a validation error.
+    format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept (anything else: 406)', examples: ['ndjson'] })),
     explain: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'Return the SQL, the pushdown split and Trino\'s plan instead of rows' })),
     since: Type.Optional(Type.String({ description: 'Inclusive start on timestamp_broker: ISO-8601 with zone, or -15m, -2h, -7d, now', examples: ['2026-11-01T00:00:00Z'] })),
     until: Type.Optional(Type.String({ description: 'Exclusive end on timestamp_broker (same forms as since)', examples: ['2026-11-02T00:00:00Z'] })),
@@ -90,7 +91,7 @@ export const QueryBodySchema = Type.Object(
       ),
     ),
     cursor: Type.Optional(Type.String({ maxLength: 2048 })),
-    format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('ndjson'), Type.Literal('csv'), Type.Literal('arrow')])),
+    format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow (anything else: 406)' })),
     explain: Type.Optional(Type.Boolean()),
   },
   {

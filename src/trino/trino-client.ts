@@ -58,7 +58,11 @@ export class TrinoClient {
     this.raw = (trino as unknown as { client: RawClient }).client;
     // Take the body as text and parse it ourselves: axios' JSON.parse rounds BIGINT beyond 2^53.
     this.raw.clientConfig.responseType = 'text';
-    this.raw.clientConfig.transformResponse = [(d: unknown) => (typeof d === 'string' && d ? parseLosslessJson(d) : d)];
+    // Only successful bodies are JSON; an error page must not hide the HTTP status (retries depend on it).
+    this.raw.clientConfig.transformResponse = [
+      (d: unknown, _h: unknown, status?: number) =>
+        typeof d === 'string' && d && (status === undefined || (status >= 200 && status < 300)) ? parseLosslessJson(d) : d,
+    ];
   }
 
   /** Starts a query; resolves once Trino has said which columns it returns (or finished, or failed). */

@@ -3,6 +3,7 @@
  * (by errorName first, then errorType; never by parsing messages).
  */
 import { ApiError, type ErrorCode } from '../errors.js';
+import { LiteralError } from '../query/sql-text.js';
 
 export type TrinoErrorType = 'USER_ERROR' | 'INTERNAL_ERROR' | 'INSUFFICIENT_RESOURCES' | 'EXTERNAL';
 
@@ -75,7 +76,11 @@ const BY_TYPE = {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof TrinoQueryError) {
-    const code = BY_NAME[err.info.errorName] ?? BY_TYPE[err.info.errorType as TrinoErrorType] ?? 'TG_TRINO_FAILED';
+    const { errorName, errorType } = err.info;
+    const code =
+      (Object.hasOwn(BY_NAME, errorName) ? BY_NAME[errorName] : undefined) ??
+      (Object.hasOwn(BY_TYPE, errorType) ? BY_TYPE[errorType as TrinoErrorType] : undefined) ??
+      'TG_TRINO_FAILED';
     const status = code === 'TG_BAD_VALUE' ? 400 : 0;
     const message =
       status === 400
@@ -83,6 +88,7 @@ export function toApiError(err: unknown): ApiError {
         : `Trino ${err.info.errorType} ${err.info.errorName}`;
     return new ApiError(code, message, { errorName: err.info.errorName, errorType: err.info.errorType }, err.queryId, code === 'TG_TRINO_UNAVAILABLE' || code === 'TG_TOO_MANY_REQUESTS' ? 5 : undefined);
   }
+  if (err instanceof LiteralError) return new ApiError('TG_BAD_VALUE', `a value cannot be used: ${err.message}`);
   if (err instanceof QueryCancelledError) {
     return new ApiError('TG_TIMEOUT', 'the query ran past its time limit and was cancelled', undefined, err.queryId);
   }

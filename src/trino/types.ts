@@ -32,9 +32,31 @@ export class TrinoTypeSyntaxError extends Error {
 
 /** Base names of Trino's built-in types, as Trino writes them in result column types. */
 export const TRINO_BASES = [
-  'boolean', 'tinyint', 'smallint', 'integer', 'bigint', 'real', 'double', 'decimal', 'varchar', 'char',
-  'varbinary', 'json', 'date', 'time', 'time with time zone', 'timestamp', 'timestamp with time zone',
-  'interval day to second', 'interval year to month', 'array', 'map', 'row', 'uuid', 'ipaddress', 'unknown',
+  'boolean',
+  'tinyint',
+  'smallint',
+  'integer',
+  'bigint',
+  'real',
+  'double',
+  'decimal',
+  'varchar',
+  'char',
+  'varbinary',
+  'json',
+  'date',
+  'time',
+  'time with time zone',
+  'timestamp',
+  'timestamp with time zone',
+  'interval day to second',
+  'interval year to month',
+  'array',
+  'map',
+  'row',
+  'uuid',
+  'ipaddress',
+  'unknown',
 ] as const;
 
 export type TrinoBase = (typeof TRINO_BASES)[number];
@@ -97,8 +119,13 @@ export function rowFields(type: TrinoType): TrinoRowField[] {
 export function formatTrinoType(type: TrinoType): string {
   if (type.args.length === 0) return type.base;
   const args = type.args
-    .map((a) => (a.kind === 'long' ? String(a.value) : (a.name === undefined ? '' : quoteField(a.name) + ' ') + formatTrinoType(a.type)))
-    .join(', ');
+    .map((a) =>
+      a.kind === 'long'
+        ? String(a.value)
+        : (a.name === undefined ? '' : quoteField(a.name) + ' ') + formatTrinoType(a.type),
+    )
+    // Trino's own spelling: `decimal(12,2)` but `map(varchar, bigint)`, `row(a bigint, b double)`.
+    .join(type.args.every((a) => a.kind === 'long') ? ',' : ', ');
   // Trino writes the parameters of `timestamp(3) with time zone` after the first word.
   const space = type.base.indexOf(' ');
   if (space < 0) return `${type.base}(${args})`;
@@ -195,7 +222,10 @@ class Parser {
     const afterFirst = this.i;
     this.ws();
     if (this.i > afterFirst && this.atWord()) {
-      const second = this.s.slice(this.i).match(/^[^\s(),"]+/)![0].toLowerCase();
+      const second = this.s
+        .slice(this.i)
+        .match(/^[^\s(),"]+/)![0]
+        .toLowerCase();
       if (!CONTINUES[first.toLowerCase()]?.has(second)) return { kind: 'type', name: first, type: this.type() };
     }
     this.i = save;
@@ -204,7 +234,7 @@ class Parser {
 
   private quoted(): string {
     let out = '';
-    for (this.i++; ; ) {
+    for (this.i++; ;) {
       const end = this.s.indexOf('"', this.i);
       if (end < 0) this.fail('unterminated quoted field name');
       out += this.s.slice(this.i, end);

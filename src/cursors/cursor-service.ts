@@ -1,0 +1,277 @@
+/**
+ * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders").
+ *
+ * A position is (broker time T, skip k): all events before T are consumed, plus the first k events at T in the
+ * topic's total row order (time, then every column), so a batch that ends inside a run of tied or identical
+ * events resumes inside it. A batch reads events at or after the position and strictly before U = now - settle,
+ * the time before which events are assumed visible; U is fixed when the batch is first handed out and kept
+ * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../errors.js';
+import type { Services } from '../app.js';
+import { topicModel } from '../catalog/topic-model.js';
+import { compileCount, compileTailSummary } from '../query/compile.js';
+import type { PagePosition } from '../query/paging.js';
+import { planRead, resolver, type Plan, type TopicModel } from '../query/plan.js';
+import { whereFromJson, type WhereJson } from '../query/read-request.js';
+import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
+import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
+
+export interface CursorDefinition {
+  topic: string;
+  start: string;
+  filter?: WhereJson;
+  select?: string[];
+  settle: string;
+}
+
+export interface PendingBatch {
+  token: string;
+  id: string;
+  from: Position;
+  to: Position;
+  /** Upper bound (exclusive) of the batch, Trino timestamp text. */
+  until: string;
+  rows: number;
+  limit: number;
+}
+
+interface TokenBody {
+  c: string;
+  g: number;
+  f: Position;
+  t: Position;
+  u: string;
+  n: number;
+}
+
+export const CURSOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export class CursorService {
+  constructor(
+    private readonly services: Services,
+    private readonly store: CursorStore,
+    private readonly secret: string,
+  ) {}
+
+  private async topic(id: string): Promise<TopicModel> {
+    const t = topicModel(await this.services.catalog.get(id), this.services.config);
+    if (!t.time) throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
+    return t;
+  }
+
+  async get(name: string): Promise<CursorRecord> {
+    const c = await this.store.get(name);
+    if (!c) throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
+    return c;
+  }
+
+  /** Creates a cursor; the same definition again is a no-op, a different one a 409. */
+  async create(
+    name: string,
+    input: Partial<CursorDefinition> & { topic: string },
+  ): Promise<{ created: boolean; record: CursorRecord }> {
+    const def: CursorDefinition = {
+      topic: input.topic,
+      start: input.start ?? 'earliest',
+      settle: input.settle ?? '30s',
+    };
+    if (input.filter !== undefined) def.filter = input.filter;
+    if (input.select !== undefined) def.select = input.select;
+    const topic = await this.topic(def.topic);
+    parseDuration(def.settle, 'settle');
+    this.plan(topic, def, { ts: null, skip: 0 }, trinoTimestampText(Date.now()), 1); // validates filter and select
+    const canonical = JSON.stringify(def);
+    const existing = await this.store.get(name);
+    if (existing) return this.same(existing, canonical);
+    const position: Position =
+      def.start === 'earliest'
+        ? { ts: null, skip: 0 }
+        : {
+            ts: trinoTimestampText(def.start === 'latest' ? Date.now() : parseInstant(def.start, 'start').epochMs),
+            skip: 0,
+          };
+    const r = await this.store.create({
+      name,
+      topic: def.topic,
+      definition: canonical,
+      position,
+      generation: 0,
+      pending: null,
+    });
+    return r.created ? r : this.same(r.record, canonical);
+  }
+
+  private same(existing: CursorRecord, canonical: string) {
+    if (existing.definition !== canonical) {
+      throw new ApiError(
+        'TG_CURSOR_CONFLICT',
+        `cursor ${JSON.stringify(existing.name)} exists with another definition`,
+        {
+          existing: JSON.parse(existing.definition),
+        },
+      );
+    }
+    return { created: false, record: existing };
+  }
+
+  definition(c: CursorRecord): CursorDefinition {
+    return JSON.parse(c.definition) as CursorDefinition;
+  }
+
+  /** The query for a batch from `from` to `until`, ordered totally by broker time first. */
+  plan(topic: TopicModel, def: CursorDefinition, from: Position, until: string, limit: number): Plan {
+    const resolve = resolver(topic);
+    const position: PagePosition = { h: '', m: 'anchor', s: from.skip, hi: epochOfTrinoTimestamp(until) };
+    if (from.ts !== null) position.a = from.ts;
+    const select = def.select ? [...new Set(['timestamp_broker', ...def.select])] : undefined;
+    return planRead(
+      topic,
+      { select, where: def.filter ? whereFromJson(def.filter, resolve) : null, limit },
+      { defaultLimit: limit, maxLimit: Math.max(limit, this.services.config.maxLimit) },
+      () => position,
+    );
+  }
+
+  /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
+  async batch(name: string, limit: number): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
+    const cursor = await this.get(name);
+    const def = this.definition(cursor);
+    const topic = await this.topic(def.topic);
+    const old = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    if (old && samePosition(old.from, cursor.position) && old.limit === limit) {
+      return { cursor, pending: old, plan: this.plan(topic, def, old.from, old.until, limit) };
+    }
+    const untilMs = Date.now() - parseDuration(def.settle, 'settle');
+    const until = trinoTimestampText(untilMs);
+    const from = cursor.position;
+    const plan = this.plan(topic, def, from, until, limit);
+    const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
+    let rows = 0;
+    let to = from;
+    if (!empty) {
+      const { rows: summary } = await this.services.trino.all(compileTailSummary(plan.tree, topic.time!), {
+        timeoutMs: this.services.config.queryTimeoutMs,
+      });
+      const [n, last, trailing] = summary[0] as [number, string | null, number];
+      rows = Number(n);
+      if (rows > 0 && last !== null)
+        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: Number(trailing) };
+    }
+    const body: TokenBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const pending: PendingBatch = { ...this.sign(body), from, to, until, rows, limit };
+    if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
+      throw new ApiError(
+        'TG_STALE_BATCH',
+        `cursor ${JSON.stringify(name)} moved while the batch was prepared; read again`,
+      );
+    }
+    return { cursor, pending, plan };
+  }
+
+  /** Moves the cursor to the end of the batch; idempotent; a batch not starting at the position is a 409. */
+  async commit(name: string, token: string): Promise<{ committed: boolean; position: Position; rows: number }> {
+    const body = this.verify(token);
+    if (body.c !== name)
+      throw new ApiError('TG_BAD_BATCH', `batch: the token belongs to cursor ${JSON.stringify(body.c)}`);
+    const cursor = await this.get(name);
+    const id = batchId(token);
+    if (await this.store.findBatch(name, id)) return { committed: false, position: cursor.position, rows: body.n };
+    if (body.n === 0 && samePosition(body.f, cursor.position))
+      return { committed: false, position: cursor.position, rows: 0 };
+    const stale = () =>
+      new ApiError(
+        'TG_STALE_BATCH',
+        `batch: it starts at ${describe(body.f)} but the cursor is at ${describe(cursor.position)}`,
+        {
+          position: cursor.position,
+        },
+      );
+    if (body.g !== cursor.generation || !samePosition(body.f, cursor.position)) throw stale();
+    const entry: HistoryEntry = {
+      name,
+      batchId: id,
+      from: body.f,
+      to: body.t,
+      rows: body.n,
+      committedAt: new Date().toISOString(),
+    };
+    if (await this.store.commit(name, body.g, body.f, body.t, entry))
+      return { committed: true, position: body.t, rows: body.n };
+    if (await this.store.findBatch(name, id)) return { committed: false, position: body.t, rows: body.n };
+    throw stale();
+  }
+
+  async seek(name: string, to: string): Promise<Position> {
+    const position: Position =
+      to === 'earliest'
+        ? { ts: null, skip: 0 }
+        : { ts: trinoTimestampText(to === 'latest' ? Date.now() : parseInstant(to, 'to').epochMs), skip: 0 };
+    if (!(await this.store.seek(name, position)))
+      throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
+    return position;
+  }
+
+  /** Events after the position that are visible now (up to now - settle), and how far behind the position is. */
+  async lag(cursor: CursorRecord): Promise<{ events: number; ms: number | null }> {
+    const def = this.definition(cursor);
+    const topic = await this.topic(def.topic);
+    const until = trinoTimestampText(Date.now() - parseDuration(def.settle, 'settle'));
+    const plan = this.plan(topic, def, cursor.position, until, 1);
+    const { rows } = await this.services.trino.all(compileCount(plan.tree), {
+      timeoutMs: this.services.config.queryTimeoutMs,
+    });
+    const events = Math.max(0, Number(rows[0]?.[0] ?? 0) - cursor.position.skip);
+    return {
+      events,
+      ms: cursor.position.ts === null ? null : Math.max(0, Date.now() - epochOfTrinoTimestamp(cursor.position.ts)),
+    };
+  }
+
+  async delete(name: string): Promise<void> {
+    if (!(await this.store.delete(name)))
+      throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
+  }
+
+  /** Committed batches, newest first; entries older than the retention are pruned first. */
+  async history(name: string, limit: number): Promise<HistoryEntry[]> {
+    await this.get(name);
+    await this.store.pruneHistory(new Date(Date.now() - this.services.config.historyRetentionMs).toISOString());
+    return this.store.history(name, limit);
+  }
+
+  private sign(body: TokenBody): { token: string; id: string } {
+    const text = Buffer.from(JSON.stringify(body)).toString('base64url');
+    const token = `${text}.${createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22)}`;
+    return { token, id: batchId(token) };
+  }
+
+  private verify(token: string): TokenBody {
+    const bad = () => new ApiError('TG_BAD_BATCH', 'batch: not a batch token this service issued');
+    const [text, sig, extra] = typeof token === 'string' ? token.split('.') : [];
+    if (!text || !sig || extra !== undefined) throw bad();
+    const want = Buffer.from(
+      createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22),
+    );
+    if (want.length !== Buffer.byteLength(sig) || !timingSafeEqual(want, Buffer.from(sig))) throw bad();
+    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as TokenBody;
+  }
+}
+
+function batchId(token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+}
+
+export function samePosition(a: Position, b: Position): boolean {
+  return a.ts === b.ts && a.skip === b.skip;
+}
+
+function describe(p: Position): string {
+  return p.ts === null ? `the beginning (+${p.skip})` : `${p.ts} (+${p.skip})`;
+}
+
+/** A position as the API shows it: an ISO instant (or null for the beginning) and the skip at that instant. */
+export function showPosition(p: Position): { timestamp: string | null; skip: number } {
+  return { timestamp: p.ts === null ? null : `${p.ts.replace(' ', 'T')}Z`, skip: p.skip };
+}

@@ -1,0 +1,384 @@
+/**
+ * The cursor store on PostgreSQL (`pg` Pool): several gateway instances behind a load balancer share it.
+ *
+ * Every position change is one UPDATE whose WHERE clause holds the expected generation and position; under READ
+ * COMMITTED a second writer of the same row waits for the first one's transaction and then re-checks the WHERE
+ * clause against the row it left, so of any number of concurrent commits from one position exactly one changes a
+ * row. The history entry is written in the same transaction, only when the UPDATE changed the row.
+ *
+ * The tables live in a schema of their own choosing (default `public`), created on first use; concurrent first
+ * uses by several instances are serialised by a transaction-scoped advisory lock around the DDL. Instants are
+ * `timestamptz` and come back as ISO text with milliseconds (`YYYY-MM-DDTHH:mm:ss.sssZ`); position timestamps
+ * are opaque text, compared exactly (`IS NOT DISTINCT FROM`, null-safe).
+ */
+import pg from 'pg';
+import type { PoolClient, PoolConfig } from 'pg';
+import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
+
+export const PG_CURSORS_TABLE = 'topicgate_cursors';
+export const PG_HISTORY_TABLE = 'topicgate_cursor_history';
+/** First key of the advisory lock around the DDL (the second is a hash of the schema name). */
+const DDL_LOCK_KEY = 0x74676375; // 'tgcu'
+
+export interface PostgresCursorStoreOptions {
+  /** The schema holding the tables, created if missing (default `public`). Any name: it is quoted. */
+  schema?: string;
+  /** Extra pool settings (max connections, timeouts); the connection string comes from the state URL. */
+  pool?: Omit<PoolConfig, 'connectionString'>;
+}
+
+/** Quotes an SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** An instant column as ISO text in UTC with milliseconds, independent of the session's time zone and `pg` type parsers. */
+const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const CURSOR_COLUMNS = [
+  'name',
+  'topic',
+  'definition',
+  'pos_ts',
+  'pos_skip',
+  'generation',
+  'pending',
+  `${iso('created_at')} AS created_at`,
+  `${iso('updated_at')} AS updated_at`,
+].join(', ');
+
+const HISTORY_COLUMNS = [
+  'name',
+  'batch_id',
+  'from_ts',
+  'from_skip',
+  'to_ts',
+  'to_skip',
+  'rows',
+  `${iso('committed_at')} AS committed_at`,
+].join(', ');
+
+interface CursorRow {
+  name: string;
+  topic: string;
+  definition: string;
+  pos_ts: string | null;
+  pos_skip: string | number;
+  generation: string | number;
+  pending: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface HistoryRow {
+  name: string;
+  batch_id: string;
+  from_ts: string | null;
+  from_skip: string | number;
+  to_ts: string | null;
+  to_skip: string | number;
+  rows: string | number;
+  committed_at: string;
+}
+
+export class PostgresCursorStore implements CursorStore {
+  readonly schema: string;
+  private readonly pool: pg.Pool;
+  private readonly C: string;
+  private readonly H: string;
+  private ready: Promise<void> | undefined;
+  private closed = false;
+
+  /** `stateUrl`: `postgres://user:password@host:port/database` (or `postgresql://`). */
+  constructor(stateUrl: string, opts: PostgresCursorStoreOptions = {}) {
+    if (!/^postgres(?:ql)?:\/\//.test(stateUrl)) {
+      throw new Error('not a postgres:// state URL');
+    }
+    this.schema = opts.schema ?? 'public';
+    if (this.schema === '' || this.schema.includes('\0') || Buffer.byteLength(this.schema) > 63) {
+      throw new Error(`PostgreSQL schema name ${JSON.stringify(this.schema)} must be 1-63 bytes, without NUL`);
+    }
+    this.C = `${quoteIdent(this.schema)}.${quoteIdent(PG_CURSORS_TABLE)}`;
+    this.H = `${quoteIdent(this.schema)}.${quoteIdent(PG_HISTORY_TABLE)}`;
+    this.pool = new pg.Pool({ application_name: 'topicgate', ...opts.pool, connectionString: stateUrl });
+    // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  /** Creates the schema and tables on first use (idempotent; concurrent calls share one attempt). */
+  init(): Promise<void> {
+    this.ready ??= this.createSchema().catch((err: unknown) => {
+      this.ready = undefined;
+      throw err;
+    });
+    return this.ready;
+  }
+
+  private async createSchema(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      // Fast path: nothing to create, no lock, no privilege needed beyond using the tables.
+      const have = await client.query<{ ok: boolean }>(
+        'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
+        [this.C, this.H],
+      );
+      if (have.rows[0]?.ok) return;
+      await client.query('BEGIN');
+      try {
+        // Concurrent CREATE ... IF NOT EXISTS of the same object can still fail on a catalog unique index.
+        await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
+        const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
+        // Checked first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
+        if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
+        await client.query(`
+          CREATE TABLE IF NOT EXISTS ${this.C} (
+            name        text        NOT NULL PRIMARY KEY,
+            topic       text        NOT NULL,
+            definition  text        NOT NULL,
+            pos_ts      text        NULL,
+            pos_skip    bigint      NOT NULL,
+            generation  bigint      NOT NULL,
+            pending     text        NULL,
+            created_at  timestamptz NOT NULL,
+            updated_at  timestamptz NOT NULL
+          )`);
+        await client.query(`
+          CREATE TABLE IF NOT EXISTS ${this.H} (
+            name         text        NOT NULL,
+            batch_id     text        NOT NULL,
+            seq          bigint      GENERATED ALWAYS AS IDENTITY,
+            from_ts      text        NULL,
+            from_skip    bigint      NOT NULL,
+            to_ts        text        NULL,
+            to_skip      bigint      NOT NULL,
+            rows         bigint      NOT NULL,
+            committed_at timestamptz NOT NULL,
+            PRIMARY KEY (name, batch_id)
+          )`);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${PG_HISTORY_TABLE}_by_seq`)} ON ${this.H} (name, seq)`,
+        );
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${PG_HISTORY_TABLE}_by_time`)} ON ${this.H} (committed_at)`,
+        );
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async get(name: string): Promise<CursorRecord | null> {
+    await this.init();
+    const r = await this.pool.query<CursorRow>(`SELECT ${CURSOR_COLUMNS} FROM ${this.C} WHERE name = $1`, [name]);
+    return r.rows[0] ? toRecord(r.rows[0]) : null;
+  }
+
+  async create(
+    record: Omit<CursorRecord, 'createdAt' | 'updatedAt'>,
+  ): Promise<{ created: boolean; record: CursorRecord }> {
+    checkName(record.name);
+    checkPosition(record.position);
+    checkCount('generation', record.generation);
+    await this.init();
+    // Insert-or-read; another instance may delete the cursor between the two, then try again.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const ins = await this.pool.query<CursorRow>(
+        `INSERT INTO ${this.C} (name, topic, definition, pos_ts, pos_skip, generation, pending, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())
+         ON CONFLICT (name) DO NOTHING
+         RETURNING ${CURSOR_COLUMNS}`,
+        [
+          record.name,
+          record.topic,
+          record.definition,
+          record.position.ts,
+          record.position.skip,
+          record.generation,
+          record.pending,
+        ],
+      );
+      if (ins.rows[0]) return { created: true, record: toRecord(ins.rows[0]) };
+      const existing = await this.get(record.name);
+      if (existing) return { created: false, record: existing };
+    }
+    throw new Error(`cursor ${JSON.stringify(record.name)} keeps being created and deleted concurrently`);
+  }
+
+  async setPending(name: string, generation: number, pending: string | null): Promise<boolean> {
+    await this.init();
+    const r = await this.pool.query(
+      `UPDATE ${this.C} SET pending = $3, updated_at = now() WHERE name = $1 AND generation = $2`,
+      [name, generation, pending],
+    );
+    return r.rowCount === 1;
+  }
+
+  async commit(
+    name: string,
+    generation: number,
+    expected: Position,
+    next: Position,
+    entry: HistoryEntry,
+  ): Promise<boolean> {
+    checkPosition(expected);
+    checkPosition(next);
+    checkEntry(name, entry);
+    const committedAt = toInstant(entry.committedAt);
+    await this.init();
+    return this.transaction(async (client) => {
+      const moved = await client.query(
+        `UPDATE ${this.C} SET pos_ts = $5, pos_skip = $6, pending = NULL, updated_at = now()
+         WHERE name = $1 AND generation = $2 AND pos_ts IS NOT DISTINCT FROM $3::text AND pos_skip = $4`,
+        [name, generation, expected.ts, expected.skip, next.ts, next.skip],
+      );
+      if (moved.rowCount !== 1) return false;
+      // A batch id committed again (possible after a seek) replaces its earlier entry and becomes the newest.
+      await client.query(
+        `INSERT INTO ${this.H} (name, batch_id, from_ts, from_skip, to_ts, to_skip, rows, committed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz)
+         ON CONFLICT (name, batch_id) DO UPDATE SET
+           seq = DEFAULT, from_ts = excluded.from_ts, from_skip = excluded.from_skip, to_ts = excluded.to_ts,
+           to_skip = excluded.to_skip, rows = excluded.rows, committed_at = excluded.committed_at`,
+        [name, entry.batchId, entry.from.ts, entry.from.skip, entry.to.ts, entry.to.skip, entry.rows, committedAt],
+      );
+      return true;
+    });
+  }
+
+  async seek(name: string, position: Position): Promise<boolean> {
+    checkPosition(position);
+    await this.init();
+    const r = await this.pool.query(
+      `UPDATE ${this.C}
+       SET pos_ts = $2, pos_skip = $3, generation = generation + 1, pending = NULL, updated_at = now()
+       WHERE name = $1`,
+      [name, position.ts, position.skip],
+    );
+    return r.rowCount === 1;
+  }
+
+  async delete(name: string): Promise<boolean> {
+    await this.init();
+    return this.transaction(async (client) => {
+      // The cursor row first: its lock waits out a commit in flight, whose history entry is then deleted too.
+      const gone = await client.query(`DELETE FROM ${this.C} WHERE name = $1`, [name]);
+      await client.query(`DELETE FROM ${this.H} WHERE name = $1`, [name]);
+      return gone.rowCount === 1;
+    });
+  }
+
+  async history(name: string, limit: number): Promise<HistoryEntry[]> {
+    checkCount('limit', limit);
+    await this.init();
+    const r = await this.pool.query<HistoryRow>(
+      `SELECT ${HISTORY_COLUMNS} FROM ${this.H} WHERE name = $1 ORDER BY seq DESC LIMIT $2`,
+      [name, limit],
+    );
+    return r.rows.map(toEntry);
+  }
+
+  async findBatch(name: string, batchId: string): Promise<HistoryEntry | null> {
+    await this.init();
+    const r = await this.pool.query<HistoryRow>(
+      `SELECT ${HISTORY_COLUMNS} FROM ${this.H} WHERE name = $1 AND batch_id = $2`,
+      [name, batchId],
+    );
+    return r.rows[0] ? toEntry(r.rows[0]) : null;
+  }
+
+  async pruneHistory(before: string): Promise<number> {
+    const instant = toInstant(before);
+    await this.init();
+    const r = await this.pool.query(`DELETE FROM ${this.H} WHERE committed_at < $1::timestamptz`, [instant]);
+    return r.rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((e: unknown) => {
+          // A connection that cannot roll back is not given back to the pool.
+          broken = e instanceof Error ? e : new Error(String(e));
+        });
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+function num(v: string | number): number {
+  return typeof v === 'number' ? v : Number(v);
+}
+
+function toRecord(r: CursorRow): CursorRecord {
+  return {
+    name: r.name,
+    topic: r.topic,
+    definition: r.definition,
+    position: { ts: r.pos_ts, skip: num(r.pos_skip) },
+    generation: num(r.generation),
+    pending: r.pending,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toEntry(r: HistoryRow): HistoryEntry {
+  return {
+    name: r.name,
+    batchId: r.batch_id,
+    from: { ts: r.from_ts, skip: num(r.from_skip) },
+    to: { ts: r.to_ts, skip: num(r.to_skip) },
+    rows: num(r.rows),
+    committedAt: r.committed_at,
+  };
+}
+
+/** An instant as normalised ISO text (millisecond precision, UTC), the same as the SQLite store keeps. */
+function toInstant(text: string): string {
+  // A zone is required: JavaScript reads a date-time without one as local time.
+  const ms = typeof text === 'string' && /(?:Z|[+-]\d\d:?\d\d)$/i.test(text) ? Date.parse(text) : NaN;
+  if (!Number.isFinite(ms)) throw new TypeError(`not an ISO instant with a zone: ${JSON.stringify(text)}`);
+  return new Date(ms).toISOString();
+}
+
+function checkName(name: string): void {
+  if (typeof name !== 'string' || name === '' || name.includes('\0')) {
+    throw new TypeError('a cursor name must be a non-empty string without NUL characters');
+  }
+}
+
+function checkCount(what: string, n: number): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`${what} must be a non-negative integer, got ${n}`);
+}
+
+function checkPosition(p: Position): void {
+  if (p.ts !== null && typeof p.ts !== 'string') throw new TypeError('a position ts must be a string or null');
+  checkCount('a position skip', p.skip);
+}
+
+function checkEntry(name: string, e: HistoryEntry): void {
+  if (e.name !== name) throw new TypeError(`history entry of ${JSON.stringify(e.name)} committed to ${name}`);
+  checkPosition(e.from);
+  checkPosition(e.to);
+  checkCount('rows', e.rows);
+}

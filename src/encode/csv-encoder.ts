@@ -1,0 +1,63 @@
+/**
+ * `text/csv` (RFC 4180): a header row of column names, then one line per row, `\r\n` line ends. A field is quoted
+ * (`"`, with `"` doubled) when it holds a comma, quote, CR or LF, a varbinary's JSON payload always is, and an
+ * empty string is written `""`, so that an empty unquoted field always means NULL (PostgreSQL's COPY ... CSV
+ * convention). Values follow the text rules of value-writers.ts; nested values (array, map, row) are their JSON
+ * text.
+ * Completeness (as NDJSON, Druid's convention):
+ * - a complete response ends with one extra empty line (the body ends with `\r\n\r\n`);
+ * - a response cut by an error ends instead with a last line `#error {"code":...,"message":...}`;
+ * - a body that ends any other way is incomplete.
+ * Caveat: in a one-column result a NULL row is also an empty line; there, tell a complete body by the error line's
+ * absence plus the HTTP framing (a lost connection ends the chunked body without its terminator).
+ * The next page's URL is in the `Link: <...>; rel="next"` header.
+ */
+import type { EncodeOptions } from './encoder.js';
+import { streamErrorBody } from './encoder.js';
+import { frameBatches } from './frame-batches.js';
+import { PageBuffer } from './page-buffer.js';
+import type { ResultStream } from './result-stream.js';
+import { columnType, csvCellWriter } from './value-writers.js';
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** One CSV field: quoted when RFC 4180 requires it, and always for the empty string (NULL is unquoted empty). */
+export function csvField(text: string): string {
+  if (text === '') return '""';
+  return NEEDS_QUOTES.test(text) ? '"' + text.replaceAll('"', '""') + '"' : text;
+}
+
+/** Encodes a result as CSV (see the completeness rule above). */
+export function encodeCsv(
+  result: ResultStream,
+  options: EncodeOptions,
+): AsyncGenerator<string | Uint8Array, void, undefined> {
+  const writers = result.columns.map((c) => csvCellWriter(columnType(c.type)));
+  const n = writers.length;
+  const out = new PageBuffer();
+  return frameBatches<string | Uint8Array>(result.batches, {
+    start: () => result.columns.map((c) => csvField(c.name)).join(',') + '\r\n',
+    page(rows) {
+      for (const row of rows) {
+        let s = '';
+        for (let i = 0; i < n; i++) {
+          if (i > 0) s += ',';
+          const v = row[i];
+          if (v === null || v === undefined) continue;
+          const x = writers[i]!(v);
+          if (typeof x === 'string' && x !== '' && !NEEDS_QUOTES.test(x)) s += x;
+          else {
+            // Quoted fields (and JSON payload bytes, always quoted) go straight to the page, doubling quotes there.
+            out.write(s);
+            out.writeQuoted(x);
+            s = '';
+          }
+        }
+        out.write(s + '\r\n');
+      }
+      return out.take();
+    },
+    end: () => '\r\n',
+    cut: (err) => '#error ' + JSON.stringify(streamErrorBody(err, options, result.queryId)) + '\r\n',
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * The encoders, keyed by media type (Datasette-style renderers): adding a format touches this file and its
+ * encoder only. `format=` names map to media types; `negotiateMediaType` applies API.md's rule (`format`
+ * overrides `Accept`; anything else -> null, which the route answers with 406).
+ */
+import { Readable } from 'node:stream';
+import { encodeArrow } from './arrow-encoder.js';
+import { encodeCsv } from './csv-encoder.js';
+import type { Encoder } from './encoder.js';
+import { encodeJson } from './json-encoder.js';
+import { encodeNdjson } from './ndjson-encoder.js';
+
+export const MEDIA_TYPES = [
+  'application/json',
+  'application/x-ndjson',
+  'text/csv',
+  'application/vnd.apache.arrow.stream',
+] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+
+export const FORMATS = ['json', 'ndjson', 'csv', 'arrow'] as const;
+export type FormatName = (typeof FORMATS)[number];
+
+export interface EncoderEntry {
+  format: FormatName;
+  /** The `Content-Type` header to send. */
+  contentType: string;
+  encode: Encoder;
+}
+
+export const encoderRegistry = {
+  'application/json': { format: 'json', contentType: 'application/json; charset=utf-8', encode: encodeJson },
+  'application/x-ndjson': {
+    format: 'ndjson',
+    contentType: 'application/x-ndjson; charset=utf-8',
+    encode: encodeNdjson,
+  },
+  'text/csv': { format: 'csv', contentType: 'text/csv; charset=utf-8; header=present', encode: encodeCsv },
+  'application/vnd.apache.arrow.stream': {
+    format: 'arrow',
+    contentType: 'application/vnd.apache.arrow.stream',
+    encode: encodeArrow,
+  },
+} as const satisfies Record<MediaType, EncoderEntry>;
+
+export const mediaTypeOfFormat = {
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv',
+  arrow: 'application/vnd.apache.arrow.stream',
+} as const satisfies Record<FormatName, MediaType>;
+
+function isFormat(name: string): name is FormatName {
+  return (FORMATS as readonly string[]).includes(name);
+}
+
+/**
+ * The media type to answer with: `format` (a format name) wins; otherwise the `Accept` header by q-value, where
+ * `*` / `application/*` / no header mean JSON. Null when nothing acceptable is offered (-> 406).
+ */
+export function negotiateMediaType(format: string | undefined, accept: string | undefined): MediaType | null {
+  if (format !== undefined) return isFormat(format) ? mediaTypeOfFormat[format] : null;
+  if (accept === undefined || accept.trim() === '') return 'application/json';
+  const ranges = accept
+    .split(',')
+    .map((part, order) => {
+      const [range = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith('q='));
+      return { range, q: q === undefined ? 1 : Number(q.slice(2)), order };
+    })
+    .filter((r) => r.q > 0 && !Number.isNaN(r.q))
+    .sort((a, b) => b.q - a.q || a.order - b.order);
+  for (const { range } of ranges) {
+    if (range === '*/*' || range === 'application/*') return 'application/json';
+    if (range === 'text/*') return 'text/csv';
+    if ((MEDIA_TYPES as readonly string[]).includes(range)) return range as MediaType;
+  }
+  return null;
+}
+
+/**
+ * The encoder's output as a Node Readable that holds at most one chunk: `Readable.from` alone would read up to
+ * 16 chunks (Trino pages) ahead of a slow client.
+ */
+export function encodedReadable(chunks: AsyncIterable<string | Uint8Array>): Readable {
+  return Readable.from(chunks, { objectMode: false, highWaterMark: 1 });
+}

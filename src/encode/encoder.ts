@@ -1,0 +1,53 @@
+import type { PageInfo, ResultStream } from './result-stream.js';
+
+/** What an error after the first byte is reported as, inside the body (see each encoder's completeness rule). */
+export interface StreamError {
+  code: string;
+  message: string;
+  status?: number;
+}
+
+/**
+ * The page being encoded, plus how to report a failure that happens once the body has started. Encoders read
+ * `next` only when the body ends, so a caller may set it once the last row is known.
+ */
+export interface EncodeOptions extends PageInfo {
+  /** Extra top-level members of the JSON body (e.g. a cursor's `batch` token); written only on success. */
+  meta?: Record<string, unknown>;
+  /**
+   * Maps an error thrown by the result after output started to what the body says. Use the error catalog here:
+   * the default reveals nothing of the error (5xx messages never leak internals).
+   */
+  onError?: (err: unknown) => StreamError;
+}
+
+/**
+ * An encoder: pulls `result.batches` lazily (one batch per chunk it is asked for, never ahead of its consumer)
+ * and yields the body. Nothing is yielded before the first non-empty batch (or the end), so an error up to that
+ * point rejects the first `next()` and the caller can still answer with a normal error response and status.
+ * Pipe it with `stream.pipeline` / `Readable.from`, or `encodedReadable` to keep Node from reading ahead.
+ */
+export type Encoder = (
+  result: ResultStream,
+  options: EncodeOptions,
+) => AsyncGenerator<string | Uint8Array, void, undefined>;
+
+const UNKNOWN_FAILURE: StreamError = {
+  code: 'TG_STREAM_FAILED',
+  message: 'The query failed after the response had started; the response is incomplete.',
+  status: 502,
+};
+
+/** The in-body error object: the mapped error plus the Trino query id (the API's error shape). */
+export function streamErrorBody(err: unknown, options: EncodeOptions, queryId: string): Record<string, unknown> {
+  let mapped = UNKNOWN_FAILURE;
+  try {
+    mapped = options.onError?.(err) ?? UNKNOWN_FAILURE;
+  } catch {
+    // A broken mapper must not turn a visible cut into a silent one.
+  }
+  const body: Record<string, unknown> = { code: mapped.code, message: mapped.message };
+  if (mapped.status !== undefined) body.status = mapped.status;
+  if (queryId) body.queryId = queryId;
+  return body;
+}

@@ -1,0 +1,53 @@
+/** How an encoder frames its body around the rows: each part returns the chunk to write (or nothing). */
+export interface Framing<Out> {
+  /** Written before the first page (header, schema). */
+  start(): Out | undefined;
+  /** One Trino batch (never empty) as one chunk: per-page writes, not per-row. */
+  page(rows: readonly (readonly unknown[])[]): Out | undefined;
+  /** Written after the last page of a complete result: the format's "complete" mark. */
+  end(): Out | undefined;
+  /** The format's "cut" mark after a failure once output has started; undefined: rethrow (abort the body). */
+  cut(err: unknown): Out | undefined;
+}
+
+/**
+ * Drives an encoder: pulls one batch, yields its chunk, and pulls the next only when the consumer asks for more
+ * (an async generator pauses at `yield`), so memory holds one page whatever the result size. Output starts with
+ * the first non-empty batch (or at the end): errors before it are rethrown for a normal error response; errors
+ * after it end the body with `cut`. Closing the generator early closes `batches` (which cancels the query).
+ */
+export async function* frameBatches<Out>(
+  batches: AsyncIterable<readonly (readonly unknown[])[]>,
+  framing: Framing<Out>,
+): AsyncGenerator<Out, void, undefined> {
+  let started = false;
+  try {
+    for await (const rows of batches) {
+      if (rows.length === 0) continue; // Trino sends empty pages while a query is queued or running
+      if (!started) {
+        // Encode the first page before yielding the head, so that even an encoding failure can still become
+        // a normal error response.
+        const head = framing.start();
+        const first = framing.page(rows);
+        started = true;
+        if (head !== undefined) yield head;
+        if (first !== undefined) yield first;
+        continue;
+      }
+      const chunk = framing.page(rows);
+      if (chunk !== undefined) yield chunk;
+    }
+  } catch (err) {
+    if (!started) throw err;
+    const tail = framing.cut(err);
+    if (tail === undefined) throw err;
+    yield tail;
+    return;
+  }
+  if (!started) {
+    const head = framing.start();
+    if (head !== undefined) yield head;
+  }
+  const tail = framing.end();
+  if (tail !== undefined) yield tail;
+}

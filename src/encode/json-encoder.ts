@@ -1,0 +1,48 @@
+/**
+ * `application/json`: `{"columns":[{"name","type"}...],"rows":[{...},...],"next":<url|null>,"complete":true,...meta}`
+ * streamed page by page, one row object per line. Completeness: a complete body has `"complete":true`; when the
+ * result fails after the body has started, the rows array is closed and the body ends with
+ * `"next":null,"complete":false,"error":{"code","message",...}}`, so it is still valid JSON that says it is cut
+ * (and carries no `meta`, e.g. no cursor batch token, which must never be committed for a partial page).
+ * A body that does not parse (connection lost) is incomplete too.
+ */
+import type { EncodeOptions } from './encoder.js';
+import { streamErrorBody } from './encoder.js';
+import { frameBatches } from './frame-batches.js';
+import { jsonRowWriter } from './json-row-writer.js';
+import { PageBuffer } from './page-buffer.js';
+import type { ResultStream } from './result-stream.js';
+
+const RESERVED = new Set(['columns', 'rows', 'next', 'complete', 'error']);
+
+/** Encodes a result as the JSON body above. Throws (before any output) if `meta` reuses a reserved member. */
+export function encodeJson(
+  result: ResultStream,
+  options: EncodeOptions,
+): AsyncGenerator<string | Uint8Array, void, undefined> {
+  let meta = '';
+  for (const [key, value] of Object.entries(options.meta ?? {})) {
+    if (RESERVED.has(key)) throw new TypeError(`meta member "${key}" is reserved in the JSON body`);
+    const text = JSON.stringify(value);
+    if (text !== undefined) meta += ',' + JSON.stringify(key) + ':' + text; // undefined members are absent
+  }
+  const writeRow = jsonRowWriter(result.columns);
+  const columns = result.columns.map(({ name, type }) => ({ name, type }));
+  const out = new PageBuffer();
+  let first = true;
+  return frameBatches<string | Uint8Array>(result.batches, {
+    start: () => '{"columns":' + JSON.stringify(columns) + ',"rows":[',
+    page(rows) {
+      for (const row of rows) {
+        writeRow(row, out, first ? '\n' : ',\n', '');
+        first = false;
+      }
+      return out.take();
+    },
+    end: () => '\n],"next":' + JSON.stringify(options.next) + ',"complete":true' + meta + '}\n',
+    cut: (err) =>
+      '\n],"next":null,"complete":false,"error":' +
+      JSON.stringify(streamErrorBody(err, options, result.queryId)) +
+      '}\n',
+  });
+}

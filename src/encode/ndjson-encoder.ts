@@ -1,0 +1,33 @@
+/**
+ * `application/x-ndjson`: one JSON object per row per line (`\n`), keyed by column name, values as in the JSON
+ * format. Completeness (Druid's SQL API convention):
+ * - a complete response ends with one extra empty line, i.e. the body ends with `\n\n` (an empty result is `\n`);
+ * - a response cut by an error ends instead with a last line `{"error":{"code":...,"message":...}}`;
+ * - a body that ends any other way (connection lost) is incomplete.
+ * Rows are never empty lines (each is a `{...}` object), so the final empty line cannot be mistaken for a row.
+ * The next page's URL is in the `Link: <...>; rel="next"` header.
+ */
+import type { EncodeOptions } from './encoder.js';
+import { streamErrorBody } from './encoder.js';
+import { frameBatches } from './frame-batches.js';
+import { jsonRowWriter } from './json-row-writer.js';
+import { PageBuffer } from './page-buffer.js';
+import type { ResultStream } from './result-stream.js';
+
+/** Encodes a result as NDJSON (see the completeness rule above). */
+export function encodeNdjson(
+  result: ResultStream,
+  options: EncodeOptions,
+): AsyncGenerator<string | Uint8Array, void, undefined> {
+  const writeRow = jsonRowWriter(result.columns);
+  const out = new PageBuffer();
+  return frameBatches<string | Uint8Array>(result.batches, {
+    start: () => undefined,
+    page(rows) {
+      for (const row of rows) writeRow(row, out, '', '\n');
+      return out.take();
+    },
+    end: () => '\n',
+    cut: (err) => JSON.stringify({ error: streamErrorBody(err, options, result.queryId) }) + '\n',
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * A client that disconnects mid-stream gets its Trino query cancelled (read back from system.runtime.queries),
+ * and the next Trino page is fetched only when the client reads (backpressure).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { testApp, trinoUrl } from '../helpers.js';
+import { TrinoClient } from '../../src/trino/trino-client.js';
+import { demoStatements } from '../../scripts/demo-data.js';
+
+let app: FastifyInstance;
+let base: string;
+const BULK = 'bulk|kafka_topics';
+
+beforeAll(async () => {
+  // A result larger than Trino's exchange buffers (clicks of 400k events, about 60 MB as JSON pages), so the
+  // query is still running when the client stops reading.
+  const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  const have = await c.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then((r) => Number(r.rows[0]![0]), () => 0);
+  if (have !== 400_400) {
+    for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK)) await c.all(stmt, { timeoutMs: 600_000 });
+  }
+  // No read-ahead beyond the first Trino page.
+  app = await testApp({ TOPICGATE_PREFETCH_ROWS: '0', TOPICGATE_MAX_LIMIT: '1000000', TOPICGATE_SCHEMAS: BULK });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address() as { port: number };
+  base = `http://127.0.0.1:${addr.port}`;
+});
+afterAll(() => app.close());
+
+async function queryState(id: string): Promise<{ state: string; error: string | null }> {
+  const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  const { rows } = await c.all(`SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`);
+  return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
+}
+
+/** Opens a streaming read, waits for the first bytes, returns the query id and the live request. */
+function openStream(path: string): Promise<{ id: string; req: http.ClientRequest; res: http.IncomingMessage; first: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}${path}`, (res) => {
+      res.setEncoding('utf8');
+      res.once('data', (first: string) => {
+        res.pause();
+        resolve({ id: res.headers['x-trino-query-id'] as string, req, res, first });
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('cancel on disconnect', () => {
+  it('cancels the Trino query within a couple of seconds of the client going away', async () => {
+    const { id, req } = await openStream('/v1/topics/clicks/events?format=ndjson&limit=400400');
+    expect(id).toBeTruthy();
+    expect((await queryState(id)).state).not.toBe('FINISHED'); // still streaming: the client has not read on
+    const t0 = Date.now();
+    req.destroy();
+    let s = await queryState(id);
+    while (s.state !== 'FAILED' && Date.now() - t0 < 5_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      s = await queryState(id);
+    }
+    expect(s).toEqual({ state: 'FAILED', error: 'USER_CANCELED' });
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
+  it('a client that reads to the end finishes the query normally', async () => {
+    const { id, res, first } = await openStream('/v1/topics/orders/events?format=ndjson&limit=10');
+    let body = first;
+    res.on('data', (c: string) => (body += c));
+    res.resume();
+    await new Promise((r) => res.on('end', r));
+    expect(body.endsWith('\n\n')).toBe(true);
+    expect(body.split('\n').filter(Boolean).length).toBe(1); // the bulk schema's orders holds one event
+    expect((await queryState(id)).state).toBe('FINISHED');
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * A hostile corpus through every place a request puts text: topic ids, column names, values, select, order,
+ * cursors, time bounds, POST bodies. Nothing may give a 5xx, reach a table outside the served schemas, or change
+ * any table; every refusal is a 4xx with a stable TG_ code.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { sql, testApp } from '../helpers.js';
+
+let app: FastifyInstance;
+let before: unknown[][];
+const counts = () => sql('SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM clicks), (SELECT count(*) FROM s3_events), (SELECT count(*) FROM orders_expanded)');
+
+beforeAll(async () => {
+  app = await testApp();
+  before = await counts();
+});
+afterAll(async () => {
+  expect(await counts()).toEqual(before); // nothing changed any table
+  await app.close();
+});
+
+const HOSTILE = [
+  "'",
+  "''",
+  '"',
+  "x' OR '1'='1",
+  "'; DROP TABLE orders; --",
+  '"; DROP TABLE orders; --',
+  'orders"; DELETE FROM "orders',
+  '\\',
+  "\\'",
+  '--',
+  '/* */',
+  ';',
+  '\u0000',
+  'a\u0000b',
+  '\n',
+  '\r\n',
+  '\t',
+  '😀',
+  '\u202e\u0644', // right-to-left override, Arabic
+  '\u200d',
+  '\ud800', // lone surrogate
+  '$partitions',
+  'orders$partitions',
+  'orders vast.x',
+  ' ',
+  'a b',
+  '%',
+  '_',
+  '*',
+  '(',
+  ')',
+  ',',
+  '.',
+  '..',
+  'X\'00\'',
+  "U&'\\0041'",
+  '${x}',
+  'information_schema.tables',
+  'system.runtime.queries',
+];
+
+function assert4xxOr200(res: { statusCode: number; body: string }, what: string) {
+  expect(res.statusCode, `${what}: ${res.body}`).toBeLessThan(500);
+  if (res.statusCode >= 400) expect(JSON.parse(res.body).error.code, what).toMatch(/^TG_[A-Z_]+$/);
+}
+
+describe('hostile corpus', () => {
+  // A URL cannot carry a lone surrogate; it still goes through the POST bodies below.
+  const IN_URLS = HOSTILE.filter((s) => s.isWellFormed());
+
+  it.each(IN_URLS)('as a topic id: %j', async (s) => {
+    for (const suffix of ['', '/events', '/schema/infer']) {
+      const res = await app.inject(`/v1/topics/${encodeURIComponent(s)}${suffix}`);
+      // '.' and '..' are path segments: the URL normalizes to another route (400 for an empty topic id).
+      expect([400, 404], `${s}${suffix}: ${res.body}`).toContain(res.statusCode);
+      expect(res.json().error.code).toMatch(/^TG_(TOPIC_NOT_FOUND|NOT_FOUND|BAD_REQUEST)$/);
+    }
+  });
+
+  it.each(HOSTILE)('as a column name, a value, select, order, times, cursor: %j', async (s) => {
+    const e = s.isWellFormed() ? encodeURIComponent(s) : '%ED%A0%80'; // the surrogate's (invalid) UTF-8 bytes
+    const urls = [
+      `/v1/topics/orders/events?${e}=eq.1`,
+      `/v1/topics/orders/events?key=eq.${e}`,
+      `/v1/topics/orders/events?key=in.(${e},"${e}")`,
+      `/v1/topics/orders/events?key=like.*${e}*`,
+      `/v1/topics/orders/events?value=ilike.${e}`,
+      `/v1/topics/orders/events?timestamp_broker=gt.${e}`,
+      `/v1/topics/orders/events?or=(key.eq.${e},${e}.eq.1)`,
+      `/v1/topics/orders/events?select=${e}`,
+      `/v1/topics/orders/events?select=key,${e}`,
+      `/v1/topics/orders/events?order=${e}`,
+      `/v1/topics/orders/events?order=key.${e}`,
+      `/v1/topics/orders/events?since=${e}`,
+      `/v1/topics/orders/events?until=${e}`,
+      `/v1/topics/orders/events?limit=${e}`,
+      `/v1/topics/orders/events?cursor=${e}`,
+      `/v1/topics/orders/events?format=${e}`,
+      `/v1/topics/orders_expanded/events?amount=eq.${e}`,
+      `/v1/topics/orders_expanded/events?order_id=gt.${e}`,
+    ];
+    for (const url of urls) assert4xxOr200(await app.inject(`${url}&limit=5`), url);
+    const bodies = [
+      { where: { field: s, op: 'eq', value: 1 } },
+      { where: { field: 'key', op: 'eq', value: s } },
+      { where: { field: 'key', op: s, value: 'x' } },
+      { select: [s] },
+      { select: [{ fn: 'count', as: s }] },
+      { select: [{ fn: 'max', field: s }] },
+      { groupBy: [s], select: [{ fn: 'count' }] },
+      { groupBy: [{ bucket: s }], select: [{ fn: 'count' }] },
+      { order: [{ field: s }] },
+      { dedupe: { by: [s] } },
+      { since: s },
+      { cursor: s },
+    ];
+    for (const payload of bodies) {
+      const res = await app.inject({ method: 'POST', url: '/v1/topics/orders/query', payload: { ...payload, limit: 5 } });
+      assert4xxOr200(res, JSON.stringify(payload));
+    }
+  });
+
+  it('malformed bodies and parameters are 4xx with a code naming the culprit', async () => {
+    const cases: [object, number, string][] = [
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: 'not json', headers: { 'content-type': 'application/json' } }, 400, 'TG_BAD_REQUEST'],
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: '[]', headers: { 'content-type': 'application/json' } }, 400, 'TG_BAD_REQUEST'],
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: 'a=b', headers: { 'content-type': 'text/plain' } }, 415, 'TG_UNSUPPORTED_MEDIA_TYPE'],
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: { limit: -1 } }, 400, 'TG_BAD_REQUEST'],
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: { bogus: 1 } }, 400, 'TG_BAD_REQUEST'],
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: { select: [{ fn: 'median', field: 'key' }] } }, 400, 'TG_BAD_REQUEST'],
+      [{ method: 'POST', url: '/v1/topics/orders/query', payload: { where: { field: 'key', op: 'in', value: [] } } }, 400, 'TG_BAD_VALUE'],
+      [{ url: '/v1/topics/orders/events?limit=1&limit=2' }, 400, 'TG_BAD_REQUEST'],
+      [{ url: '/v1/topics/orders_expanded/events?order_id=eq.99999999999999999999' }, 400, 'TG_BAD_VALUE'],
+      [{ url: '/v1/topics/orders_expanded/events?amount=eq.1.234' }, 400, 'TG_BAD_VALUE'],
+      [{ url: '/v1/topics/orders/events?since=2026-02-31T00:00:00Z' }, 400, 'TG_BAD_TIME'],
+      [{ url: '/v1/topics/orders/events?since=2026-11-02T00:00:00Z&until=2026-11-01T00:00:00Z' }, 400, 'TG_BAD_TIME'],
+      [{ url: `/v1/topics/orders/events?or=(${'or('.repeat(20)}key.eq.1${')'.repeat(21)}` }, 400, 'TG_BAD_REQUEST'],
+      [{ url: `/v1/topics/orders/events?or=(${'('.repeat(20)}key.eq.1${')'.repeat(20)})` }, 400, 'TG_UNKNOWN_COLUMN'],
+    ];
+    for (const [req, status, code] of cases) {
+      const res = await app.inject(req as never);
+      expect(res.statusCode, `${JSON.stringify(req)} -> ${res.body}`).toBe(status);
+      expect(res.json().error.code).toBe(code);
+    }
+  });
+});

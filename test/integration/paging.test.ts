@@ -1,0 +1,127 @@
+/**
+ * Exact paging: following `next` over a fixed query returns every matching row exactly once, including rows that
+ * tie on timestamp_broker and identical duplicates (the demo orders have both).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { sql, testApp } from '../helpers.js';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp();
+});
+afterAll(() => app.close());
+
+// The first 1000 events: ten-way ties every 100 events, and events 7 and 507 stored twice.
+const WINDOW = 'since=2026-11-01T00:00:00Z&until=2026-11-01T05:33:20Z';
+const SQL_WINDOW = `timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 05:33:20'`;
+
+async function followJson(first: string): Promise<{ rows: Record<string, unknown>[]; pages: number }> {
+  const rows: Record<string, unknown>[] = [];
+  let url: string | null = first;
+  let pages = 0;
+  while (url) {
+    const res: { statusCode: number; body: string; json: () => { rows: Record<string, unknown>[]; next: string | null; complete: boolean } } = await app.inject(url);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.complete).toBe(true);
+    rows.push(...body.rows);
+    url = body.next;
+    if (++pages > 1000) throw new Error('paging did not end');
+  }
+  return { rows, pages };
+}
+
+/** A multiset of canonical row strings. */
+function counts(rows: unknown[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of rows) m.set(JSON.stringify(r), (m.get(JSON.stringify(r)) ?? 0) + 1);
+  return m;
+}
+
+describe('exact paging', () => {
+  it('pages of 7 over ties and duplicates return every row exactly once (anchored on broker time)', async () => {
+    const [[expected]] = (await sql(`SELECT count(*) FROM orders WHERE ${SQL_WINDOW}`)) as [[number]];
+    const all = await followJson(`/v1/topics/orders/events?${WINDOW}&limit=1000`);
+    expect(all.rows.length).toBe(expected);
+    const paged = await followJson(`/v1/topics/orders/events?${WINDOW}&limit=7`);
+    expect(paged.pages).toBe(Math.ceil(expected / 7));
+    expect(counts(paged.rows)).toEqual(counts(all.rows));
+    // The window really holds ties and identical duplicates.
+    expect([...counts(all.rows).values()].filter((n) => n === 2).length).toBe(2);
+  });
+
+  it('page size 1 through a ten-way tie', async () => {
+    const q = `/v1/topics/orders/events?since=2026-11-01T00:00:00Z&until=2026-11-01T00:00:00.001Z&limit=1&select=key,value,timestamp_broker`;
+    const paged = await followJson(q);
+    expect(paged.rows.length).toBe(11);
+    expect(counts(paged.rows)).toEqual(counts((await followJson(q.replace('limit=1', 'limit=100'))).rows));
+  });
+
+  it('descending order pages exactly', async () => {
+    const asc = await followJson(`/v1/topics/orders/events?${WINDOW}&limit=1000`);
+    const desc = await followJson(`/v1/topics/orders/events?${WINDOW}&limit=9&order=timestamp_broker.desc`);
+    expect(counts(desc.rows)).toEqual(counts(asc.rows));
+    const times = desc.rows.map((r) => r.timestamp_broker as string);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+
+  it('offset mode (broker time not selected) pages exactly too', async () => {
+    const q = `/v1/topics/orders/events?${WINDOW}&select=key,value`;
+    const paged = await followJson(`${q}&limit=13`);
+    expect(counts(paged.rows)).toEqual(counts((await followJson(`${q}&limit=1000`)).rows));
+  });
+
+  it('NDJSON follows Link headers to the same rows', async () => {
+    const rows: unknown[] = [];
+    let url: string | null = `/v1/topics/orders/events?${WINDOW}&limit=50&format=ndjson`;
+    while (url) {
+      const res = await app.inject(url);
+      expect(res.statusCode).toBe(200);
+      expect(res.body.endsWith('\n\n')).toBe(true); // complete
+      for (const line of res.body.split('\n').filter(Boolean)) rows.push(JSON.parse(line));
+      const link = res.headers.link as string | undefined;
+      url = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1]! : null;
+    }
+    expect(counts(rows)).toEqual(counts((await followJson(`/v1/topics/orders/events?${WINDOW}&limit=1000`)).rows));
+  });
+
+  it('the last page has next null and no Link header', async () => {
+    const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=10000&format=csv`);
+    expect(res.headers.link).toBeUndefined();
+    const json = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=10000`);
+    expect(json.json().next).toBeNull();
+  });
+
+  it('aggregation pages by group', async () => {
+    const body = { select: [{ fn: 'count', as: 'n' }], groupBy: [{ bucket: '1h' }], order: [{ field: 'bucket' }], limit: 5 };
+    const rows: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await app.inject({ method: 'POST', url: '/v1/topics/orders/query', payload: { ...body, cursor } });
+      expect(res.statusCode, res.body).toBe(200);
+      rows.push(...res.json().rows);
+      cursor = res.json().next ?? undefined;
+    } while (cursor);
+    const expected = await sql(`SELECT count(*) FROM (SELECT date_trunc('hour', timestamp_broker) FROM orders GROUP BY 1)`);
+    expect(rows.length).toBe(expected[0]![0]);
+    const total = rows.reduce((s: number, r) => s + (r as { n: number }).n, 0);
+    expect(total).toBe((await sql('SELECT count(*) FROM orders'))[0]![0]);
+  });
+
+  it('rejects a cursor from another query, a tampered one and garbage', async () => {
+    const first = (await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5`)).json();
+    const token = new URL(first.next, 'http://x').searchParams.get('cursor')!;
+    const other = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5&key=eq.x&cursor=${encodeURIComponent(token)}`);
+    expect(other.statusCode).toBe(400);
+    expect(other.json().error.code).toBe('TG_BAD_CURSOR');
+    expect(other.json().error.message).toContain('another query');
+    const [body, sig] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: 0 })).toString('base64url');
+    for (const bad of [`${forged}.${sig}`, 'garbage', `${token}x`, '..', `${body}.`]) {
+      const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5&cursor=${encodeURIComponent(bad)}`);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error.code).toBe('TG_BAD_CURSOR');
+    }
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * Start-up against the real Trino (src/server.ts): bad settings stop the process with exit code 1 and exactly
+ * one line on stderr naming the culprit, never a stack trace; good settings listen and serve over real HTTP.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeStartupError, startServer } from '../../src/server.js';
+import { ConfigError } from '../../src/config.js';
+import { testApp, testConfig, trinoUrl } from '../helpers.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** A process that has not exited by then has started listening: a failure of the test, not a hang. */
+const RUN_LIMIT_MS = 45_000;
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npx tsx src/server.ts` with the given settings on top of a clean environment (no inherited TOPICGATE_*). */
+function runServer(settings: Record<string, string>): Promise<Run> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOPICGATE_')) env[k] = v;
+  Object.assign(env, {
+    TOPICGATE_TRINO_URL: trinoUrl(),
+    TOPICGATE_STATE_URL: 'sqlite::memory:',
+    TOPICGATE_PORT: '0',
+    ...settings,
+  });
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The one-line contract every failed start keeps. */
+function expectOneLineFailure(run: Run): string {
+  expect(run.signal, `the server did not exit by itself; stdout: ${run.stdout}`).toBeNull();
+  expect(run.code).toBe(1);
+  // Exactly one line, newline-terminated, starting with the program's name.
+  expect(run.stderr).toMatch(/^topicgate: [^\n]+\n$/);
+  expect(run.stderr).not.toMatch(/^\s+at /m);
+  expect(run.stderr).not.toMatch(/Error: |node:internal|\.ts:\d+/);
+  return run.stderr.trimEnd();
+}
+
+let busy: Server;
+let busyPort: number;
+beforeAll(async () => {
+  // A port surely taken, for the "address in use" case.
+  busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  busyPort = (busy.address() as { port: number }).port;
+});
+afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+describe('npx tsx src/server.ts with bad settings', () => {
+  // Settings and patterns are thunks: some name values known only once beforeAll has run.
+  it.each<[string, () => Record<string, string>, () => RegExp[]]>([
+    [
+      'unreachable Trino',
+      () => ({ TOPICGATE_TRINO_URL: 'http://127.0.0.1:1' }),
+      () => [/^topicgate: .*TOPICGATE_TRINO_URL=http:\/\/127\.0\.0\.1:1\b/, /not reachable/],
+    ],
+    [
+      'unknown catalog',
+      () => ({ TOPICGATE_CATALOG: 'nope' }),
+      () => [/^topicgate: .*TOPICGATE_CATALOG=nope\b/, /no such catalog/],
+    ],
+    [
+      'catalog with a quote',
+      () => ({ TOPICGATE_CATALOG: 'va"st' }),
+      () => [/^topicgate: .*TOPICGATE_CATALOG=va"st\b/, /no such catalog/],
+    ],
+    [
+      'missing schema',
+      () => ({ TOPICGATE_SCHEMAS: 'missing|kafka_topics' }),
+      () => [/^topicgate: .*TOPICGATE_SCHEMAS\b/, /"missing\|kafka_topics"/],
+    ],
+    [
+      'one of two schemas missing',
+      () => ({ TOPICGATE_SCHEMAS: 'demo|kafka_topics, missing|kafka_topics' }),
+      () => [/^topicgate: .*TOPICGATE_SCHEMAS\b/, /"missing\|kafka_topics"/, /^(?!.*"demo\|kafka_topics")/],
+    ],
+    ['port abc', () => ({ TOPICGATE_PORT: 'abc' }), () => [/^topicgate: .*TOPICGATE_PORT="abc"/]],
+    ['port 70000', () => ({ TOPICGATE_PORT: '70000' }), () => [/^topicgate: .*TOPICGATE_PORT="70000"/]],
+    [
+      'a missing config file',
+      () => ({ TOPICGATE_CONFIG: '/nonexistent/topicgate.yaml' }),
+      () => [/^topicgate: .*TOPICGATE_CONFIG=\/nonexistent\/topicgate\.yaml: cannot read \(ENOENT\)/],
+    ],
+    [
+      'several bad settings at once',
+      () => ({ TOPICGATE_PORT: 'abc', TOPICGATE_STATE_URL: 'mysql://x', TOPICGATE_TRINO_URL: 'nope' }),
+      () => [/^topicgate: /, /TOPICGATE_PORT="abc"/, /TOPICGATE_STATE_URL="mysql:\/\/x"/, /TOPICGATE_TRINO_URL="nope"/],
+    ],
+    [
+      'a port already in use',
+      () => ({ TOPICGATE_PORT: String(busyPort) }),
+      () => [/^topicgate: /, /EADDRINUSE/, new RegExp(`:${busyPort}\\b`)],
+    ],
+    [
+      // Something answers, but it is not Trino's API: the line must say what it answered, not a JSON parse error.
+      'a URL where Trino does not answer its API',
+      () => ({ TOPICGATE_TRINO_URL: `${trinoUrl()}/not-trino` }),
+      () => [/^topicgate: .*TOPICGATE_TRINO_URL=http:\/\/\S+\/not-trino: /, /HTTP 404/],
+    ],
+  ])('%s -> exit 1, one line naming it', async (_label, settings, patterns) => {
+    const line = expectOneLineFailure(await runServer(settings()));
+    for (const p of patterns()) expect(line).toMatch(p);
+  });
+});
+
+describe('startServer in-process', () => {
+  it('listens on a free port and serves GET /v1/topics over real HTTP, then closes', async () => {
+    const { app, url } = await startServer(testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent' }));
+    let closed = false;
+    try {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(url).not.toMatch(/:0$/);
+
+      const res = await fetch(`${url}/v1/topics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = (await res.json()) as { topics: { name: string; schema: string; kind: string }[] };
+      expect(body.topics.find((t) => t.name === 'orders')).toMatchObject({
+        schema: 'demo|kafka_topics',
+        kind: 'topic',
+      });
+      expect(body.topics.find((t) => t.name === 'orders_expanded')).toMatchObject({ kind: 'table' });
+
+      // Over the wire it is the same answer the app gives in-process.
+      const inProcess = await testApp();
+      try {
+        expect(body).toEqual((await inProcess.inject('/v1/topics')).json());
+      } finally {
+        await inProcess.close();
+      }
+
+      const missing = await fetch(`${url}/v1/topics/nope`);
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('TG_TOPIC_NOT_FOUND');
+
+      await app.close();
+      closed = true;
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    } finally {
+      if (!closed) await app.close();
+    }
+  });
+
+  it.each<[string, Record<string, string>, string]>([
+    ['unknown catalog', { TOPICGATE_CATALOG: 'nope' }, 'TOPICGATE_CATALOG=nope: Trino has no such catalog'],
+    [
+      'missing schema',
+      { TOPICGATE_SCHEMAS: 'missing|kafka_topics' },
+      'TOPICGATE_SCHEMAS: catalog vast has no schema "missing|kafka_topics"',
+    ],
+    [
+      'unreachable Trino',
+      { TOPICGATE_TRINO_URL: 'http://127.0.0.1:1' },
+      'TOPICGATE_TRINO_URL=http://127.0.0.1:1: Trino is not reachable',
+    ],
+  ])('%s -> rejects with the one-line reason', async (_label, env, reason) => {
+    const failure = await startServer(testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent', ...env })).then(
+      async ({ app }) => {
+        await app.close();
+        return undefined;
+      },
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain(reason);
+    expect(describeStartupError(failure)).toMatch(/^topicgate: cannot start: [^\n]+$/);
+  });
+
+  it('describeStartupError words a settings problem as such', () => {
+    expect(
+      describeStartupError(new ConfigError(['TOPICGATE_PORT="abc" must be an integer from 0 to 65535', 'B'])),
+    ).toBe('topicgate: invalid settings: TOPICGATE_PORT="abc" must be an integer from 0 to 65535; B');
+  });
+});

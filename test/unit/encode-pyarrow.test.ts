@@ -1,0 +1,104 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeArrow } from '../../src/encode/arrow-encoder.js';
+import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+
+// pyarrow comes from test/pyarrow/requirements.txt. Without it the test is skipped locally, but never on CI.
+const hasPyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { stdio: 'ignore' }).status === 0;
+if (!hasPyarrow && process.env.CI) throw new Error('pyarrow missing: pip install -r test/pyarrow/requirements.txt');
+
+const b64 = (x: string | number[]) => Buffer.from(x as string).toString('base64');
+const dir = mkdtempSync(join(tmpdir(), 'topicgate-pyarrow-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// [name, Trino type, pyarrow type, value sent, value read back by test/pyarrow/read_arrow.py]
+const COLUMNS: [string, string, string, unknown, unknown][] = [
+  ['key', 'varbinary', 'binary', b64([0xff, 0x00, 0x41]), 'ff0041'],
+  [
+    'value',
+    'varbinary',
+    'binary',
+    b64('{"id":9007199254740993}'),
+    Buffer.from('{"id":9007199254740993}').toString('hex'),
+  ],
+  ['s', 'varchar', 'string', 'é🚀', 'é🚀'],
+  ['n', 'bigint', 'int64', '9007199254740993', '9007199254740993'],
+  ['i', 'integer', 'int32', -7, -7],
+  ['sm', 'smallint', 'int16', 300, 300],
+  ['ti', 'tinyint', 'int8', -128, -128],
+  ['d', 'double', 'double', 'NaN', 'NaN'],
+  ['r', 'real', 'float', '-Infinity', '-Infinity'],
+  ['b', 'boolean', 'bool', true, true],
+  [
+    'dec',
+    'decimal(38,2)',
+    'decimal128(38, 2)',
+    '-123456789012345678901234567890123456.78',
+    '-123456789012345678901234567890123456.78',
+  ],
+  ['dec2', 'decimal(12,2)', 'decimal128(12, 2)', '12.30', '12.30'],
+  ['ts', 'timestamp(3)', 'timestamp[ms, tz=UTC]', '2026-11-01 00:00:00.123', '1793491200123 ms'],
+  [
+    'ts6',
+    'timestamp(6) with time zone',
+    'timestamp[us, tz=UTC]',
+    '2026-11-01 01:00:00.123456 +01:00',
+    '1793491200123456 us',
+  ],
+  ['ts9', 'timestamp(9)', 'timestamp[ns, tz=UTC]', '2026-11-01 00:00:00.123456789', '1793491200123456789 ns'],
+  ['dt', 'date', 'date32[day]', '2026-11-01', '2026-11-01'],
+  ['arr', 'array(bigint)', 'list<item: int64>', ['9007199254740993', null], ['9007199254740993', null]],
+  [
+    'hdr',
+    'array(row(key varchar, value varbinary))',
+    'list<item: struct<key: string, value: binary>>',
+    [['k', b64([0xfe])]],
+    [{ key: 'k', value: 'fe' }],
+  ],
+  ['m', 'map(varchar, bigint)', 'map<string, int64>', { a: '-1' }, [['a', '-1']]],
+  ['j', 'json', 'string', '{"a": 1}', '{"a": 1}'],
+];
+
+function readWithPyarrow(chunks: Uint8Array[]): {
+  schema: { name: string; type: string }[];
+  rows: Record<string, unknown>[];
+  eos: boolean;
+} {
+  const file = join(dir, `out-${Math.random().toString(36).slice(2)}.arrow`);
+  writeFileSync(file, Buffer.concat(chunks));
+  return JSON.parse(execFileSync('python3', ['test/pyarrow/read_arrow.py', file], { encoding: 'utf8' }));
+}
+
+describe.skipIf(!hasPyarrow)('Arrow output read by pyarrow', () => {
+  const result = (failWith?: unknown) =>
+    inMemoryResult(
+      COLUMNS.map(([name, type]) => ({ name, type })),
+      [[COLUMNS.map((c) => c[3])], [COLUMNS.map(() => null)]],
+      { failWith },
+    );
+
+  it('has the right types and exactly the values sent', async () => {
+    const chunks: Uint8Array[] = [];
+    for await (const c of encodeArrow(result(), { next: null })) chunks.push(c);
+    const read = readWithPyarrow(chunks);
+    expect(read.schema).toEqual(COLUMNS.map(([name, , type]) => ({ name, type })));
+    expect(read.rows).toEqual([
+      Object.fromEntries(COLUMNS.map(([name, , , , back]) => [name, back])),
+      Object.fromEntries(COLUMNS.map(([name]) => [name, null])),
+    ]);
+    expect(read.eos).toBe(true);
+  });
+
+  it('a stream cut by a failed query has no end-of-stream marker', async () => {
+    const chunks: Uint8Array[] = [];
+    await expect(async () => {
+      for await (const c of encodeArrow(result(new Error('boom')), { next: null })) chunks.push(c);
+    }).rejects.toThrow('boom');
+    const read = readWithPyarrow(chunks);
+    expect(read.rows).toHaveLength(2);
+    expect(read.eos).toBe(false);
+  });
+});

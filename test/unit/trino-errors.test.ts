@@ -1,0 +1,167 @@
+/**
+ * The one table from Trino failures to API errors (API.md "Errors"; STYLE.md habits 5 and 10): by errorName
+ * first, then errorType; 5xx bodies carry nothing of Trino's message.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiError, ERROR_CATALOG, errorBody, type ErrorCode } from '../../src/errors.js';
+import {
+  QueryCancelledError,
+  TrinoQueryError,
+  TrinoUnavailableError,
+  toApiError,
+} from '../../src/trino/trino-errors.js';
+import { TrinoClient } from '../../src/trino/trino-client.js';
+import { trinoUrl } from '../helpers.js';
+
+/** Text a client must never see in a 5xx: Trino's own message, with the kind of internals it carries. */
+const SECRET = "line 1:15: Table 'vast.secret_schema.payroll' does not exist (io.trino.spi.TrinoException at 10.0.0.7)";
+
+function trinoError(errorName: string, errorType: string, message = SECRET): TrinoQueryError {
+  return new TrinoQueryError({ message, errorCode: 1, errorName, errorType }, '20261130_080000_00001_abcde');
+}
+
+describe('toApiError over Trino in-band errors', () => {
+  it.each<[string, string, ErrorCode, number, number | undefined]>([
+    // errorName decides first.
+    ['EXCEEDED_TIME_LIMIT', 'INSUFFICIENT_RESOURCES', 'TG_TIMEOUT', 504, undefined],
+    ['EXCEEDED_CPU_LIMIT', 'INSUFFICIENT_RESOURCES', 'TG_TIMEOUT', 504, undefined],
+    ['QUERY_QUEUE_FULL', 'INSUFFICIENT_RESOURCES', 'TG_TOO_MANY_REQUESTS', 429, 5],
+    ['QUERY_REJECTED', 'USER_ERROR', 'TG_TOO_MANY_REQUESTS', 429, 5],
+    ['SERVER_STARTING_UP', 'INTERNAL_ERROR', 'TG_TRINO_UNAVAILABLE', 503, 5],
+    ['SERVER_SHUTTING_DOWN', 'INTERNAL_ERROR', 'TG_TRINO_UNAVAILABLE', 503, 5],
+    ['NO_NODES_AVAILABLE', 'INTERNAL_ERROR', 'TG_TRINO_UNAVAILABLE', 503, 5],
+    ['EXCEEDED_GLOBAL_MEMORY_LIMIT', 'INSUFFICIENT_RESOURCES', 'TG_TOO_EXPENSIVE', 422, undefined],
+    ['EXCEEDED_LOCAL_MEMORY_LIMIT', 'INSUFFICIENT_RESOURCES', 'TG_TOO_EXPENSIVE', 422, undefined],
+    ['EXCEEDED_SCAN_LIMIT', 'INSUFFICIENT_RESOURCES', 'TG_TOO_EXPENSIVE', 422, undefined],
+    ['INVALID_CAST_ARGUMENT', 'USER_ERROR', 'TG_BAD_VALUE', 400, undefined],
+    ['NUMERIC_VALUE_OUT_OF_RANGE', 'USER_ERROR', 'TG_BAD_VALUE', 400, undefined],
+    ['DIVISION_BY_ZERO', 'USER_ERROR', 'TG_BAD_VALUE', 400, undefined],
+    // The name wins over the type even when the type alone would say something else.
+    ['EXCEEDED_TIME_LIMIT', 'USER_ERROR', 'TG_TIMEOUT', 504, undefined],
+    ['INVALID_CAST_ARGUMENT', 'INTERNAL_ERROR', 'TG_BAD_VALUE', 400, undefined],
+    // Otherwise the errorType decides: the gateway wrote the SQL, so a user error is a failed query.
+    ['SYNTAX_ERROR', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
+    ['TABLE_NOT_FOUND', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
+    ['INVALID_FUNCTION_ARGUMENT', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
+    ['GENERIC_INTERNAL_ERROR', 'INTERNAL_ERROR', 'TG_TRINO_FAILED', 502, undefined],
+    ['CLUSTER_OUT_OF_MEMORY', 'INSUFFICIENT_RESOURCES', 'TG_TOO_MANY_REQUESTS', 429, 5],
+    ['GENERIC_INSUFFICIENT_RESOURCES', 'INSUFFICIENT_RESOURCES', 'TG_TOO_MANY_REQUESTS', 429, 5],
+    ['HIVE_METASTORE_ERROR', 'EXTERNAL', 'TG_TRINO_FAILED', 502, undefined],
+    // Unknown names and types are a failed query, never a crash or a 500.
+    ['SOMETHING_NEW', 'BRAND_NEW_TYPE', 'TG_TRINO_FAILED', 502, undefined],
+    ['', '', 'TG_TRINO_FAILED', 502, undefined],
+    ['SOMETHING_NEW', 'user_error', 'TG_TRINO_FAILED', 502, undefined],
+    // Names that happen to be Object.prototype members must not be looked up on the prototype.
+    ['constructor', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
+    ['SOMETHING_NEW', 'toString', 'TG_TRINO_FAILED', 502, undefined],
+  ])('%s / %s -> %s %i', (errorName, errorType, code, status, retryAfterS) => {
+    const err = toApiError(trinoError(errorName, errorType));
+    expect(err).toBeInstanceOf(ApiError);
+    expect({ code: err.code, status: err.status, retryAfterS: err.retryAfterS }).toEqual({ code, status, retryAfterS });
+    expect(err.status).toBe(ERROR_CATALOG[code].status);
+    expect(err.queryId).toBe('20261130_080000_00001_abcde');
+    expect(err.details).toEqual({ errorName, errorType });
+    if (status >= 500) {
+      // No internals: none of Trino's message, in the message or anywhere in the body.
+      expect(err.message).not.toContain('payroll');
+      expect(JSON.stringify(errorBody(err))).not.toMatch(/payroll|secret_schema|io\.trino|10\.0\.0\.7|line 1:15/);
+    }
+  });
+
+  it('a bad value (400) tells the client what Trino could not evaluate', () => {
+    const err = toApiError(trinoError('INVALID_CAST_ARGUMENT', 'USER_ERROR', "Cannot cast 'abc' to INT"));
+    expect(err.message).toBe("a value could not be evaluated: Cannot cast 'abc' to INT");
+  });
+
+  it('the body has the one error shape', () => {
+    expect(errorBody(toApiError(trinoError('SYNTAX_ERROR', 'USER_ERROR')))).toEqual({
+      error: {
+        code: 'TG_TRINO_FAILED',
+        message: expect.any(String),
+        status: 502,
+        details: { errorName: 'SYNTAX_ERROR', errorType: 'USER_ERROR' },
+        queryId: '20261130_080000_00001_abcde',
+      },
+    });
+  });
+});
+
+describe('toApiError over the other failures of the Trino port', () => {
+  it.each([
+    ['connection refused', new TrinoUnavailableError('Trino is not reachable (ECONNREFUSED 10.0.0.7:8080)')],
+    ['HTTP 502 from a proxy', new TrinoUnavailableError('Trino answered HTTP 502', 502)],
+    ['HTTP 503', new TrinoUnavailableError('Trino answered HTTP 503', 503)],
+  ])('TrinoUnavailableError (%s) -> 503 with Retry-After, no address', (_label, cause) => {
+    const err = toApiError(cause);
+    expect({ code: err.code, status: err.status, retryAfterS: err.retryAfterS, message: err.message }).toEqual({
+      code: 'TG_TRINO_UNAVAILABLE',
+      status: 503,
+      retryAfterS: 5,
+      message: 'Trino is not reachable',
+    });
+    expect(JSON.stringify(errorBody(err))).not.toMatch(/10\.0\.0\.7|ECONNREFUSED|HTTP 50/);
+  });
+
+  it('the gateway deadline -> 504 TG_TIMEOUT with the query id', () => {
+    const err = toApiError(new QueryCancelledError('deadline', 'q_deadline'));
+    expect({ code: err.code, status: err.status, queryId: err.queryId }).toEqual({
+      code: 'TG_TIMEOUT',
+      status: 504,
+      queryId: 'q_deadline',
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ['a plain Error', new Error('ENOENT: /etc/topicgate/secret.yaml at Object.openSync')],
+    ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'secret')")],
+    ['a string', 'secret'],
+    ['undefined', undefined],
+    ['null', null],
+    ['an error-like object', { message: 'secret', code: 'TG_BAD_VALUE', status: 400 }],
+  ])('%s -> 500 TG_INTERNAL "internal error"', (_label, cause) => {
+    const err = toApiError(cause);
+    expect(errorBody(err)).toEqual({ error: { code: 'TG_INTERNAL', message: 'internal error', status: 500 } });
+    expect(err.retryAfterS).toBeUndefined();
+  });
+
+  it('an ApiError passes through unchanged', () => {
+    const original = new ApiError('TG_UNKNOWN_COLUMN', 'no column "x"', { column: 'x' });
+    expect(toApiError(original)).toBe(original);
+  });
+});
+
+describe('real Trino failures map as the table says', () => {
+  const t = '"vast"."demo|kafka_topics"';
+  it.each<[string, string, number | undefined, string, ErrorCode]>([
+    ['a bad cast', "SELECT CAST('abc' AS integer)", undefined, 'INVALID_CAST_ARGUMENT', 'TG_BAD_VALUE'],
+    ['a division by zero', 'SELECT 1/0', undefined, 'DIVISION_BY_ZERO', 'TG_BAD_VALUE'],
+    [
+      'an out-of-range number',
+      'SELECT CAST(2147483648 AS integer)',
+      undefined,
+      'NUMERIC_VALUE_OUT_OF_RANGE',
+      'TG_BAD_VALUE',
+    ],
+    ['a missing table', `SELECT * FROM ${t}.payroll`, undefined, 'TABLE_NOT_FOUND', 'TG_TRINO_FAILED'],
+    ['a syntax error', 'SELEC 1', undefined, 'SYNTAX_ERROR', 'TG_TRINO_FAILED'],
+    [
+      'the time limit',
+      `SELECT count(*) FROM ${t}.orders a CROSS JOIN ${t}.orders b CROSS JOIN ${t}.orders c`,
+      1_000,
+      'EXCEEDED_TIME_LIMIT',
+      'TG_TIMEOUT',
+    ],
+  ])('%s -> %s -> %s', async (_label, sql, timeoutMs, errorName, code) => {
+    const trino = new TrinoClient({ server: trinoUrl(), user: 'test' });
+    const failure = await trino.all(sql, timeoutMs ? { timeoutMs } : {}).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(TrinoQueryError);
+    expect((failure as TrinoQueryError).info.errorName).toBe(errorName);
+    const err = toApiError(failure);
+    expect(err.code).toBe(code);
+    expect(err.queryId).toMatch(/^\d{8}_\d{6}_\d{5}_\w{5}$/);
+    if (err.status >= 500) expect(err.message).not.toContain((failure as TrinoQueryError).info.message);
+  });
+});
