@@ -27,6 +27,7 @@ export interface CursorDefinition {
 }
 
 export interface PendingBatch {
+  generation: number;
   token: string;
   id: string;
   from: Position;
@@ -140,8 +141,11 @@ export class CursorService {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
     const old = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
-    if (old && samePosition(old.from, cursor.position) && old.limit === limit) {
-      return { cursor, pending: old, plan: this.plan(topic, def, old.from, old.until, limit) };
+    // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
+    // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
+    // batch is not kept: the next read looks for new events.
+    if (old && old.rows > 0 && old.generation === cursor.generation && samePosition(old.from, cursor.position)) {
+      return { cursor, pending: old, plan: this.plan(topic, def, old.from, old.until, old.limit) };
     }
     const untilMs = Date.now() - parseDuration(def.settle, 'settle');
     const until = trinoTimestampText(untilMs);
@@ -160,7 +164,7 @@ export class CursorService {
         to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: Number(trailing) };
     }
     const body: TokenBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
-    const pending: PendingBatch = { ...this.sign(body), from, to, until, rows, limit };
+    const pending: PendingBatch = { generation: cursor.generation, ...this.sign(body), from, to, until, rows, limit };
     if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
       throw new ApiError(
         'TG_STALE_BATCH',
