@@ -64,5 +64,6 @@ export async function buildApp(
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });
   await app.register(cursorRoutes, { prefix: '/v1' });
+  await app.register(import('./routes/topic-docs.js'));
   return app;
 }

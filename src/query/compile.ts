@@ -95,9 +95,13 @@ export function compilePredicate(p: PredicateNode): string {
         ? `${compileColumn(p.column)} IS NULL`
         : `${compileColumn(p.column)} = ${p.what === 'true' ? 'TRUE' : 'FALSE'}`;
     case 'not':
-      return p.inner.kind === 'is' && p.inner.what === 'null'
-        ? `${compileColumn(p.inner.column)} IS NOT NULL`
-        : `NOT (${compilePredicate(p.inner)})`;
+      if (p.inner.kind === 'is') {
+        // PostgREST's not.is.true is SQL's IS NOT TRUE: NULLs stay in.
+        return p.inner.what === 'null'
+          ? `${compileColumn(p.inner.column)} IS NOT NULL`
+          : `${compileColumn(p.inner.column)} IS DISTINCT FROM ${p.inner.what === 'true' ? 'TRUE' : 'FALSE'}`;
+      }
+      return `NOT (${compilePredicate(p.inner)})`;
     case 'and':
     case 'or':
       return `(${p.items.map(compilePredicate).join(p.kind === 'and' ? ' AND ' : ' OR ')})`;

@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../errors.js';
 import type { ColumnNode, CompareOp, LiteralNode, PredicateNode } from './nodes.js';
-import { literalFor, typeFamily } from './values.js';
+import { literalFor, typeFamily, type Rounding } from './values.js';
 
 export type ColumnResolver = (name: string) => ColumnNode;
 
@@ -15,7 +15,10 @@ export const FILTER_OPS = [...COMPARE_OPS, 'in', 'like', 'ilike', 'is'] as const
 export type FilterOp = (typeof FILTER_OPS)[number];
 
 /** Rounding direction that keeps a comparison exact when the value is finer than the column. */
-const ROUND_UP: Record<CompareOp, boolean> = { eq: true, neq: true, gt: false, gte: true, lt: true, lte: false };
+const ROUNDING = { eq: 'exact', neq: 'exact', gt: 'down', gte: 'up', lt: 'up', lte: 'down' } as const satisfies Record<
+  CompareOp,
+  Rounding
+>;
 
 function badOp(column: string, op: string, why?: string): ApiError {
   return new ApiError(
@@ -25,38 +28,38 @@ function badOp(column: string, op: string, why?: string): ApiError {
   );
 }
 
-/** `a,b,"c,d"` -> ['a','b','c,d']: commas and parentheses inside double quotes are literal; `\"` and `\\` escape. */
+/**
+ * Splits `a,b,"c,d",f(x,y)` on the commas outside double quotes and parentheses. Items keep their quotes
+ * (unquote() removes them where a value is expected), so quoted text may hold any reserved character.
+ */
 export function splitList(text: string, what: string): string[] {
   const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  let wasQuoted = false;
   let depth = 0;
+  let quoted = false;
+  let start = 0;
+  const unbalanced = () => new ApiError('TG_BAD_REQUEST', `${what}: unbalanced quotes or parentheses`);
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text[i];
     if (quoted) {
-      if (c === '\\' && i + 1 < text.length) cur += text[++i];
+      if (c === '\\') i++;
       else if (c === '"') quoted = false;
-      else cur += c;
-      continue;
+    } else if (c === '"') quoted = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) throw unbalanced();
+    else if (c === ',' && depth === 0) {
+      out.push(text.slice(start, i).trim());
+      start = i + 1;
     }
-    if (c === '"' && cur === '') {
-      quoted = wasQuoted = true;
-    } else if (c === '(') {
-      depth++;
-      cur += c;
-    } else if (c === ')') {
-      depth--;
-      cur += c;
-    } else if (c === ',' && depth === 0) {
-      out.push(wasQuoted ? cur : cur.trim());
-      cur = '';
-      wasQuoted = false;
-    } else cur += c;
   }
-  if (quoted || depth !== 0) throw new ApiError('TG_BAD_REQUEST', `${what}: unbalanced quotes or parentheses`);
-  out.push(wasQuoted ? cur : cur.trim());
+  if (quoted || depth !== 0) throw unbalanced();
+  out.push(text.slice(start).trim());
   return out;
+}
+
+/** `"a \\"b\\" c"` -> `a "b" c`; text without surrounding quotes is returned as is. */
+export function unquote(item: string): string {
+  if (item.length < 2 || !item.startsWith('"') || !item.endsWith('"')) return item;
+  return item.slice(1, -1).replace(/\\(.)/gs, '$1');
 }
 
 /** `*` is the wildcard; literal % and _ are escaped so they match themselves. */
@@ -65,15 +68,18 @@ function likePattern(text: string): { pattern: string; escape: boolean } {
   return { pattern: escaped.replace(/\*/g, '%'), escape: escaped !== text };
 }
 
-/** One column filter: `op.value` or `not.op.value` for `column`. */
-export function parseColumnFilter(column: ColumnNode, expr: string): PredicateNode {
-  if (expr.startsWith('not.')) return { kind: 'not', inner: parseColumnFilter(column, expr.slice(4)) };
+/**
+ * One column filter: `op.value` or `not.op.value` for `column`. Inside or=/and= groups a value may be
+ * double-quoted to carry commas, dots and parentheses (`quotedValues`).
+ */
+export function parseColumnFilter(column: ColumnNode, expr: string, quotedValues = false): PredicateNode {
+  if (expr.startsWith('not.')) return { kind: 'not', inner: parseColumnFilter(column, expr.slice(4), quotedValues) };
   const dot = expr.indexOf('.');
   const op = dot < 0 ? expr : expr.slice(0, dot);
   const value = dot < 0 ? undefined : expr.slice(dot + 1);
   if (!(FILTER_OPS as readonly string[]).includes(op)) throw badOp(column.name, op);
   if (value === undefined) throw new ApiError('TG_BAD_VALUE', `${column.name}: ${op} needs a value (${op}.<value>)`);
-  return buildPredicate(column, op as FilterOp, value);
+  return buildPredicate(column, op as FilterOp, quotedValues && op !== 'in' ? unquote(value) : value);
 }
 
 /** Builds the node for an operator and its textual value (GET) or JSON value (POST). */
@@ -89,7 +95,7 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
       if (family === 'other' || (family === 'boolean' && op !== 'eq' && op !== 'neq')) {
         throw badOp(column.name, op, `${column.name} (${column.type}) does not support ${op}`);
       }
-      return { kind: 'compare', op, column, value: literalFor(column, value, ROUND_UP[op]) };
+      return { kind: 'compare', op, column, value: literalFor(column, value, ROUNDING[op]) };
     case 'in': {
       const items = Array.isArray(value) ? value : inList(column.name, String(value));
       if (items.length === 0) throw new ApiError('TG_BAD_VALUE', `${column.name}: in needs at least one value`);
@@ -125,7 +131,8 @@ function inList(column: string, text: string): string[] {
   if (!text.startsWith('(') || !text.endsWith(')')) {
     throw new ApiError('TG_BAD_VALUE', `${column}: in takes a list in parentheses, like in.(a,b,"c,d")`);
   }
-  return splitList(text.slice(1, -1), column);
+  const inner = text.slice(1, -1);
+  return inner.trim() === '' ? [] : splitList(inner, column).map(unquote);
 }
 
 /** A logic group `(item,item,...)` for `or`/`and` (possibly negated), with `col.op.value` items. */
@@ -158,5 +165,5 @@ function parseLogicItem(item: string, resolve: ColumnResolver, depth: number): P
     name = item.slice(0, dot);
     rest = item.slice(dot + 1);
   }
-  return parseColumnFilter(resolve(name), rest);
+  return parseColumnFilter(resolve(name), rest, true);
 }

@@ -51,7 +51,7 @@ export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | nu
   if (p.m === 'anchor' && p.a !== undefined && time) {
     const epochMs = Date.parse(`${p.a.slice(0, 10)}T${p.a.slice(11, 23)}Z`);
     const dir = q.order[0]?.dir === 'desc' ? 'desc' : 'asc';
-    const value = timeLiteral(time, epochMs, p.a.slice(24));
+    const value = timeLiteral(time, epochMs, p.a.slice(23).replace(/^\./, ''));
     where = and({ kind: 'anchor', column: time, dir, value }, where);
   }
   return { ...q, where, offset: p.s };

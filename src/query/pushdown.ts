@@ -41,7 +41,16 @@ function pushableColumns(p: PredicateNode, rules: PushdownRules): Set<string> | 
     }
     case 'not':
       // NOT of a range, equality, IN or IS NULL is still a domain on the column; NOT LIKE is not.
-      return p.inner.kind === 'like' ? null : pushableColumns(p.inner, rules);
+      if (p.inner.kind === 'like') return null;
+      // De Morgan: NOT (a OR b) is (NOT a) AND (NOT b); NOT (a AND b) is an OR.
+      if (p.inner.kind === 'and' || p.inner.kind === 'or') {
+        const flipped: PredicateNode = {
+          kind: p.inner.kind === 'and' ? 'or' : 'and',
+          items: p.inner.items.map((inner): PredicateNode => ({ kind: 'not', inner })),
+        };
+        return pushableColumns(flipped, rules);
+      }
+      return pushableColumns(p.inner, rules);
     case 'and':
     case 'or': {
       const cols = new Set<string>();

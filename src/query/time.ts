@@ -39,9 +39,16 @@ export function parseInstant(text: string, what: string, now = Date.now()): Inst
   const ms = frac.padEnd(3, '0').slice(0, 3);
   const iso = `${y}-${mo}-${d}T${h ?? '00'}:${mi ?? '00'}:${sec ?? '00'}.${ms}${normalizeZone(zone ?? 'Z')}`;
   const epochMs = Date.parse(iso);
-  const back = new Date(Number.isNaN(epochMs) ? 0 : epochMs);
-  // Date.parse accepts 2026-02-31; a calendar check keeps such text out.
-  if (Number.isNaN(epochMs) || (zone ?? 'Z').toUpperCase() === 'Z' && back.getUTCDate() !== Number(d)) {
+  // Date.parse rolls 2026-02-31 and 24:00 over; the wall-clock fields as written must exist, whatever the zone.
+  const wall = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(sec ?? 0)));
+  const exists =
+    wall.getUTCFullYear() === Number(y) &&
+    wall.getUTCMonth() === Number(mo) - 1 &&
+    wall.getUTCDate() === Number(d) &&
+    wall.getUTCHours() === Number(h ?? 0) &&
+    wall.getUTCMinutes() === Number(mi ?? 0) &&
+    wall.getUTCSeconds() === Number(sec ?? 0);
+  if (Number.isNaN(epochMs) || !exists) {
     throw new ApiError('TG_BAD_TIME', `${what}=${JSON.stringify(text)} is not a valid date-time`, { parameter: what });
   }
   return { epochMs, subMs: frac.slice(3).replace(/0+$/, '') };

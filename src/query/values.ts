@@ -60,7 +60,10 @@ export function parseBytes(text: string): Buffer | undefined {
   return Buffer.from(text, 'utf8');
 }
 
-function parseValue(column: ColumnNode, raw: unknown, roundUp: boolean): LiteralValue {
+/** What to do with digits finer than the column: round up (>=, <), down (>, <=), or refuse (=, <>, IN). */
+export type Rounding = 'up' | 'down' | 'exact';
+
+function parseValue(column: ColumnNode, raw: unknown, rounding: Rounding): LiteralValue {
   const family = typeFamily(column.type);
   const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
   if (text === undefined) throw bad(column, raw, `is not a ${column.type} value`);
@@ -95,10 +98,14 @@ function parseValue(column: ColumnNode, raw: unknown, roundUp: boolean): Literal
       return { t: 'boolean', v: text === 'true' };
     case 'timestamp': {
       const i = parseInstant(text, column.name);
-      return timestampValue(i.epochMs, i.subMs, timestampPrecision(column.type), roundUp);
+      const v = timestampValue(i.epochMs, i.subMs, timestampPrecision(column.type), rounding !== 'down');
+      const finer = i.subMs.slice(Math.max(0, timestampPrecision(column.type) - 3)).replace(/0+$/, '');
+      // No value of the column equals an instant finer than its precision.
+      if (rounding === 'exact' && finer) throw bad(column, raw, `is finer than ${column.type}; no value can equal it`);
+      return v;
     }
     case 'date':
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || new Date(Date.parse(`${text}T00:00:00Z`) || 0).toISOString().slice(0, 10) !== text) {
         throw bad(column, raw, 'is not a date (YYYY-MM-DD)');
       }
       return { t: 'date', v: text };
@@ -140,9 +147,9 @@ function fitDecimal(column: ColumnNode, text: string): string {
 }
 
 /**
- * The literal for comparing `column` with a request value. `roundUp` applies when the value has more
+ * The literal for comparing `column` with a request value. `rounding` applies when the value has more
  * precision than the column: for `>=` and `<` rounding up keeps the meaning; for `>` and `<=` rounding down.
  */
-export function literalFor(column: ColumnNode, raw: unknown, roundUp = true): LiteralNode {
-  return { kind: 'literal', type: column.type, value: parseValue(column, raw, roundUp) };
+export function literalFor(column: ColumnNode, raw: unknown, rounding: Rounding = 'exact'): LiteralNode {
+  return { kind: 'literal', type: column.type, value: parseValue(column, raw, rounding) };
 }

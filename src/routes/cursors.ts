@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CURSOR_NAME, showPosition, type CursorDefinition } from '../cursors/cursor-service.js';
 import type { WhereJson } from '../query/read-request.js';
 import { mediaTypeOf, streamPlan } from '../read/run-read.js';
-import { ErrorResponses, ReadResponses } from './events-schema.js';
+import { ErrorResponses, ReadResponses, Where } from './events-schema.js';
 
 const NameParams = Type.Object({
   name: Type.String({ pattern: CURSOR_NAME.source, description: 'Cursor name: letters, digits, . _ -', examples: ['orders-loader'] }),
@@ -19,7 +19,7 @@ const CursorBody = Type.Object(
   {
     topic: Type.String({ examples: ['orders'] }),
     start: Type.Optional(Type.String({ description: 'earliest, latest, or an ISO-8601 instant', examples: ['earliest'] })),
-    filter: Type.Optional(Type.Unknown({ description: 'A `where` tree as in POST /v1/topics/{topic}/query' })),
+    filter: Type.Optional(Type.Unsafe<WhereJson>({ ...Where, description: 'A `where` tree as in POST /v1/topics/{topic}/query' })),
     select: Type.Optional(Type.Array(Type.String(), { maxItems: 200 })),
     settle: Type.Optional(Type.String({ description: 'Events newer than now minus this are not read yet', examples: ['30s'] })),
   },
@@ -153,7 +153,7 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
         tags: ['cursors'],
         summary: 'Batches committed, newest first',
         params: NameParams,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })) }),
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most batches listed (default 100)' })) }),
         response: {
           200: Type.Object({
             batches: Type.Array(

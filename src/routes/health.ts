@@ -2,13 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
+import { TRINO_ERRORS, errorResponses } from './events-schema.js';
 
 const Health = Type.Object({ status: Type.String(), trino: Type.Optional(Type.String()) });
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Health } } },
+    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Health, ...errorResponses(['TG_INTERNAL']) } } },
     async () => ({ status: 'ok' }),
   );
   app.get(
@@ -17,7 +18,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         tags: ['operations'],
         summary: 'Trino answers and has finished starting',
-        response: { 200: Health },
+        response: { 200: Health, ...errorResponses(TRINO_ERRORS) },
       },
     },
     async () => {

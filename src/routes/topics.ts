@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TableInfo } from '../catalog/topic-catalog.js';
+import { TRINO_ERRORS, errorResponses } from './events-schema.js';
 
 export const TopicSummary = Type.Object({
   name: Type.String({ description: 'The topic id used in URLs', examples: ['orders'] }),
@@ -38,7 +39,7 @@ export default async function topicRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['topics'],
         summary: 'List the served topics',
-        response: { 200: Type.Object({ topics: Type.Array(TopicSummary) }) },
+        response: { 200: Type.Object({ topics: Type.Array(TopicSummary) }), ...errorResponses(TRINO_ERRORS) },
       },
     },
     async () => ({ topics: [...(await app.tg.catalog.tables()).values()].map(summary) }),
@@ -51,7 +52,7 @@ export default async function topicRoutes(app: FastifyInstance): Promise<void> {
         tags: ['topics'],
         summary: 'Describe a topic: its columns and their Trino types',
         params: TopicParams,
-        response: { 200: TopicDetail },
+        response: { 200: TopicDetail, ...errorResponses(['TG_BAD_REQUEST', 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]) },
       },
     },
     async (request) => {

@@ -55,7 +55,20 @@ export class TrinoClient {
 
   constructor(readonly options: TrinoClientOptions) {
     const trino = Trino.create({ server: options.server, source: options.source ?? 'topicgate' });
-    this.raw = (trino as unknown as { client: RawClient }).client;
+    const raw = (trino as unknown as { client: RawClient }).client;
+    // trino-client copies X-Trino-Set-* response headers into its shared defaults; every request here starts
+    // from the same frozen base instead, so nothing one query's response says reaches the next query.
+    const base = Object.freeze({ ...(raw.clientConfig.headers as Record<string, unknown>) });
+    const request = raw.request.bind(raw);
+    raw.request = async (cfg) => {
+      raw.clientConfig.headers = { ...base };
+      try {
+        return await request(cfg);
+      } finally {
+        raw.clientConfig.headers = { ...base };
+      }
+    };
+    this.raw = raw;
     // Take the body as text and parse it ourselves: axios' JSON.parse rounds BIGINT beyond 2^53.
     this.raw.clientConfig.responseType = 'text';
     // Only successful bodies are JSON; an error page must not hide the HTTP status (retries depend on it).
@@ -83,14 +96,18 @@ export class TrinoClient {
       opts.signal?.removeEventListener('abort', onAbort);
     };
 
-    let page: Page;
+    let page: Page | undefined;
     try {
       if (opts.signal?.aborted) throw new QueryCancelledError('aborted', undefined);
       page = await this.submit(sql, opts, timeoutMs, control.signal);
       while (!page.columns && page.nextUri && !page.error) page = await this.get(page.nextUri, control.signal);
     } catch (err) {
       cleanup();
-      if (control.signal.aborted) throw new QueryCancelledError(reason, undefined);
+      if (control.signal.aborted) {
+        // Still queued or planning: the query exists in Trino and must not be left to run.
+        if (page?.nextUri) await this.cancelUri(page.nextUri);
+        throw new QueryCancelledError(reason, page?.id);
+      }
       throw err;
     }
     const queryId = page.id;

@@ -523,21 +523,21 @@ describe('compileTailSummary and compileCount', () => {
   });
 });
 
-describe('known defects (it.fails: flips to a failure when fixed; then drop .fails)', () => {
-  // BUG: `is.true` compiles to `= TRUE`, so `not.is.true` becomes `NOT ("active" = TRUE)`, which drops NULL rows.
+describe('fixed defects', () => {
+  // Regression: `is.true` compiles to `= TRUE`, so `not.is.true` becomes `NOT ("active" = TRUE)`, which drops NULL rows.
   // PostgREST's `not.is.true` is `IS NOT TRUE` and keeps them. Trino has no IS TRUE; IS DISTINCT FROM says it and
   // still is a domain on the bare column (pushable).
-  it.fails('not.is.true keeps NULLs: IS DISTINCT FROM TRUE', () => {
+  it('not.is.true keeps NULLs: IS DISTINCT FROM TRUE', () => {
     expect(get(items, { select: 'id', active: 'not.is.true' })).toBe(
       `SELECT "id" FROM ${ITEMS} WHERE "active" IS DISTINCT FROM TRUE ${ITEMS_ORDER} LIMIT 101`,
     );
   });
 
-  // BUG: eq (and neq, in) round a finer-than-column instant up, so `eq.07:00:00.0005` matches rows at .001, which are
-  // not equal to it. No timestamp(3) value equals .0005: the filter must match nothing (or be refused).
-  it.fails('eq with sub-precision digits does not match the next millisecond', () => {
-    expect(get(orders, { select: 'key', timestamp_broker: 'eq.2026-11-30T07:00:00.0005Z' })).not.toContain(
-      `= TIMESTAMP '2026-11-30 07:00:00.001'`,
+  // eq (and neq, in) with an instant finer than the column: no value of the column can equal it, so it is refused
+  // (rounding it would match the next millisecond).
+  it('eq with sub-precision digits is refused, naming the column', () => {
+    expect(() => get(orders, { select: 'key', timestamp_broker: 'eq.2026-11-30T07:00:00.0005Z' })).toThrow(
+      /timestamp_broker: "2026-11-30T07:00:00.0005Z" is finer than timestamp\(3\)/,
     );
   });
 });

@@ -257,14 +257,14 @@ describe('classifyPushdown', () => {
   // And NOT (a OR b) over two columns is (NOT a) AND (NOT b), a conjunction of domains Trino hands to the connector
   // as such, but the classifier recurses into the OR and calls it residual.
   // Fix: for `not` over `and`/`or`, classify the inner group as if its kind were flipped.
-  it.fails('NOT of an OR across columns is an AND of domains: pushed', () => {
+  it('NOT of an OR across columns is an AND of domains: pushed', () => {
     expect(classifyPushdown(where({ 'not.or': '(id.eq.1,name.eq.x)' }), OFF)).toEqual({
       pushed: [`NOT (("id" = BIGINT '1' OR "name" = 'x'))`],
       residual: [],
     });
   });
 
-  it.fails('NOT of an AND across columns is an OR across columns: residual when complex pushdown is off', () => {
+  it('NOT of an AND across columns is an OR across columns: residual when complex pushdown is off', () => {
     expect(classifyPushdown(where({ 'not.and': '(id.eq.1,name.eq.x)' }), OFF)).toEqual({
       pushed: [],
       residual: [`NOT (("id" = BIGINT '1' AND "name" = 'x'))`],

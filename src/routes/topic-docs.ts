@@ -1,0 +1,126 @@
+/**
+ * `GET /docs/topics`: one server-rendered page, from the live catalog, listing each served topic with its columns and
+ * expanded fields, their Trino types, and filters that apply to each, so a newcomer can build a query from the page.
+ * Every name on it comes from Trino or the config file, so everything is HTML-escaped (and the page gets a CSP that
+ * allows no script at all).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../config.js';
+import type { TableInfo } from '../catalog/topic-catalog.js';
+import { topicModel } from '../catalog/topic-model.js';
+import { typeFamily } from '../query/values.js';
+import type { ColumnNode } from '../query/nodes.js';
+import { TRINO_ERRORS, errorResponses } from './events-schema.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for HTML element content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
+
+/** Filters that apply to a column, by the family of its type (src/query/filters.ts decides what is accepted). */
+export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
+  const n = c.name;
+  switch (typeFamily(c.type)) {
+    case 'varchar':
+      return [`${n}=eq.text`, `${n}=in.(a,b,"c,d")`, `${n}=like.*text*`, `${n}=is.null`];
+    case 'varbinary':
+      return [`${n}=eq.text`, `${n}=eq.\\xff00`, `${n}=like.*text*`, `${n}=is.null`];
+    case 'integer':
+      return [`${n}=eq.42`, `${n}=gte.10`, `${n}=in.(1,2,3)`];
+    case 'decimal':
+      return [`${n}=gt.9.99`, `${n}=lte.100.00`];
+    case 'double':
+      return [`${n}=lt.0.5`];
+    case 'boolean':
+      return [`${n}=is.true`, `${n}=eq.false`];
+    case 'timestamp':
+      return [`${n}=gte.2026-11-01T00:00:00Z`, `${n}=lt.2026-11-02T00:00:00Z`];
+    case 'date':
+      return [`${n}=eq.2026-11-01`];
+    case 'other':
+      return [`${n}=is.null`];
+  }
+}
+
+function columnRow(c: ColumnNode, expandPath: string | undefined): string {
+  const origin = c.source.kind === 'table' ? 'table' : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}`;
+  const filters = filterExamples(c).map(code).join(' ');
+  return `<tr><td>${code(c.name)}</td><td>${code(c.type)}</td><td>${origin}</td><td>${filters}</td></tr>`;
+}
+
+function topicSection(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): string {
+  const model = topicModel(t, config);
+  const expand = config.topics[t.id]?.expand ?? {};
+  const base = `/v1/topics/${encodeURIComponent(t.id)}`;
+  const sample = `${base}/events?limit=5`;
+  const rows = [...model.columns.values()].map((c) => columnRow(c, expand[c.name]?.path)).join('\n');
+  const time = model.time
+    ? `<p>Time window: ${code('since')} / ${code('until')} bound ${code(model.time.name)}.</p>`
+    : `<p>No ${code('timestamp_broker')} column: ${code('since')} / ${code('until')} do not apply.</p>`;
+  return `<section id="${escapeHtml(`topic-${t.id}`)}">
+<h2>${escapeHtml(t.id)} <small>(${escapeHtml(t.kind)})</small></h2>
+<p>Trino table ${code(`${config.catalog}.${t.schema}.${t.table}`)}. Try ${`<a href="${escapeHtml(sample)}">${code(sample)}</a>`},
+describe it with <a href="${escapeHtml(base)}">${code(base)}</a>.</p>
+${time}
+<table><thead><tr><th>column</th><th>Trino type</th><th>origin</th><th>filters (query parameters)</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+</section>`;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}code{background:#f4f4f4;padding:0 .2em}
+td code{margin-right:.4em;white-space:nowrap}small{color:#666;font-weight:normal}`;
+
+/** The whole page for the given tables (sorted by id). */
+export function renderTopicDocs(tables: Iterable<TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
+  const list = [...tables].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const toc = list.map((t) => `<li><a href="#${escapeHtml(encodeURIComponent(`topic-${t.id}`))}">${escapeHtml(t.id)}</a> (${escapeHtml(t.kind)})</li>`);
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>topicgate: served topics</title><style>${STYLE}</style></head>
+<body>
+<h1>Served topics</h1>
+<p>Every column below can be selected (${code('select=a,b')}), filtered, ordered (${code('order=a.desc')}) and grouped.
+A filter is a query parameter ${code('column=[not.]op.value')}; combine several with ${code('&')}, or group them:
+${code('or=(a.eq.1,b.lt.2)')}. Values of varbinary columns are UTF-8 text or ${code('\\x')} + hex bytes.
+Back to the <a href="/docs/">API reference (Swagger UI)</a> or the <a href="/openapi.json">OpenAPI document</a>.</p>
+<ul>
+${toc.join('\n')}
+</ul>
+${list.map((t) => topicSection(t, config)).join('\n')}
+</body></html>
+`;
+}
+
+export default async function topicDocsRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/docs/topics',
+    {
+      schema: {
+        tags: ['docs'],
+        summary: 'The served topics, their columns and expanded fields, as an HTML page',
+        description: 'Built from the live catalog and the config file: each column with its Trino type, its origin, and filters that apply to it.',
+        response: {
+          200: {
+            description: 'An HTML page',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          ...errorResponses(TRINO_ERRORS),
+        },
+      },
+    },
+    async (_request, reply) => {
+      const tables = await app.tg.catalog.tables();
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
+        .send(renderTopicDocs(tables.values(), app.tg.config));
+    },
+  );
+}

@@ -1,0 +1,252 @@
+/**
+ * The committed OpenAPI document (openapi/openapi.json) against the routes, the error catalog and the demo data;
+ * Swagger UI's offline assets; the per-topic page /docs/topics.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
+import { renderTopicDocs } from '../../src/routes/topic-docs.js';
+import { generateOpenapi, OPENAPI_FILE } from '../../scripts/openapi.js';
+import { testApp } from '../helpers.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const committedText = readFileSync(OPENAPI_FILE, 'utf8');
+const doc = JSON.parse(committedText) as Json;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+  Object.entries(item as Json)
+    .filter(([m]) => METHODS.includes(m))
+    .map(([method, op]) => ({ method, path, op: op as Json })),
+);
+const op = (method: string, path: string) => operations.find((o) => o.method === method && o.path === path)!.op;
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp();
+});
+afterAll(() => app.close());
+
+describe('the committed document', () => {
+  it('is what the routes generate (run `npm run openapi` after changing a route schema)', async () => {
+    const fresh = await generateOpenapi();
+    // Compare as objects first for a readable diff, then as text for byte-exactness (key order, final newline).
+    expect(JSON.parse(fresh), 'openapi/openapi.json is stale: run npm run openapi').toEqual(doc);
+    expect(fresh === committedText, 'openapi/openapi.json is stale: run npm run openapi').toBe(true);
+  });
+
+  it('is the document served at /openapi.json and to Swagger UI', async () => {
+    expect((await app.inject('/openapi.json')).json()).toEqual(doc);
+    expect((await app.inject('/docs/json')).json()).toEqual(doc);
+  });
+
+  it('says it is generated, in its first member', () => {
+    expect(committedText.split('\n')[1]).toMatch(/^ {2}"x-generated": "by npm run openapi/);
+  });
+
+  it('documents every route of the contract (API.md)', () => {
+    const have = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`);
+    expect(have).toEqual(
+      expect.arrayContaining([
+        'GET /healthz',
+        'GET /readyz',
+        'GET /v1/topics',
+        'GET /v1/topics/{topic}',
+        'GET /v1/topics/{topic}/events',
+        'POST /v1/topics/{topic}/query',
+        'PUT /v1/cursors/{name}',
+        'GET /v1/cursors/{name}',
+        'DELETE /v1/cursors/{name}',
+        'POST /v1/cursors/{name}/read',
+        'POST /v1/cursors/{name}/commit',
+        'POST /v1/cursors/{name}/seek',
+        'GET /v1/cursors/{name}/history',
+        'GET /docs/topics',
+      ]),
+    );
+  });
+
+  it.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o.op] as const))(
+    '%s has a summary, a tag, described parameters, a success and its error responses',
+    (_name, o) => {
+      expect(o.summary).toBeTruthy();
+      expect(o.tags?.length).toBeGreaterThan(0);
+      for (const p of o.parameters ?? []) expect(p.description, `parameter ${p.name}`).toBeTruthy();
+      const statuses = Object.keys(o.responses);
+      expect(statuses.some((s) => /^2\d\d$/.test(s))).toBe(true);
+      const errors = statuses.filter((s) => Number(s) >= 400);
+      expect(errors.length).toBeGreaterThan(0);
+      for (const s of errors) {
+        const r = o.responses[s];
+        expect(r.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+        // Each error response lists its codes, each of that status, with its meaning.
+        const codes = [...(r.description as string).matchAll(/`(TG_[A-Z_]+)`: /g)].map((m) => m[1] as ErrorCode);
+        expect(codes.length, `${s} lists no code`).toBeGreaterThan(0);
+        for (const c of codes) {
+          expect(ERROR_CATALOG[c].status).toBe(Number(s));
+          expect(r.description).toContain(ERROR_CATALOG[c].meaning);
+        }
+      }
+    },
+  );
+
+  it('documents every code of the error catalog, with its status and meaning', () => {
+    const enumCodes = doc.components.schemas.Error.properties.error.properties.code.enum as string[];
+    expect(enumCodes.sort()).toEqual(Object.keys(ERROR_CATALOG).sort());
+    const described = new Set(
+      operations.flatMap((o) =>
+        Object.entries(o.op.responses as Json).flatMap(([s, r]) =>
+          [...String((r as Json).description).matchAll(/`(TG_[A-Z_]+)`/g)].map((m) => `${m[1]} ${s}`),
+        ),
+      ),
+    );
+    for (const [code, { status, meaning }] of Object.entries(ERROR_CATALOG)) {
+      expect(described.has(`${code} ${status}`), `${code} under some ${status} response`).toBe(true);
+      expect(doc.info.description).toContain(`| \`${code}\` | ${status} | ${meaning} |`);
+    }
+  });
+
+  it('offers the four media types on every read', () => {
+    const media = ['application/json', 'application/x-ndjson', 'text/csv', 'application/vnd.apache.arrow.stream'];
+    for (const o of [op('get', '/v1/topics/{topic}/events'), op('post', '/v1/topics/{topic}/query'), op('post', '/v1/cursors/{name}/read')]) {
+      expect(Object.keys(o.responses['200'].content).sort()).toEqual([...media].sort());
+      expect(Object.keys(o.responses['200'].headers)).toContain('X-Trino-Query-Id');
+    }
+  });
+
+  it('documents the text rules, the completeness signal of each format and the opaque cursor', () => {
+    const d = doc.info.description as string;
+    for (const rule of ['`\\x` followed by lowercase hex', 'U+FFFD', 'embedded as a JSON value', 'beyond 2^53', 'with their scale', '2026-11-01T00:00:00.000Z']) {
+      expect(d).toContain(rule);
+    }
+    const ok = op('get', '/v1/topics/{topic}/events').responses['200'].description as string;
+    for (const signal of ['"complete": true', '`\\n\\n`', '`\\r\\n\\r\\n`', '#error', 'end-of-stream marker']) expect(ok).toContain(signal);
+    expect(d).toContain('Page cursors are opaque');
+    expect(op('get', '/v1/topics/{topic}/events').parameters.find((p: Json) => p.name === 'cursor').description).toContain('Opaque');
+  });
+});
+
+describe('the examples are the demo data', () => {
+  const events = op('get', '/v1/topics/{topic}/events');
+
+  it('the GET example parameters, sent as they are, give the documented JSON example exactly', async () => {
+    const qs = new URLSearchParams();
+    let topic = '';
+    for (const p of events.parameters as Json[]) {
+      if (p.example === undefined) continue;
+      if (p.in === 'path') topic = p.example;
+      else if (p.style === 'form' && p.explode) for (const [k, v] of Object.entries(p.example as Json)) qs.append(k, String(v));
+      else qs.append(p.name, String(p.example));
+    }
+    expect(topic).toBe('orders');
+    const res = await app.inject(`/v1/topics/${topic}/events?${qs}`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual(events.responses['200'].content['application/json'].schema.example);
+    expect(res.body).toContain('"trace_id":9007199254740997'); // exact beyond 2^53
+    qs.set('format', 'ndjson');
+    const ndjson = await app.inject(`/v1/topics/${topic}/events?${qs}`);
+    const lines = ndjson.body.split('\n');
+    expect(lines.slice(-2)).toEqual(['', '']); // complete: one extra empty line
+    expect(JSON.parse(lines[1]!)).toEqual({ key: 'order-1000002', value: '\\xc3287b2262726f6b656e223a35', timestamp_broker: '2026-11-01T00:00:00.000Z' });
+    qs.set('format', 'csv');
+    const csv = await app.inject(`/v1/topics/${topic}/events?${qs}`);
+    expect(csv.body.split('\r\n')[2]).toBe('order-1000002,\\xc3287b2262726f6b656e223a35,2026-11-01T00:00:00.000Z');
+  });
+
+  it.each(Object.entries(op('post', '/v1/topics/{topic}/query').requestBody.content['application/json'].examples as Json))(
+    'POST query %s runs on orders',
+    async (_name, example) => {
+      const res = await app.inject({ method: 'POST', url: '/v1/topics/orders/query', payload: (example as Json).value });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().complete).toBe(true);
+      expect(res.json().rows.length).toBeGreaterThan(0);
+    },
+  );
+});
+
+describe('Swagger UI at /docs works offline', () => {
+  it('the page loads only same-origin assets, each served', async () => {
+    const res = await app.inject('/docs/');
+    expect(res.statusCode).toBe(200);
+    const refs = [...res.body.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThanOrEqual(5);
+    for (const ref of refs) {
+      expect(ref, 'a relative path on this server').toMatch(/^\.\/static\/[\w./-]+$/);
+      const asset = await app.inject(`/docs/${ref.slice(2)}`);
+      expect(asset.statusCode, ref).toBe(200);
+    }
+    // The browser may load nothing from elsewhere.
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toMatch(/https?:|\*/);
+  });
+
+  it('the initializer loads the spec from this server, has no validator, and wraps the response view', async () => {
+    const js = (await app.inject('/docs/static/swagger-initializer.js')).body;
+    const code = js.replace(/^\s*\/\/.*$/gm, ''); // comments may cite URLs; code may not
+    expect(code).not.toMatch(/https?:\/\//);
+    expect(code).toContain('"validatorUrl":null');
+    expect(code).toContain("resolveUrl('./json')");
+    expect(code).toContain('SwaggerUIBundle.plugins.DownloadUrl');
+    expect(code).toContain('wrapComponents');
+  });
+});
+
+describe('/docs/topics', () => {
+  it('lists every served topic with its columns and Trino types, linked from the document', async () => {
+    expect(doc.info.description).toContain('(/docs/topics)');
+    const res = await app.inject('/docs/topics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    for (const t of ['orders', 'clicks', 's3_events', 'orders_expanded']) expect(res.body).toContain(`<section id="topic-${t}">`);
+    expect(res.body).toContain(
+      '<tr><td><code>headers</code></td><td><code>array(row(key varchar, value varbinary))</code></td><td>table</td><td><code>headers=is.null</code></td></tr>',
+    );
+    expect(res.body).toContain('<tr><td><code>amount</code></td><td><code>decimal(12,2)</code></td><td>table</td><td><code>amount=gt.9.99</code>');
+    expect(res.body).toContain('<code>key=eq.\\xff00</code>');
+  });
+
+  it('shows expanded fields from the config file, with their JSON path, and the filters work', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topicgate-docs-'));
+    const file = join(dir, 'topics.yaml');
+    writeFileSync(
+      file,
+      'topics:\n  orders:\n    expand:\n      status: { path: "$.status", type: varchar }\n' +
+        '      country: { path: "$.customer.address.country", type: varchar }\n      order_id: { path: "$.order_id", type: bigint }\n',
+    );
+    const withConfig = await testApp({ TOPICGATE_CONFIG: file });
+    try {
+      const page = (await withConfig.inject('/docs/topics')).body;
+      const orders = page.slice(page.indexOf('<section id="topic-orders">'), page.indexOf('</section>', page.indexOf('<section id="topic-orders">')));
+      expect(orders).toContain('<tr><td><code>country</code></td><td><code>varchar</code></td><td>expansion of <code>value</code> at <code>$.customer.address.country</code></td>');
+      expect(orders).toContain('<code>order_id=in.(1,2,3)</code>');
+      // The filters the page shows are accepted as shown.
+      const res = await withConfig.inject('/v1/topics/orders/events?country=eq.BR&order_id=in.(1000002,1000009)&until=2026-11-01T01:00:00Z&select=key,country');
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().rows).toEqual([
+        { key: 'order-1000002', country: 'BR' },
+        { key: 'order-1000009', country: 'BR' },
+      ]);
+    } finally {
+      await withConfig.close();
+    }
+  });
+
+  it('escapes every name it shows', () => {
+    const evil = '<script>alert("x")</script>&\'';
+    const html = renderTopicDocs(
+      [{ id: evil, schema: `s${evil}`, table: `t${evil}`, kind: 'topic', columns: [
+        { name: 'key', type: 'varbinary' }, { name: 'value', type: 'varbinary' }, { name: 'timestamp_broker', type: 'timestamp(3)' }, { name: `c${evil}`, type: 'varchar' },
+      ] }],
+      { catalog: `cat${evil}`, topics: { [evil]: { expand: { f: { path: `$["${evil.replaceAll('"', '\\"')}"]`, type: 'varchar' } } } } },
+    );
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain(`${evil}`);
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;');
+    expect(html).toContain('<a href="/v1/topics/%3Cscript%3Ealert(%22x%22)%3C%2Fscript%3E%26\'/events?limit=5">'.replace("'", '&#39;'));
+  });
+});
