@@ -123,9 +123,13 @@ function normalizeSchema(schema: unknown): void {
     if (s[key] && typeof s[key] === 'object') Object.values(s[key] as Json).forEach(normalizeSchema);
   }
   for (const key of ['items', 'additionalProperties', 'not']) normalizeSchema(s[key]);
-  for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[key])) (s[key] as unknown[]).forEach(normalizeSchema);
+  for (const key of ['anyOf', 'oneOf', 'allOf'])
+    if (Array.isArray(s[key])) (s[key] as unknown[]).forEach(normalizeSchema);
   const items = s.anyOf as Json[] | undefined;
-  if (items?.length && items.every((i) => Array.isArray(i.enum) && i.type === items[0]!.type && Object.keys(i).length === 2)) {
+  if (
+    items?.length &&
+    items.every((i) => Array.isArray(i.enum) && i.type === items[0]!.type && Object.keys(i).length === 2)
+  ) {
     delete s.anyOf;
     s.type = items[0]!.type;
     s.enum = items.flatMap((i) => i.enum as unknown[]);
@@ -136,8 +140,11 @@ function normalizeSchema(schema: unknown): void {
 function operationSchemas(op: Json): unknown[] {
   const out: unknown[] = [];
   for (const p of (op.parameters as Json[] | undefined) ?? []) out.push(p.schema);
-  const contents = [op.requestBody, ...Object.values((op.responses as Json | undefined) ?? {})].map((x) => (x as Json | undefined)?.content);
-  for (const c of contents) for (const media of Object.values((c as Json | undefined) ?? {})) out.push((media as Json).schema);
+  const contents = [op.requestBody, ...Object.values((op.responses as Json | undefined) ?? {})].map(
+    (x) => (x as Json | undefined)?.content,
+  );
+  for (const c of contents)
+    for (const media of Object.values((c as Json | undefined) ?? {})) out.push((media as Json).schema);
   return out;
 }
 
@@ -158,7 +165,9 @@ function addFreeFormQuery(op: Json): void {
   if (!free) return;
   delete op[FREE_FORM];
   // Path parameters first: the order a reader fills them in.
-  const parameters = ((op.parameters as Json[] | undefined) ?? []).slice().sort((a, b) => Number(b.in === 'path') - Number(a.in === 'path'));
+  const parameters = ((op.parameters as Json[] | undefined) ?? [])
+    .slice()
+    .sort((a, b) => Number(b.in === 'path') - Number(a.in === 'path'));
   parameters.push({
     name: 'filters',
     in: 'query',
@@ -187,7 +196,10 @@ function addCreationLinks(paths: Json): void {
       for (const method of Object.keys(otherItem as Json).filter((m) => m !== 'put')) {
         const ref = `#/paths/${other.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`;
         const name = `${method}${other.slice(path.length).replace(/\W+/g, '_')}`.replace(/_$/, '');
-        links[name] = { operationRef: ref, parameters: Object.fromEntries(params.map((p) => [p, `$request.path.${p}`])) };
+        links[name] = {
+          operationRef: ref,
+          parameters: Object.fromEntries(params.map((p) => [p, `$request.path.${p}`])),
+        };
       }
     }
     for (const [status, response] of Object.entries(put.responses as Json)) {
@@ -229,14 +241,18 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       ],
     },
     // Shared schemas (TypeBox `$id`) keep their names in components.schemas.
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' && /^[A-Z]\w*$/.test(json.$id) ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' && /^[A-Z]\w*$/.test(json.$id) ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url }) => {
       const qs = (schema as { querystring?: Json } | undefined)?.querystring;
       if (!qs?.additionalProperties) return { schema, url };
       const example = Array.isArray(qs.examples) ? qs.examples[0] : undefined;
       return { schema: { ...schema, [FREE_FORM]: { description: qs.description, example } }, url };
     },
-    transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
+    transformObject: (documentObject) =>
+      finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -146,7 +146,8 @@ function compileSelectItem(s: SelectNode): string {
           case 'max':
             return `${s.fn}(${col})`;
           case 'approx_percentile':
-            return `approx_percentile(${col}, ${doubleLiteral(s.p ?? 0.5)})`;
+            // Trino would coerce a decimal to real (24-bit mantissa); double keeps cents.
+            return `approx_percentile(${s.column && typeFamily(s.column.type) === 'decimal' ? `CAST(${col} AS double)` : col}, ${doubleLiteral(s.p ?? 0.5)})`;
           case 'latest':
             return `max_by(${col}, ${time})`;
           case 'earliest':

@@ -119,17 +119,20 @@ export function planRead(
     typeof s === 'string' ? { kind: 'select-column', column: resolve(s), as: s } : aggregateNode(topic, s, resolve),
   );
   const groupBy: string[] = [];
+  // Group keys not already selected come first, in groupBy order.
+  const keys: SelectNode[] = [];
   for (const g of groupSpecs) {
     if (typeof g === 'string') {
       const col = resolve(g);
-      if (!select.some((s) => s.kind === 'select-column' && s.as === g)) select.unshift({ kind: 'select-column', column: col, as: g });
+      if (!select.some((s) => s.kind === 'select-column' && s.as === g)) keys.push({ kind: 'select-column', column: col, as: g });
       groupBy.push(g);
     } else {
       const b = bucketNode(topic, g);
-      select.unshift(b);
+      keys.push(b);
       groupBy.push(b.as);
     }
   }
+  select = [...keys, ...select];
   const aggregate = groupBy.length > 0 || select.some((s) => s.kind === 'aggregate');
   if (aggregate) {
     for (const s of select) {

@@ -48,7 +48,8 @@ export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
 }
 
 function columnRow(c: ColumnNode, expandPath: string | undefined): string {
-  const origin = c.source.kind === 'table' ? 'table' : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}`;
+  const origin =
+    c.source.kind === 'table' ? 'table' : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}`;
   const filters = filterExamples(c).map(code).join(' ');
   return `<tr><td>${code(c.name)}</td><td>${code(c.type)}</td><td>${origin}</td><td>${filters}</td></tr>`;
 }
@@ -81,7 +82,10 @@ td code{margin-right:.4em;white-space:nowrap}small{color:#666;font-weight:normal
 /** The whole page for the given tables (sorted by id). */
 export function renderTopicDocs(tables: Iterable<TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
   const list = [...tables].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const toc = list.map((t) => `<li><a href="#${escapeHtml(encodeURIComponent(`topic-${t.id}`))}">${escapeHtml(t.id)}</a> (${escapeHtml(t.kind)})</li>`);
+  const toc = list.map(
+    (t) =>
+      `<li><a href="#${escapeHtml(encodeURIComponent(`topic-${t.id}`))}">${escapeHtml(t.id)}</a> (${escapeHtml(t.kind)})</li>`,
+  );
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>topicgate: served topics</title><style>${STYLE}</style></head>
 <body>
@@ -105,7 +109,8 @@ export default async function topicDocsRoutes(app: FastifyInstance): Promise<voi
       schema: {
         tags: ['docs'],
         summary: 'The served topics, their columns and expanded fields, as an HTML page',
-        description: 'Built from the live catalog and the config file: each column with its Trino type, its origin, and filters that apply to it.',
+        description:
+          'Built from the live catalog and the config file: each column with its Trino type, its origin, and filters that apply to it.',
         response: {
           200: {
             description: 'An HTML page',
@@ -119,7 +124,10 @@ export default async function topicDocsRoutes(app: FastifyInstance): Promise<voi
       const tables = await app.tg.catalog.tables();
       return reply
         .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
+        .header(
+          'Content-Security-Policy',
+          "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+        )
         .send(renderTopicDocs(tables.values(), app.tg.config));
     },
   );

@@ -106,7 +106,10 @@ describe.skipIf(!hasChromium)('Swagger UI in Chromium, against the demo data', (
     expect(url).toBe(
       `${base}/v1/topics/orders/events?select=key%2Cvalue%2Ctimestamp_broker&limit=3&format=json&since=2026-11-01T00%3A00%3A00Z&until=2026-11-01T00%3A01%3A00Z&key=eq.order-1000002`,
     );
-    const json = await live.locator('.response-col_description .microlight, .response-col_description pre').first().innerText();
+    const json = await live
+      .locator('.response-col_description .microlight, .response-col_description pre')
+      .first()
+      .innerText();
     const body = JSON.parse(json) as { rows: Record<string, unknown>[]; next: unknown; complete: boolean };
     expect(body.rows.map((r) => [r.key, r.timestamp_broker])).toEqual([
       ['order-1000002', '2026-11-01T00:00:00.000Z'],
@@ -143,12 +146,16 @@ describe.skipIf(!hasChromium)('Swagger UI in Chromium, against the demo data', (
     const table = tableFromIPC(bytes);
     expect(table.numRows).toBe(2);
     expect(Buffer.from(table.getChild('key')!.get(1) as Uint8Array).toString()).toBe('order-1000002');
-    expect(Buffer.from(table.getChild('value')!.get(1) as Uint8Array).subarray(0, 2)).toEqual(Buffer.from([0xc3, 0x28]));
+    expect(Buffer.from(table.getChild('value')!.get(1) as Uint8Array).subarray(0, 2)).toEqual(
+      Buffer.from([0xc3, 0x28]),
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'swagger-ui.png') });
 
     // Offline: every request went to this server, and nothing was refused or failed.
     expect(requests.length).toBeGreaterThan(5);
-    expect(requests.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([]);
+    expect(
+      requests.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith('blob:') && !u.startsWith('data:')),
+    ).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
 
@@ -160,7 +167,9 @@ describe.skipIf(!hasChromium)('Swagger UI in Chromium, against the demo data', (
     await page.goto(new URL(href!, base).href);
     const orders = page.locator('section#topic-orders');
     expect(await orders.locator('h2').innerText()).toBe('orders (topic)');
-    const rows = await orders.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+    const rows = await orders
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
     expect(rows).toEqual([
       ['key', 'varbinary', 'table'],
       ['value', 'varbinary', 'table'],

@@ -111,7 +111,11 @@ describe('the committed document', () => {
 
   it('offers the four media types on every read', () => {
     const media = ['application/json', 'application/x-ndjson', 'text/csv', 'application/vnd.apache.arrow.stream'];
-    for (const o of [op('get', '/v1/topics/{topic}/events'), op('post', '/v1/topics/{topic}/query'), op('post', '/v1/cursors/{name}/read')]) {
+    for (const o of [
+      op('get', '/v1/topics/{topic}/events'),
+      op('post', '/v1/topics/{topic}/query'),
+      op('post', '/v1/cursors/{name}/read'),
+    ]) {
       expect(Object.keys(o.responses['200'].content).sort()).toEqual([...media].sort());
       expect(Object.keys(o.responses['200'].headers)).toContain('X-Trino-Query-Id');
     }
@@ -119,13 +123,23 @@ describe('the committed document', () => {
 
   it('documents the text rules, the completeness signal of each format and the opaque cursor', () => {
     const d = doc.info.description as string;
-    for (const rule of ['`\\x` followed by lowercase hex', 'U+FFFD', 'embedded as a JSON value', 'beyond 2^53', 'with their scale', '2026-11-01T00:00:00.000Z']) {
+    for (const rule of [
+      '`\\x` followed by lowercase hex',
+      'U+FFFD',
+      'embedded as a JSON value',
+      'beyond 2^53',
+      'with their scale',
+      '2026-11-01T00:00:00.000Z',
+    ]) {
       expect(d).toContain(rule);
     }
     const ok = op('get', '/v1/topics/{topic}/events').responses['200'].description as string;
-    for (const signal of ['"complete": true', '`\\n\\n`', '`\\r\\n\\r\\n`', '#error', 'end-of-stream marker']) expect(ok).toContain(signal);
+    for (const signal of ['"complete": true', '`\\n\\n`', '`\\r\\n\\r\\n`', '#error', 'end-of-stream marker'])
+      expect(ok).toContain(signal);
     expect(d).toContain('Page cursors are opaque');
-    expect(op('get', '/v1/topics/{topic}/events').parameters.find((p: Json) => p.name === 'cursor').description).toContain('Opaque');
+    expect(
+      op('get', '/v1/topics/{topic}/events').parameters.find((p: Json) => p.name === 'cursor').description,
+    ).toContain('Opaque');
   });
 });
 
@@ -138,7 +152,8 @@ describe('the examples are the demo data', () => {
     for (const p of events.parameters as Json[]) {
       if (p.example === undefined) continue;
       if (p.in === 'path') topic = p.example;
-      else if (p.style === 'form' && p.explode) for (const [k, v] of Object.entries(p.example as Json)) qs.append(k, String(v));
+      else if (p.style === 'form' && p.explode)
+        for (const [k, v] of Object.entries(p.example as Json)) qs.append(k, String(v));
       else qs.append(p.name, String(p.example));
     }
     expect(topic).toBe('orders');
@@ -150,21 +165,24 @@ describe('the examples are the demo data', () => {
     const ndjson = await app.inject(`/v1/topics/${topic}/events?${qs}`);
     const lines = ndjson.body.split('\n');
     expect(lines.slice(-2)).toEqual(['', '']); // complete: one extra empty line
-    expect(JSON.parse(lines[1]!)).toEqual({ key: 'order-1000002', value: '\\xc3287b2262726f6b656e223a35', timestamp_broker: '2026-11-01T00:00:00.000Z' });
+    expect(JSON.parse(lines[1]!)).toEqual({
+      key: 'order-1000002',
+      value: '\\xc3287b2262726f6b656e223a35',
+      timestamp_broker: '2026-11-01T00:00:00.000Z',
+    });
     qs.set('format', 'csv');
     const csv = await app.inject(`/v1/topics/${topic}/events?${qs}`);
     expect(csv.body.split('\r\n')[2]).toBe('order-1000002,\\xc3287b2262726f6b656e223a35,2026-11-01T00:00:00.000Z');
   });
 
-  it.each(Object.entries(op('post', '/v1/topics/{topic}/query').requestBody.content['application/json'].examples as Json))(
-    'POST query %s runs on orders',
-    async (_name, example) => {
-      const res = await app.inject({ method: 'POST', url: '/v1/topics/orders/query', payload: (example as Json).value });
-      expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().complete).toBe(true);
-      expect(res.json().rows.length).toBeGreaterThan(0);
-    },
-  );
+  it.each(
+    Object.entries(op('post', '/v1/topics/{topic}/query').requestBody.content['application/json'].examples as Json),
+  )('POST query %s runs on orders', async (_name, example) => {
+    const res = await app.inject({ method: 'POST', url: '/v1/topics/orders/query', payload: (example as Json).value });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().complete).toBe(true);
+    expect(res.json().rows.length).toBeGreaterThan(0);
+  });
 });
 
 describe('Swagger UI at /docs works offline', () => {
@@ -202,11 +220,14 @@ describe('/docs/topics', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
-    for (const t of ['orders', 'clicks', 's3_events', 'orders_expanded']) expect(res.body).toContain(`<section id="topic-${t}">`);
+    for (const t of ['orders', 'clicks', 's3_events', 'orders_expanded'])
+      expect(res.body).toContain(`<section id="topic-${t}">`);
     expect(res.body).toContain(
       '<tr><td><code>headers</code></td><td><code>array(row(key varchar, value varbinary))</code></td><td>table</td><td><code>headers=is.null</code></td></tr>',
     );
-    expect(res.body).toContain('<tr><td><code>amount</code></td><td><code>decimal(12,2)</code></td><td>table</td><td><code>amount=gt.9.99</code>');
+    expect(res.body).toContain(
+      '<tr><td><code>amount</code></td><td><code>decimal(12,2)</code></td><td>table</td><td><code>amount=gt.9.99</code>',
+    );
     expect(res.body).toContain('<code>key=eq.\\xff00</code>');
   });
 
@@ -221,11 +242,18 @@ describe('/docs/topics', () => {
     const withConfig = await testApp({ TOPICGATE_CONFIG: file });
     try {
       const page = (await withConfig.inject('/docs/topics')).body;
-      const orders = page.slice(page.indexOf('<section id="topic-orders">'), page.indexOf('</section>', page.indexOf('<section id="topic-orders">')));
-      expect(orders).toContain('<tr><td><code>country</code></td><td><code>varchar</code></td><td>expansion of <code>value</code> at <code>$.customer.address.country</code></td>');
+      const orders = page.slice(
+        page.indexOf('<section id="topic-orders">'),
+        page.indexOf('</section>', page.indexOf('<section id="topic-orders">')),
+      );
+      expect(orders).toContain(
+        '<tr><td><code>country</code></td><td><code>varchar</code></td><td>expansion of <code>value</code> at <code>$.customer.address.country</code></td>',
+      );
       expect(orders).toContain('<code>order_id=in.(1,2,3)</code>');
       // The filters the page shows are accepted as shown.
-      const res = await withConfig.inject('/v1/topics/orders/events?country=eq.BR&order_id=in.(1000002,1000009)&until=2026-11-01T01:00:00Z&select=key,country');
+      const res = await withConfig.inject(
+        '/v1/topics/orders/events?country=eq.BR&order_id=in.(1000002,1000009)&until=2026-11-01T01:00:00Z&select=key,country',
+      );
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().rows).toEqual([
         { key: 'order-1000002', country: 'BR' },
@@ -239,14 +267,30 @@ describe('/docs/topics', () => {
   it('escapes every name it shows', () => {
     const evil = '<script>alert("x")</script>&\'';
     const html = renderTopicDocs(
-      [{ id: evil, schema: `s${evil}`, table: `t${evil}`, kind: 'topic', columns: [
-        { name: 'key', type: 'varbinary' }, { name: 'value', type: 'varbinary' }, { name: 'timestamp_broker', type: 'timestamp(3)' }, { name: `c${evil}`, type: 'varchar' },
-      ] }],
-      { catalog: `cat${evil}`, topics: { [evil]: { expand: { f: { path: `$["${evil.replaceAll('"', '\\"')}"]`, type: 'varchar' } } } } },
+      [
+        {
+          id: evil,
+          schema: `s${evil}`,
+          table: `t${evil}`,
+          kind: 'topic',
+          columns: [
+            { name: 'key', type: 'varbinary' },
+            { name: 'value', type: 'varbinary' },
+            { name: 'timestamp_broker', type: 'timestamp(3)' },
+            { name: `c${evil}`, type: 'varchar' },
+          ],
+        },
+      ],
+      {
+        catalog: `cat${evil}`,
+        topics: { [evil]: { expand: { f: { path: `$["${evil.replaceAll('"', '\\"')}"]`, type: 'varchar' } } } },
+      },
     );
     expect(html).not.toContain('<script');
     expect(html).not.toContain(`${evil}`);
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;');
-    expect(html).toContain('<a href="/v1/topics/%3Cscript%3Ealert(%22x%22)%3C%2Fscript%3E%26\'/events?limit=5">'.replace("'", '&#39;'));
+    expect(html).toContain(
+      '<a href="/v1/topics/%3Cscript%3Ealert(%22x%22)%3C%2Fscript%3E%26\'/events?limit=5">'.replace("'", '&#39;'),
+    );
   });
 });

@@ -17,8 +17,10 @@ import { testApp } from '../helpers.js';
 
 const DOCUMENT = fileURLToPath(new URL('../../openapi/openapi.json', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
-const hasTools = spawnSync('python3', ['-c', 'import schemathesis, openapi_spec_validator'], { stdio: 'ignore' }).status === 0;
-if (!hasTools && process.env.CI) throw new Error('schemathesis missing: pip install -r test/schemathesis/requirements.txt');
+const hasTools =
+  spawnSync('python3', ['-c', 'import schemathesis, openapi_spec_validator'], { stdio: 'ignore' }).status === 0;
+if (!hasTools && process.env.CI)
+  throw new Error('schemathesis missing: pip install -r test/schemathesis/requirements.txt');
 if (!hasTools) process.stderr.write('[test] schemathesis / openapi-spec-validator missing: the fuzz test is skipped\n');
 
 const EXAMPLES = process.env.TOPICGATE_FUZZ_EXAMPLES ?? '100';
@@ -66,22 +68,35 @@ describe.skipIf(!hasTools)('the OpenAPI document, checked independently', () => 
     const dir = mkdtempSync(join(tmpdir(), 'topicgate-schemathesis-'));
     const reportPath = join(dir, 'report.json');
     const { code, out } = await run('python3', [
-      '-m', 'schemathesis.cli', 'run', DOCUMENT,
-      '--url', base,
+      '-m',
+      'schemathesis.cli',
+      'run',
+      DOCUMENT,
+      '--url',
+      base,
       // All checks but two that do not fit this API:
       // - unsupported_method wants 405 for a method a path does not have; fastify (and API.md) answer 404 TG_NOT_FOUND.
       // - positive_data_acceptance wants every schema-valid value accepted; parameters here are a query language
       //   (filters, times, formats, page and batch tokens) that JSON Schema cannot express, so many are rightly 4xx.
-      '--checks', 'all',
-      '--exclude-checks', 'unsupported_method,positive_data_acceptance',
-      '--max-examples', EXAMPLES,
-      '--seed', SEED,
-      '--workers', '2',
-      '--request-timeout', '60',
-      '--suppress-health-check', 'too_slow,filter_too_much',
+      '--checks',
+      'all',
+      '--exclude-checks',
+      'unsupported_method,positive_data_acceptance',
+      '--max-examples',
+      EXAMPLES,
+      '--seed',
+      SEED,
+      '--workers',
+      '2',
+      '--request-timeout',
+      '60',
+      '--suppress-health-check',
+      'too_slow,filter_too_much',
       '--no-color',
-      '--report', 'json',
-      '--report-json-path', reportPath,
+      '--report',
+      'json',
+      '--report-json-path',
+      reportPath,
     ]);
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report;
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -90,7 +105,9 @@ describe.skipIf(!hasTools)('the OpenAPI document, checked independently', () => 
     process.stderr.write(
       `[schemathesis] seed ${SEED}, max-examples ${EXAMPLES}: ${report.operations.tested}/${report.operations.total} operations, ` +
         `${t.generated} test cases, ${t.unique_failures} unique failures, ${t.errored} errored, ` +
-        `phases ${Object.entries(report.phases).map(([p, s]) => `${p}=${s.status}`).join(' ')}, ${report.running_time.toFixed(0)}s\n`,
+        `phases ${Object.entries(report.phases)
+          .map(([p, s]) => `${p}=${s.status}`)
+          .join(' ')}, ${report.running_time.toFixed(0)}s\n`,
     );
     const failures = out.includes('FAILURES') ? out.slice(out.indexOf('FAILURES') - 40) : out.slice(-4000);
     expect(code, failures).toBe(0);

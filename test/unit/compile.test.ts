@@ -394,16 +394,16 @@ describe('compileQuery: aggregation', () => {
         `FROM ${ORDERS} WHERE "timestamp_broker" >= TIMESTAMP '2026-11-29 08:00:00.000' AND ${HI} GROUP BY 1 ORDER BY "hour" LIMIT 101`,
     ],
     [
-      'group columns not selected are added in front; GROUP BY names them by ordinal',
+      'group columns not selected are added in front, in groupBy order; GROUP BY names them by ordinal',
       orders,
       {
         select: [{ fn: 'approx_percentile', field: 'order_id', p: 0.99 }],
         groupBy: ['customer__name', { bucket: '5m' }],
       },
-      `SELECT date_add('millisecond', -mod(to_milliseconds("timestamp_broker" - TIMESTAMP '1970-01-01 00:00:00.000'), 300000), "timestamp_broker") AS "bucket", ` +
-        `json_extract_scalar(${V}, '$["customer"]["name"]') AS "customer__name", ` +
+      `SELECT json_extract_scalar(${V}, '$["customer"]["name"]') AS "customer__name", ` +
+        `date_add('millisecond', -mod(to_milliseconds("timestamp_broker" - TIMESTAMP '1970-01-01 00:00:00.000'), 300000), "timestamp_broker") AS "bucket", ` +
         `approx_percentile(try_cast(json_extract_scalar(${V}, '$["order_id"]') AS bigint), DOUBLE '0.99') AS "approx_percentile_order_id" ` +
-        `FROM ${ORDERS} WHERE ${HI} GROUP BY 2, 1 ORDER BY "customer__name", "bucket" LIMIT 101`,
+        `FROM ${ORDERS} WHERE ${HI} GROUP BY 1, 2 ORDER BY "customer__name", "bucket" LIMIT 101`,
     ],
     [
       'a whole-table aggregate has no GROUP BY and no ORDER BY',
