@@ -13,6 +13,7 @@ import healthRoutes from './routes/health.js';
 import topicRoutes from './routes/topics.js';
 import eventRoutes from './routes/events.js';
 import cursorRoutes from './routes/cursors.js';
+import inferRoutes from './routes/infer.js';
 import { CursorService } from './cursors/cursor-service.js';
 import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
@@ -64,6 +65,7 @@ export async function buildApp(
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });
   await app.register(cursorRoutes, { prefix: '/v1' });
+  await app.register(inferRoutes, { prefix: '/v1' });
   await app.register(import('./routes/topic-docs.js'));
   return app;
 }

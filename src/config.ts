@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { checkExpansion } from './blob/expansion.js';
 
 export const DEFAULT_TRINO_URL = 'http://127.0.0.1:18080';
 export const DEMO_SCHEMA = 'demo|kafka_topics';
@@ -58,6 +59,14 @@ export interface Config {
   readonly prefetchRows: number;
   /** How long the history of committed cursor batches is kept. */
   readonly historyRetentionMs: number;
+  /**
+   * Guardrail: a topic query whose filters are all evaluated after the scan (JSON fields) must bound its time
+   * window to at most this, unless the topic's config sets allowFullScan.
+   */
+  readonly residualScanMaxWindowMs: number;
+  /** Schema inference: most events sampled, and widest window. */
+  readonly inferMaxSample: number;
+  readonly inferMaxWindowMs: number;
 }
 
 /** Raised when settings are invalid; `problems` names each bad setting. */
@@ -77,6 +86,18 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, dflt: number, min: num
     return dflt;
   }
   return n;
+}
+
+const DURATION_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+function durationSetting(env: NodeJS.ProcessEnv, name: string, dflt: string, problems: string[]): number {
+  const raw = env[name] || dflt;
+  const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!m || Number(m[1]) === 0) {
+    problems.push(`${name}=${JSON.stringify(raw)} must be a duration like 30s, 15m, 12h, 7d`);
+    return 0;
+  }
+  return Number(m[1]) * DURATION_MS[m[2] as keyof typeof DURATION_MS];
 }
 
 function boolSetting(env: NodeJS.ProcessEnv, name: string, dflt: boolean, problems: string[]): boolean {
@@ -132,6 +153,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const configFile = env.TOPICGATE_CONFIG || undefined;
   const file = configFile ? readConfigFile(configFile, problems) : {};
+  for (const [topic, settings] of Object.entries(file.topics ?? {})) {
+    for (const p of checkExpansion(topic, settings)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
+  }
   const maxLimit = intSetting(env, 'TOPICGATE_MAX_LIMIT', 10_000, 1, 10_000_000, problems);
   const config: Config = {
     trinoUrl,
@@ -151,6 +175,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     complexPushdown: boolSetting(env, 'TOPICGATE_COMPLEX_PUSHDOWN', false, problems),
     prefetchRows: intSetting(env, 'TOPICGATE_PREFETCH_ROWS', 10_000, 0, 10_000_000, problems),
     historyRetentionMs: intSetting(env, 'TOPICGATE_CURSOR_HISTORY_DAYS', 7, 1, 3650, problems) * 86_400_000,
+    residualScanMaxWindowMs: durationSetting(env, 'TOPICGATE_RESIDUAL_SCAN_MAX_WINDOW', '7d', problems),
+    inferMaxSample: intSetting(env, 'TOPICGATE_INFER_MAX_SAMPLE', 10_000, 1, 1_000_000, problems),
+    inferMaxWindowMs: durationSetting(env, 'TOPICGATE_INFER_MAX_WINDOW', '7d', problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze(config);

@@ -24,9 +24,17 @@ export const DESCRIPTION = `Query VAST Event Broker topics as tables: filtered, 
 pushed down to storage where it can evaluate them.
 
 **Start here:** [the served topics, their columns and expanded fields](/docs/topics) (built from the live catalog: every
-column you can select, filter, order or group by), then \`GET /v1/topics/{topic}/events\` below. With the demo topics
-(\`orders\`, \`clicks\`, \`s3_events\`): \`/v1/topics/orders/events?limit=3&since=2026-11-01T00:00:00Z&until=2026-11-01T00:01:00Z&key=eq.order-1000002\`.
-This document is also at [/openapi.json](/openapi.json).
+column you can select, filter, order or group by), then \`GET /v1/topics/{topic}/events\` below ("Try it out" comes
+filled in with a query on the demo data). This document is also at [/openapi.json](/openapi.json).
+
+## Try it on the demo topics
+- [\`/v1/topics/orders/events?limit=3&since=2026-11-01T00:00:00Z&until=2026-11-01T00:01:00Z&key=eq.order-1000002\`](/v1/topics/orders/events?limit=3&since=2026-11-01T00:00:00Z&until=2026-11-01T00:01:00Z&key=eq.order-1000002):
+  two events of one order, one with a JSON payload, one whose bytes are not UTF-8
+- [\`/v1/topics/clicks/events?key=eq.u42&limit=5&format=ndjson\`](/v1/topics/clicks/events?key=eq.u42&limit=5&format=ndjson):
+  the clicks of one user, as NDJSON
+- [\`/v1/topics/s3_events/events?limit=1&format=csv\`](/v1/topics/s3_events/events?limit=1&format=csv): an S3 event
+  notification whose object \`size\` (18014398509481985) keeps every digit
+- \`POST /v1/topics/orders/query\` with the examples below: counts per hour, latest value per key, dedupe
 
 ## Filters
 Any query parameter that is not a reserved one is a filter on the column of that name, in PostgREST's grammar:
@@ -265,7 +273,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       deepLinking: true,
       displayRequestDuration: true,
       defaultModelsExpandDepth: 0,
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- serialized into the page by its source text
+      // Built from source text: swagger-ui serializes the function into the page with toString().
       plugins: [new Function('system', UI_PLUGIN_SOURCE)],
     } as Record<string, unknown>,
   });

@@ -2,7 +2,8 @@
  * Policy passes: pure (tree) -> tree functions applied in one place (planRead). Each is tested alone.
  */
 import { ApiError } from '../errors.js';
-import { and, type ColumnNode, type QueryNode } from './nodes.js';
+import { and, type ColumnNode, type PredicateNode, type QueryNode } from './nodes.js';
+import { classifyPushdown } from './pushdown.js';
 import type { PagePosition } from './paging.js';
 import { trinoTimestampText } from './time.js';
 
@@ -58,3 +59,42 @@ export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | nu
 }
 
 export { trinoTimestampText };
+
+export interface GuardrailPolicy {
+  /** Widest window a query filtering only after the scan may read; 0 or allowFullScan disables the check. */
+  maxWindowMs: number;
+  allowFullScan: boolean;
+  complexPredicates: boolean;
+}
+
+/**
+ * Guardrail: a topic query whose own filters are all residual (evaluated by Trino after the scan, such as JSON
+ * fields) reads every event of its window; without a bounded window that is the whole topic. Such a query must
+ * name `since` (and a window no wider than the limit), unless the topic allows full scans.
+ */
+export function checkResidualScan(
+  q: QueryNode,
+  userWhere: PredicateNode | null,
+  window: { lo?: number; hi?: number },
+  policy: GuardrailPolicy,
+): QueryNode {
+  if (q.source.topicKind !== 'topic' || policy.allowFullScan || !userWhere) return q;
+  const { pushed, residual } = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
+  if (residual.length === 0 || pushed.length > 0) return q;
+  const max = `${Math.round(policy.maxWindowMs / 3_600_000)}h`;
+  if (window.lo === undefined) {
+    throw new ApiError(
+      'TG_TIME_BOUND_REQUIRED',
+      `every filter here is evaluated after the scan (${residual.join('; ')}): add since= (for example since=-1h) to bound the events read, at most ${max} wide`,
+      { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
+    );
+  }
+  if (window.hi !== undefined && window.hi - window.lo > policy.maxWindowMs) {
+    throw new ApiError(
+      'TG_TIME_BOUND_REQUIRED',
+      `every filter here is evaluated after the scan: narrow since/until to at most ${max} (the window is ${Math.round((window.hi - window.lo) / 3_600_000)}h)`,
+      { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
+    );
+  }
+  return q;
+}

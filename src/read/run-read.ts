@@ -9,6 +9,7 @@ import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
 import { planRead, type Plan, type ReadRequest, type TopicModel } from '../query/plan.js';
 import { classifyPushdown } from '../query/pushdown.js';
+import { checkResidualScan } from '../query/passes.js';
 import { toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
 
@@ -44,6 +45,16 @@ export function planFor(app: FastifyInstance, o: ReadOptions): Plan {
   return planRead(o.topic, o.req, policy, cursor !== undefined ? (h) => tokens.decode(cursor, h) : null);
 }
 
+/** The guardrail for scans filtered only after the scan (passes.ts checkResidualScan), with this topic's settings. */
+export function guard(app: FastifyInstance, topic: TopicModel, plan: Plan): void {
+  const { config } = app.tg;
+  checkResidualScan(plan.tree, plan.userWhere, { lo: plan.position.lo, hi: plan.position.hi }, {
+    maxWindowMs: config.residualScanMaxWindowMs,
+    allowFullScan: config.topics[topic.id]?.allowFullScan === true,
+    complexPredicates: config.complexPushdown,
+  });
+}
+
 export async function explainRead(app: FastifyInstance, plan: Plan) {
   const sql = compileQuery(plan.tree);
   const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { timeoutMs: app.tg.config.queryTimeoutMs });
@@ -58,7 +69,19 @@ export async function explainRead(app: FastifyInstance, plan: Plan) {
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
   const plan = planFor(app, o);
-  if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, plan));
+  if (o.explain) {
+    // Explain shows what a query costs, including one the guardrail would refuse (and says so).
+    let refused: { code: string; message: string } | undefined;
+    try {
+      guard(app, o.topic, plan);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      refused = { code: err.code, message: err.message };
+    }
+    const body = await explainRead(app, plan);
+    return reply.type('application/json; charset=utf-8').send(refused ? { ...body, refused } : body);
+  }
+  guard(app, o.topic, plan);
   return streamPlan(app, request, reply, plan, media, { nextUrl: o.nextUrl, paged: true });
 }
 

@@ -256,6 +256,12 @@ const ExplainBody = Type.Object(
     }),
     filters: Type.Union([Type.String(), Type.Null()], { description: "The request's own filters as SQL" }),
     plan: Type.String({ description: "Trino's EXPLAIN text" }),
+    refused: Type.Optional(
+      Type.Object(
+        { code: Type.String(), message: Type.String() },
+        { description: 'Present when running this query would be refused (e.g. TG_TIME_BOUND_REQUIRED), and why' },
+      ),
+    ),
   },
   { description: 'With explain: the query plan instead of rows' },
 );
