@@ -9,6 +9,7 @@ import { TopicCatalog } from './catalog/topic-catalog.js';
 import { TrinoClient } from './trino/trino-client.js';
 import errorsPlugin from './plugins/errors.js';
 import openapiPlugin from './plugins/openapi.js';
+import metricsPlugin from './plugins/metrics.js';
 import healthRoutes from './routes/health.js';
 import topicRoutes from './routes/topics.js';
 import eventRoutes from './routes/events.js';
@@ -61,6 +62,7 @@ export async function buildApp(
   if (!opts.services) app.addHook('onClose', async () => services.store.close());
   await app.register(errorsPlugin);
   await app.register(openapiPlugin);
+  await app.register(metricsPlugin);
   await app.register(healthRoutes);
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });

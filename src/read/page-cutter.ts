@@ -27,6 +27,11 @@ export class PageCutter {
     this.times = timeIndex === null ? null : { last: '', trailing: 0, total: 0 };
   }
 
+  /** Rows passed on so far. */
+  get rows(): number {
+    return this.seen;
+  }
+
   /** True when the page's end is known (all its rows and whether more exist). */
   get settled(): boolean {
     return this.ended || this.more;

@@ -109,7 +109,10 @@ export async function streamPlan(
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const result = await trino.query(compileQuery(plan.tree), { signal: abort.signal, timeoutMs: config.queryTimeoutMs });
+  const result = await trino.query(compileQuery(plan.tree), { signal: abort.signal, timeoutMs: config.queryTimeoutMs }).catch((err: unknown) => {
+    app.metrics.trinoQueries.inc({ outcome: 'failed' });
+    throw err;
+  });
   reply.header('X-Trino-Query-Id', result.queryId);
   const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];
@@ -131,10 +134,19 @@ export async function streamPlan(
       return { code: e.code, message: e.message, status: e.status };
     },
   };
+  let finished = false;
   const view = cutter.view(() => {
+    finished = true;
+    app.metrics.rows.inc({ format: entry.format }, cutter.rows);
+    app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (o.paged) options.next = link(cutter.next(plan.position));
   });
   const body = encodedReadable(entry.encode(view, options));
+  body.once('close', () => {
+    if (finished) return;
+    app.metrics.rows.inc({ format: entry.format }, cutter.rows);
+    app.metrics.trinoQueries.inc({ outcome: abort.signal.aborted ? 'cancelled' : 'failed' });
+  });
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
   return reply.type(entry.contentType).send(body);
 }

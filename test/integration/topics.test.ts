@@ -66,3 +66,16 @@ describe('topics, against the live catalog', () => {
     expect((await app.inject('/readyz')).json()).toEqual({ status: 'ready', trino: '476' });
   });
 });
+
+describe('metrics', () => {
+  it('serves Prometheus text with request durations by route and rows by format', async () => {
+    await app.inject('/v1/topics/orders/events?limit=3&format=ndjson&since=2026-11-01T00:00:00Z');
+    const res = await app.inject('/metrics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.body).toMatch(/topicgate_http_request_duration_seconds_count\{method="GET",route="\/v1\/topics\/:topic\/events",status="200"\} 1/);
+    expect(res.body).toMatch(/topicgate_rows_streamed_total\{format="ndjson"\} 3/);
+    expect(res.body).toMatch(/topicgate_trino_queries_total\{outcome="ok"\} 1/);
+    expect(res.body).toContain('topicgate_process_resident_memory_bytes');
+  });
+});
