@@ -7,7 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { TopicCatalog } from './catalog/topic-catalog.js';
 import { TrinoClient } from './trino/trino-client.js';
-import errorsPlugin from './plugins/errors.js';
+import errorsPlugin, { sendError } from './plugins/errors.js';
+import { ApiError, errorBody } from './errors.js';
 import openapiPlugin from './plugins/openapi.js';
 import metricsPlugin from './plugins/metrics.js';
 import healthRoutes from './routes/health.js';
@@ -55,6 +56,25 @@ export async function buildApp(
     routerOptions: { maxParamLength: 1000 },
     bodyLimit: 1_048_576,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // Failures before routing get the one error body too: a URL that is not valid percent-encoding, a path
+    // parameter longer than the router takes (fastify's defaults answer those in their own shape, 400 / 414).
+    frameworkErrors: (err, _request, reply) =>
+      sendError(
+        reply,
+        new ApiError('TG_BAD_REQUEST', err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the URL is not valid percent-encoding'),
+      ),
+    // The HTTP parser's own refusals (request line or headers over Node's limit, malformed requests): the same.
+    clientErrorHandler(err: NodeJS.ErrnoException, socket) {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      const message = err.code === 'HPE_HEADER_OVERFLOW' ? 'the request line or headers are too large' : 'the request is not valid HTTP';
+      const body = JSON.stringify(errorBody(new ApiError('TG_BAD_REQUEST', message)));
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(err);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const services = opts.services ?? (await createServices(config));
   app.decorate('tg', services);

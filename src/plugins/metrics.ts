@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { errorResponses } from '../routes/events-schema.js';
 
 export interface Metrics {
   registry: Registry;
@@ -49,7 +50,10 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
         tags: ['operations'],
         summary: 'Prometheus metrics',
         produces: ['text/plain'],
-        response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        response: {
+          200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...errorResponses(['TG_INTERNAL']),
+        },
       },
     },
     async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),

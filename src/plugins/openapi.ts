@@ -156,11 +156,15 @@ function operationSchemas(op: Json): unknown[] {
   return out;
 }
 
-/** Error responses share one schema (components.schemas.Error); their descriptions list the codes. */
+/**
+ * Error responses share one schema (components.schemas.Error); their descriptions list the codes. Every error is
+ * JSON (plugins/errors.ts), whatever media types a route's success has (`produces` applies to all its responses).
+ */
 function shareErrorSchema(op: Json): void {
   for (const [status, response] of Object.entries((op.responses as Json | undefined) ?? {})) {
-    const media = ((response as Json).content as Json | undefined)?.['application/json'] as Json | undefined;
-    if (Number(status) >= 400 && media) media.schema = { $ref: '#/components/schemas/Error' };
+    const r = response as Json;
+    if (Number(status) >= 400 && r.content)
+      r.content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
   }
 }
 

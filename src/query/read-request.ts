@@ -69,6 +69,9 @@ export type WhereJson =
 
 export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0): PredicateNode {
   if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'where: nests deeper than 8 levels');
+  if (!w || typeof w !== 'object' || Array.isArray(w)) {
+    throw new ApiError('TG_BAD_REQUEST', 'where: each condition is an object: {and: [...]}, {or: [...]}, {not: {...}} or {field, op, value}');
+  }
   if ('and' in w || 'or' in w) {
     const kind = 'and' in w ? 'and' : 'or';
     const items = (w as Record<string, WhereJson[]>)[kind]!.map((x) => whereFromJson(x, resolve, depth + 1));

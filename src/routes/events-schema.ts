@@ -155,6 +155,7 @@ export const QueryBodySchema = Type.Object(
       {
         select: ['key', 'value', 'timestamp_broker'],
         where: { or: [{ field: 'key', op: 'like', value: 'order-100000*' }, { field: 'key', op: 'is', value: null }] },
+        since: '2026-11-01T00:00:00Z',
         until: '2026-11-01T01:00:00Z',
         dedupe: { keep: 'latest' },
         limit: 5,

@@ -48,8 +48,11 @@ export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
 }
 
 function columnRow(c: ColumnNode, expandPath: string | undefined): string {
+  // Filters on an expanded field run after the scan: the API then wants a time window (TG_TIME_BOUND_REQUIRED).
   const origin =
-    c.source.kind === 'table' ? 'table' : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}`;
+    c.source.kind === 'table'
+      ? 'table'
+      : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}; filters on it need ${code('since')}`;
   const filters = filterExamples(c).map(code).join(' ');
   return `<tr><td>${code(c.name)}</td><td>${code(c.type)}</td><td>${origin}</td><td>${filters}</td></tr>`;
 }

@@ -146,6 +146,23 @@ describe('the committed document', () => {
 describe('the examples are the demo data', () => {
   const events = op('get', '/v1/topics/{topic}/events');
 
+  const tryLinks = [...(doc.info.description as string).matchAll(/\]\((\/v1\/topics\/[^)]+)\)/g)].map((m) => m[1]!);
+
+  it('the description links queries on orders, clicks and s3_events', () => {
+    expect(tryLinks.map((l) => l.split('/')[3])).toEqual(['orders', 'clicks', 's3_events']);
+  });
+
+  it.each(tryLinks)('the description link %s answers with complete rows', async (link) => {
+    const res = await app.inject(link);
+    expect(res.statusCode, res.body).toBe(200);
+    const format = new URL(link, 'http://x').searchParams.get('format') ?? 'json';
+    if (format === 'json')
+      expect(res.json()).toMatchObject({ complete: true, rows: expect.arrayContaining([expect.anything()]) });
+    if (format === 'ndjson') expect(res.body).toMatch(/^\{.*\n\n$/s);
+    if (format === 'csv') expect(res.body).toMatch(/^key,value,.*\r\n\r\n$/s);
+    if (link.includes('s3_events')) expect(res.body).toContain('18014398509481985');
+  });
+
   it('the GET example parameters, sent as they are, give the documented JSON example exactly', async () => {
     const qs = new URLSearchParams();
     let topic = '';
@@ -247,12 +264,12 @@ describe('/docs/topics', () => {
         page.indexOf('</section>', page.indexOf('<section id="topic-orders">')),
       );
       expect(orders).toContain(
-        '<tr><td><code>country</code></td><td><code>varchar</code></td><td>expansion of <code>value</code> at <code>$.customer.address.country</code></td>',
+        '<tr><td><code>country</code></td><td><code>varchar</code></td><td>expansion of <code>value</code> at <code>$.customer.address.country</code>; filters on it need <code>since</code></td>',
       );
       expect(orders).toContain('<code>order_id=in.(1,2,3)</code>');
       // The filters the page shows are accepted as shown.
       const res = await withConfig.inject(
-        '/v1/topics/orders/events?country=eq.BR&order_id=in.(1000002,1000009)&until=2026-11-01T01:00:00Z&select=key,country',
+        '/v1/topics/orders/events?country=eq.BR&order_id=in.(1000002,1000009)&since=2026-11-01T00:00:00Z&until=2026-11-01T01:00:00Z&select=key,country',
       );
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().rows).toEqual([

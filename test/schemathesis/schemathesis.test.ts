@@ -7,7 +7,7 @@
  * Knobs: TOPICGATE_FUZZ_EXAMPLES (test cases per operation and phase, default 100), TOPICGATE_FUZZ_SEED (default 1).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,10 +26,13 @@ if (!hasTools) process.stderr.write('[test] schemathesis / openapi-spec-validato
 const EXAMPLES = process.env.TOPICGATE_FUZZ_EXAMPLES ?? '100';
 const SEED = process.env.TOPICGATE_FUZZ_SEED ?? '1';
 
-/** Runs a command without blocking the event loop (the gateway under test lives in this process). */
-function run(cmd: string, args: string[]): Promise<{ code: number | null; out: string }> {
+/**
+ * Runs a command without blocking the event loop (the gateway under test lives in this process), in `cwd`: a fresh
+ * folder for schemathesis, whose crash cache (.schemathesis/) would otherwise replay old runs and litter the repo.
+ */
+function run(cmd: string, args: string[], cwd?: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -67,40 +70,46 @@ describe.skipIf(!hasTools)('the OpenAPI document, checked independently', () => 
   it('holds for the running gateway: schemathesis finds no 5xx and no response that contradicts it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topicgate-schemathesis-'));
     const reportPath = join(dir, 'report.json');
-    const { code, out } = await run('python3', [
-      '-m',
-      'schemathesis.cli',
-      'run',
-      DOCUMENT,
-      '--url',
-      base,
-      // All checks but two that do not fit this API:
-      // - unsupported_method wants 405 for a method a path does not have; fastify (and API.md) answer 404 TG_NOT_FOUND.
-      // - positive_data_acceptance wants every schema-valid value accepted; parameters here are a query language
-      //   (filters, times, formats, page and batch tokens) that JSON Schema cannot express, so many are rightly 4xx.
-      '--checks',
-      'all',
-      '--exclude-checks',
-      'unsupported_method,positive_data_acceptance',
-      '--max-examples',
-      EXAMPLES,
-      '--seed',
-      SEED,
-      '--workers',
-      '2',
-      '--request-timeout',
-      '60',
-      '--suppress-health-check',
-      'too_slow,filter_too_much',
-      '--no-color',
-      '--report',
-      'json',
-      '--report-json-path',
-      reportPath,
-    ]);
+    const { code, out } = await run(
+      'python3',
+      [
+        '-m',
+        'schemathesis.cli',
+        'run',
+        DOCUMENT,
+        '--url',
+        base,
+        // All checks but two that do not fit this API:
+        // - unsupported_method wants 405 for a method a path does not have; fastify (and API.md) answer 404 TG_NOT_FOUND.
+        // - positive_data_acceptance wants every schema-valid value accepted; parameters here are a query language
+        //   (filters, times, formats, page and batch tokens) that JSON Schema cannot express, so many are rightly 4xx.
+        '--checks',
+        'all',
+        '--exclude-checks',
+        'unsupported_method,positive_data_acceptance',
+        '--max-examples',
+        EXAMPLES,
+        '--seed',
+        SEED,
+        // One worker: the rest of the suite shares the two cores with Trino, and some of it measures timing.
+        '--workers',
+        '1',
+        '--request-timeout',
+        '60',
+        '--suppress-health-check',
+        'too_slow,filter_too_much',
+        '--no-color',
+        '--report',
+        'json',
+        '--report-json-path',
+        reportPath,
+      ],
+      dir,
+    );
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report;
     mkdirSync(ARTIFACTS, { recursive: true });
     copyFileSync(reportPath, join(ARTIFACTS, 'schemathesis-report.json'));
+    writeFileSync(join(ARTIFACTS, 'schemathesis-output.txt'), out);
     const t = report.test_cases;
     process.stderr.write(
       `[schemathesis] seed ${SEED}, max-examples ${EXAMPLES}: ${report.operations.tested}/${report.operations.total} operations, ` +
