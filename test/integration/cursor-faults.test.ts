@@ -146,6 +146,7 @@ async function runScenario(storeUrl: string) {
 
   // The loader: a cron job that may die anywhere; state lives only in the gateway and the landing folder.
   let idleSince = 0;
+  const forced = [0.05, 0.15, 0.25]; // before land, after land, during commit
   for (;;) {
     let batch: Reply;
     try {
@@ -169,7 +170,8 @@ async function runScenario(storeUrl: string) {
       continue;
     }
     idleSince = 0;
-    const fault = Math.random();
+    // Each kind of death happens at least once (the first batches), then at random.
+    const fault = forced.shift() ?? Math.random();
     if (fault < 0.1) {
       stats.dieBeforeLand++;
       continue;
@@ -243,7 +245,9 @@ describe.each(['sqlite', 'postgres'])('loader under faults, %s store', (kind) =>
     rmSync(dir, { recursive: true, force: true });
     expect(summary.maxInsertMs, 'an event became visible later than settle: the premise of the guarantee').toBeLessThan(SETTLE_MS);
     expect(summary.tableRows).toBeGreaterThan(100);
-    expect(summary.dieBeforeLand + summary.dieAfterLand + summary.dieInCommit).toBeGreaterThan(3);
+    expect(summary.dieBeforeLand).toBeGreaterThan(0);
+    expect(summary.dieAfterLand).toBeGreaterThan(0);
+    expect(summary.dieInCommit).toBeGreaterThan(0);
     expect(summary.restarts).toBe(2);
     expect(summary.landedRows).toBe(summary.tableRows);
     expect(landed).toEqual(expected);
