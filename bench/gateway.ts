@@ -1,0 +1,131 @@
+/**
+ * The gateway as a separate process (`node --import tsx src/server.ts`, what `npx tsx src/server.ts` runs without
+ * the npx/tsx wrapper processes, so the pid is the server's own), and an HTTP client that reads a response to the
+ * end, discarding the bytes but counting rows and checking the format's completeness mark.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { createInterface } from 'node:readline';
+import { RecordBatchReader } from 'apache-arrow';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+
+export interface Gateway {
+  pid: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(env: Record<string, string>, execArgv: string[] = []): Promise<Gateway> {
+  const base: NodeJS.ProcessEnv = {};
+  // Only the settings given here: nothing inherited from the caller's TOPICGATE_* environment.
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOPICGATE_')) base[k] = v;
+  const child = spawn(process.execPath, [...execArgv, '--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within 60s: ${stderr}`)), 60_000);
+    // The log keeps flowing (one line per request); reading every line keeps the pipe from filling up.
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.includes('topicgate listening')) return;
+      clearTimeout(timer);
+      resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited (${code}) during start-up: ${stderr.trim()}`));
+    });
+  });
+  return { pid: child.pid!, url, stop: () => stop(child, exited) };
+}
+
+async function stop(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url);
+  const text = await res.text();
+  if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+export type Format = 'ndjson' | 'arrow' | 'csv';
+
+export interface ReadResult {
+  rows: number;
+  bytes: number;
+  seconds: number;
+  /** Seconds until the first body byte (Trino's sort of an ordered read comes before it). */
+  firstSeconds: number;
+}
+
+const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+
+/** Reads one response to the end; fails unless it is complete and holds `expectRows` rows. */
+export function readGateway(url: string, format: Format, expectRows: number): Promise<ReadResult> {
+  const t0 = performance.now();
+  return new Promise<ReadResult>((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      if (res.statusCode !== 200) {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => reject(new Error(`GET ${url}: HTTP ${res.statusCode} ${body.slice(0, 500)}`)));
+        return;
+      }
+      let bytes = 0;
+      let firstSeconds = -1;
+      let tail = Buffer.alloc(0);
+      const keepTail = (chunk: Buffer) => {
+        if (firstSeconds < 0) firstSeconds = (performance.now() - t0) / 1000;
+        bytes += chunk.length;
+        tail = Buffer.concat([tail, chunk.subarray(Math.max(0, chunk.length - 8))]).subarray(-8);
+      };
+      const finish = (rows: number, complete: boolean) => {
+        const seconds = (performance.now() - t0) / 1000;
+        if (!complete) return reject(new Error(`${format} response is incomplete (tail ${tail.toString('hex')})`));
+        if (rows !== expectRows)
+          return reject(new Error(`${format} response has ${rows} rows, expected ${expectRows}`));
+        resolve({ rows, bytes, seconds, firstSeconds });
+      };
+      if (format === 'arrow') {
+        async function* counted(): AsyncGenerator<Uint8Array> {
+          for await (const chunk of res as AsyncIterable<Buffer>) {
+            keepTail(chunk);
+            yield chunk;
+          }
+        }
+        (async () => {
+          let rows = 0;
+          const reader = await RecordBatchReader.from(counted());
+          for await (const batch of reader) rows += batch.numRows;
+          finish(rows, tail.equals(ARROW_EOS));
+        })().catch(reject);
+        return;
+      }
+      // Text formats: one line per row (payloads are JSON text, so no field holds a raw line break).
+      let newlines = 0;
+      res.on('data', (chunk: Buffer) => {
+        keepTail(chunk);
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) newlines++;
+      });
+      res.on('end', () => {
+        const t = tail.toString('latin1');
+        // NDJSON: rows, then one empty line. CSV: the header, rows, then one empty line.
+        if (format === 'ndjson') finish(newlines - 1, t.endsWith('}\n\n'));
+        else finish(newlines - 2, t.endsWith('\r\n\r\n'));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
