@@ -37,7 +37,9 @@ const seq = (n: number) =>
 const pick = (list: string[], expr: string) =>
   `element_at(ARRAY[${list.map((s) => `'${s.replace(/'/g, "''")}'`).join(', ')}], CAST((${expr}) % ${list.length} + 1 AS integer))`;
 
-const ts = (msExpr: string) => `date_add('millisecond', ${msExpr}, TIMESTAMP '${DEMO_BASE}')`;
+// date_add takes an integer amount: split milliseconds into seconds and the rest, or a million events overflow it.
+const ts = (msExpr: string) =>
+  `date_add('millisecond', CAST((${msExpr}) % 1000 AS integer), date_add('second', (${msExpr}) / 1000, TIMESTAMP '${DEMO_BASE}'))`;
 
 const HEADERS = `CASE WHEN i % 7 = 0 THEN CAST(ARRAY[] AS array(row(key varchar, value varbinary)))
   ELSE ARRAY[CAST(ROW('source', to_utf8('web')) AS row(key varchar, value varbinary)),

@@ -69,13 +69,16 @@ export class TrinoClient {
       }
     };
     this.raw = raw;
-    // Take the body as text and parse it ourselves: axios' JSON.parse rounds BIGINT beyond 2^53.
+    // Take the body as text and parse it here (parsePage): axios' JSON.parse rounds BIGINT beyond 2^53. An error
+    // page stays text, so it cannot hide the HTTP status that retries depend on.
     this.raw.clientConfig.responseType = 'text';
-    // Only successful bodies are JSON; an error page must not hide the HTTP status (retries depend on it).
-    this.raw.clientConfig.transformResponse = [
-      (d: unknown, _h: unknown, status?: number) =>
-        typeof d === 'string' && d && (status === undefined || (status >= 200 && status < 300)) ? parseLosslessJson(d) : d,
-    ];
+    this.raw.clientConfig.transformResponse = [(d: unknown) => d];
+  }
+
+  /** Text to JSON; the lossless parse only while the result may hold a BIGINT (its columns decide). */
+  private parsePage(text: unknown, lossless: boolean): Page {
+    if (typeof text !== 'string') return text as Page;
+    return (lossless ? parseLosslessJson(text) : JSON.parse(text)) as Page;
   }
 
   /** Starts a query; resolves once Trino has said which columns it returns (or finished, or failed). */
@@ -124,6 +127,8 @@ export class TrinoClient {
     };
     control.signal.addEventListener('abort', () => void cancel(), { once: true });
 
+    // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
+    const lossless = (page.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
     const self = this;
     async function* batches(): AsyncGenerator<unknown[][]> {
       try {
@@ -133,7 +138,7 @@ export class TrinoClient {
           if (!current.nextUri) break;
           if (control.signal.aborted) throw new QueryCancelledError(reason, queryId);
           try {
-            current = await self.get(current.nextUri, control.signal);
+            current = await self.get(current.nextUri, control.signal, lossless);
           } catch (err) {
             if (control.signal.aborted) throw new QueryCancelledError(reason, queryId);
             throw err;
@@ -165,7 +170,7 @@ export class TrinoClient {
   /** Trino's /v1/info: whether it answers and has finished starting. */
   async info(signal?: AbortSignal): Promise<{ starting: boolean; nodeVersion?: { version: string } }> {
     try {
-      return (await this.raw.request({ url: '/v1/info', method: 'GET', signal, timeout: 5_000 })) as {
+      return this.parsePage(await this.raw.request({ url: '/v1/info', method: 'GET', signal, timeout: 5_000 }), false) as unknown as {
         starting: boolean;
       };
     } catch (err) {
@@ -192,17 +197,17 @@ export class TrinoClient {
     if (opts.schema) headers['X-Trino-Schema'] = headerSafe(opts.schema);
     try {
       // Never retried: a lost response may still have registered the query.
-      return (await this.raw.request({ url: '/v1/statement', method: 'POST', data: sql, headers, signal })) as Page;
+      return this.parsePage(await this.raw.request({ url: '/v1/statement', method: 'POST', data: sql, headers, signal }), true);
     } catch (err) {
       if (signal.aborted) throw err;
       throw unavailable(err);
     }
   }
 
-  private async get(uri: string, signal: AbortSignal): Promise<Page> {
+  private async get(uri: string, signal: AbortSignal, lossless = true): Promise<Page> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return (await this.raw.request({ url: uri, method: 'GET', signal })) as Page;
+        return this.parsePage(await this.raw.request({ url: uri, method: 'GET', signal }), lossless);
       } catch (err) {
         const status = httpStatus(err);
         if (signal.aborted || attempt >= 5 || status === undefined || !RETRY_STATUSES.has(status)) {
