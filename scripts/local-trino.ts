@@ -184,7 +184,14 @@ function writeConfig(l: LocalTrinoLayout): string {
 function readPid(l: LocalTrinoLayout): number | undefined {
   if (!existsSync(l.pidFile)) return undefined;
   const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  // After a reboot the recorded pid may belong to another program: only a Trino server counts.
+  try {
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('io.trino.server')) return undefined;
+  } catch {
+    if (existsSync('/proc/self')) return undefined; // no such process
+  }
+  return pid;
 }
 
 function alive(pid: number): boolean {
