@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { Config } from '../config.js';
 import type { TableInfo } from '../catalog/topic-catalog.js';
 import { topicModel } from '../catalog/topic-model.js';
+import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
 import { typeFamily } from '../query/values.js';
 import type { ColumnNode } from '../query/nodes.js';
 import { TRINO_ERRORS, errorResponses } from './events-schema.js';
@@ -57,7 +58,17 @@ function columnRow(c: ColumnNode, expandPath: string | undefined): string {
   return `<tr><td>${code(c.name)}</td><td>${code(c.type)}</td><td>${origin}</td><td>${filters}</td></tr>`;
 }
 
-function topicSection(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): string {
+function expansionNote(t: TableInfo, tables: ReadonlyMap<string, TableInfo>, topics: Config['topics']): string {
+  const native = nativeExpansionOf(t, tables, topics[t.id]);
+  if (native) {
+    const link = native.found ? `<a href="#${escapeHtml(encodeURIComponent(`topic-${native.name}`))}">${escapeHtml(native.name)}</a>` : code(native.name);
+    return `<p>Native expansion table: ${link}. ${escapeHtml(native.note)}</p>`;
+  }
+  const of = t.kind === 'table' ? expansionOf(t, tables, topics) : null;
+  return of ? `<p>The native expansion table of topic ${code(of)}: typed columns parsed from its payloads.</p>` : '';
+}
+
+function topicSection(t: TableInfo, tables: ReadonlyMap<string, TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
   const model = topicModel(t, config);
   const expand = config.topics[t.id]?.expand ?? {};
   const base = `/v1/topics/${encodeURIComponent(t.id)}`;
@@ -71,6 +82,7 @@ function topicSection(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>):
 <p>Trino table ${code(`${config.catalog}.${t.schema}.${t.table}`)}. Try ${`<a href="${escapeHtml(sample)}">${code(sample)}</a>`},
 describe it with <a href="${escapeHtml(base)}">${code(base)}</a>.</p>
 ${time}
+${expansionNote(t, tables, config.topics)}
 <table><thead><tr><th>column</th><th>Trino type</th><th>origin</th><th>filters (query parameters)</th></tr></thead>
 <tbody>
 ${rows}
@@ -83,8 +95,8 @@ td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top
 td code{margin-right:.4em;white-space:nowrap}small{color:#666;font-weight:normal}`;
 
 /** The whole page for the given tables (sorted by id). */
-export function renderTopicDocs(tables: Iterable<TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
-  const list = [...tables].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export function renderTopicDocs(tables: ReadonlyMap<string, TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
+  const list = [...tables.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const toc = list.map(
     (t) =>
       `<li><a href="#${escapeHtml(encodeURIComponent(`topic-${t.id}`))}">${escapeHtml(t.id)}</a> (${escapeHtml(t.kind)})</li>`,
@@ -100,7 +112,7 @@ Back to the <a href="/docs/">API reference (Swagger UI)</a> or the <a href="/ope
 <ul>
 ${toc.join('\n')}
 </ul>
-${list.map((t) => topicSection(t, config)).join('\n')}
+${list.map((t) => topicSection(t, tables, config)).join('\n')}
 </body></html>
 `;
 }
@@ -131,7 +143,7 @@ export default async function topicDocsRoutes(app: FastifyInstance): Promise<voi
           'Content-Security-Policy',
           "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
         )
-        .send(renderTopicDocs(tables.values(), app.tg.config));
+        .send(renderTopicDocs(tables, app.tg.config));
     },
   );
 }

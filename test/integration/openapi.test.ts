@@ -284,7 +284,7 @@ describe('/docs/topics', () => {
   it('escapes every name it shows', () => {
     const evil = '<script>alert("x")</script>&\'';
     const html = renderTopicDocs(
-      [
+      new Map([
         {
           id: evil,
           schema: `s${evil}`,
@@ -296,8 +296,8 @@ describe('/docs/topics', () => {
             { name: 'timestamp_broker', type: 'timestamp(3)' },
             { name: `c${evil}`, type: 'varchar' },
           ],
-        },
-      ],
+        } as const,
+      ].map((t) => [t.id, { ...t, columns: [...t.columns] }])),
       {
         catalog: `cat${evil}`,
         topics: { [evil]: { expand: { f: { path: `$["${evil.replaceAll('"', '\\"')}"]`, type: 'varchar' } } } },
@@ -309,5 +309,19 @@ describe('/docs/topics', () => {
     expect(html).toContain(
       '<a href="/v1/topics/%3Cscript%3Ealert(%22x%22)%3C%2Fscript%3E%26\'/events?limit=5">'.replace("'", '&#39;'),
     );
+  });
+});
+
+describe('/docs/topics and native expansion tables', () => {
+  it('links a topic to its native expansion table and says why there is no join', async () => {
+    const app = await testApp();
+    try {
+      const html = (await app.inject('/docs/topics')).body;
+      expect(html).toContain('Native expansion table: <a href="#topic-orders_expanded">orders_expanded</a>.');
+      expect(html).toContain('has no key or timestamp_broker');
+      expect(html).toContain('The native expansion table of topic <code>orders</code>');
+    } finally {
+      await app.close();
+    }
   });
 });
