@@ -93,7 +93,12 @@ function clicksSelect(n: number): string {
 }
 
 function s3Select(n: number): string {
-  const names = ['ObjectCreated:Put', 'ObjectCreated:CompleteMultipartUpload', 'ObjectRemoved:Delete', 'ObjectCreated:Copy'];
+  const names = [
+    'ObjectCreated:Put',
+    'ObjectCreated:CompleteMultipartUpload',
+    'ObjectRemoved:Delete',
+    'ObjectCreated:Copy',
+  ];
   const objKey = `'photos/2026/été/img-' || CAST(i AS varchar) || '.jpg'`;
   const size = `IF(i % 50 = 0, CAST(18014398509481985 + i AS varchar), CAST(i * 1024 + 17 AS varchar))`;
   const value = `'{"Records":[{"eventVersion":"2.1","eventSource":"vast:s3","awsRegion":"","eventTime":"'

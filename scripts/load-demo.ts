@@ -84,7 +84,12 @@ export async function loadDemo(
   const t0 = performance.now();
   if (options.reuse && (await loadedFingerprint(client)) === fingerprint) {
     // The PostgreSQL copy lives outside Trino: make sure it is still there.
-    const pgThere = !options.pgCopy || (await client.all(`SELECT count(*) FROM ${quoteIdent(PG_CATALOG)}.${quoteIdent(PG_SCHEMA)}.orders`).then(() => true, () => false));
+    const pgThere =
+      !options.pgCopy ||
+      (await client.all(`SELECT count(*) FROM ${quoteIdent(PG_CATALOG)}.${quoteIdent(PG_SCHEMA)}.orders`).then(
+        () => true,
+        () => false,
+      ));
     if (pgThere) return { sizes, seconds: 0, reused: true };
   }
   const run = (sql: string) => client.all(sql, { timeoutMs: 1_800_000 });
@@ -93,7 +98,12 @@ export async function loadDemo(
   for (const sql of statements) await run(sql);
   const pgSeconds = options.pgCopy ? await loadPgCopy(trinoUrl) : undefined;
   await run(`CREATE TABLE ${MARKER} AS SELECT '${fingerprint}' AS fingerprint, current_timestamp AS loaded_at`);
-  return { sizes, seconds: (performance.now() - t0) / 1000, reused: false, ...(pgSeconds !== undefined ? { pgSeconds } : {}) };
+  return {
+    sizes,
+    seconds: (performance.now() - t0) / 1000,
+    reused: false,
+    ...(pgSeconds !== undefined ? { pgSeconds } : {}),
+  };
 }
 
 export function parseEventsArg(argv: string[]): number {

@@ -40,7 +40,10 @@ export async function createServices(config: Config): Promise<Services> {
     const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
   });
-  const services = { config, trino, catalog: new TopicCatalog(trino, config), store } as Omit<Services, 'cursors'> as Services;
+  const services = { config, trino, catalog: new TopicCatalog(trino, config), store } as Omit<
+    Services,
+    'cursors'
+  > as Services;
   services.cursors = new CursorService(services, store, config.cursorSecret);
   return services;
 }
@@ -61,12 +64,20 @@ export async function buildApp(
     frameworkErrors: (err, _request, reply) =>
       sendError(
         reply,
-        new ApiError('TG_BAD_REQUEST', err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'the URL is not valid percent-encoding'),
+        new ApiError(
+          'TG_BAD_REQUEST',
+          err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'a path segment is too long'
+            : 'the URL is not valid percent-encoding',
+        ),
       ),
     // The HTTP parser's own refusals (request line or headers over Node's limit, malformed requests): the same.
     clientErrorHandler(err: NodeJS.ErrnoException, socket) {
       if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      const message = err.code === 'HPE_HEADER_OVERFLOW' ? 'the request line or headers are too large' : 'the request is not valid HTTP';
+      const message =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? 'the request line or headers are too large'
+          : 'the request is not valid HTTP';
       const body = JSON.stringify(errorBody(new ApiError('TG_BAD_REQUEST', message)));
       if (socket.writable) {
         socket.write(

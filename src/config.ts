@@ -27,7 +27,11 @@ const TopicSettings = Type.Object(
 );
 
 export const ConfigFileSchema = Type.Object(
-  { topics: Type.Optional(Type.Record(Type.String({ pattern: '^.+$' }), TopicSettings, { additionalProperties: false })) },
+  {
+    topics: Type.Optional(
+      Type.Record(Type.String({ pattern: '^.+$' }), TopicSettings, { additionalProperties: false }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -121,7 +125,9 @@ function readConfigFile(file: string, problems: string[]): ConfigFile {
   try {
     doc = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    problems.push(`TOPICGATE_CONFIG=${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`);
+    problems.push(
+      `TOPICGATE_CONFIG=${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'} (${(err as Error).message.split('\n')[0]})`,
+    );
     return {};
   }
   doc ??= {};

@@ -19,7 +19,10 @@ export const ERROR_CATALOG = {
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
   TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
-  TG_STALE_BATCH: { status: 409, meaning: 'The batch does not start at the committed position (someone else committed).' },
+  TG_STALE_BATCH: {
+    status: 409,
+    meaning: 'The batch does not start at the committed position (someone else committed).',
+  },
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
   TG_TOO_EXPENSIVE: { status: 422, meaning: 'The query exceeds a limit (rows, window, sample size).' },

@@ -32,7 +32,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stderr.write(
       `[test] Trino ${trino.url} (${trino.started ? 'started' : 'already running'}); ` +
         `PostgreSQL ${pg.url.replace(/:[^:@/]*@/, ':***@')} (${pg.started ? 'started' : 'already running'}); ` +
-        (reused ? `demo ${JSON.stringify(sizes)} already loaded\n` : `demo ${JSON.stringify(sizes)} loaded in ${seconds.toFixed(1)}s (PostgreSQL copy ${pgSeconds?.toFixed(1)}s)\n`),
+        (reused
+          ? `demo ${JSON.stringify(sizes)} already loaded\n`
+          : `demo ${JSON.stringify(sizes)} loaded in ${seconds.toFixed(1)}s (PostgreSQL copy ${pgSeconds?.toFixed(1)}s)\n`),
     );
   } catch (err) {
     // A failed setup returns no teardown to vitest: stop here what this run started.

@@ -36,7 +36,10 @@ export function expansionColumns(settings: TopicSettings | undefined): ColumnNod
   return Object.entries(settings?.expand ?? {}).map(([name, field]) => ({
     kind: 'column',
     name,
-    type: field.type.trim().toLowerCase().replace(/\s*,\s*/g, ','),
+    type: field.type
+      .trim()
+      .toLowerCase()
+      .replace(/\s*,\s*/g, ','),
     source: { kind: 'json', from: 'value', path: parseJsonPath(field.path) },
   }));
 }

@@ -140,8 +140,14 @@ export class SchemaInferrer {
       const type = kinds.map(([k]) => k as string).reduce(widen);
       // Mistyped events (a string where numbers are) become NULL in an expansion; a few should not turn
       // a numeric field into varchar.
-      const major = kinds.filter(([, n]) => n / f.seen >= MINORITY).map(([k]) => k as string).reduce(widen);
-      let name = f.path.map((p) => String(p).replace(/[^A-Za-z0-9_]/g, '_')).join('__').replace(/^(?=\d)/, '_');
+      const major = kinds
+        .filter(([, n]) => n / f.seen >= MINORITY)
+        .map(([k]) => k as string)
+        .reduce(widen);
+      let name = f.path
+        .map((p) => String(p).replace(/[^A-Za-z0-9_]/g, '_'))
+        .join('__')
+        .replace(/^(?=\d)/, '_');
       while (names.has(name)) name += '_';
       names.add(name);
       fields.push({
@@ -161,7 +167,9 @@ export class SchemaInferrer {
       malformed: this.malformed,
       fields,
       // JSON numbers have no width: an id that fits 32 bits today may not tomorrow, so integers expand as bigint.
-      expand: Object.fromEntries(fields.map((f) => [f.name, { path: f.path, type: f.proposed === 'integer' ? 'bigint' : f.proposed }])),
+      expand: Object.fromEntries(
+        fields.map((f) => [f.name, { path: f.path, type: f.proposed === 'integer' ? 'bigint' : f.proposed }]),
+      ),
       arrow_schema: fields.map((f) => ({ name: f.name, field: arrowField(f.proposed) })),
     };
   }
@@ -172,7 +180,9 @@ export function jsonPathText(path: (string | number)[]): string {
   return (
     '$' +
     path
-      .map((k) => (typeof k === 'number' ? `[${k}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`))
+      .map((k) =>
+        typeof k === 'number' ? `[${k}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`,
+      )
       .join('')
   );
 }

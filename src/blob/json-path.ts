@@ -25,7 +25,8 @@ export function parseJsonPath(path: string): (string | number)[] {
         continue;
       }
       const q = rest[0];
-      if (q !== '"' && q !== "'") throw new JsonPathError(`${JSON.stringify(path)}: expected an index or a quoted key at ${i}`);
+      if (q !== '"' && q !== "'")
+        throw new JsonPathError(`${JSON.stringify(path)}: expected an index or a quoted key at ${i}`);
       let key = '';
       let j = 1;
       for (; j < rest.length; j++) {
@@ -37,7 +38,8 @@ export function parseJsonPath(path: string): (string | number)[] {
         } else if (d === q) break;
         else key += d;
       }
-      if (rest[j] !== q || rest[j + 1] !== ']') throw new JsonPathError(`${JSON.stringify(path)}: unterminated key at ${i}`);
+      if (rest[j] !== q || rest[j + 1] !== ']')
+        throw new JsonPathError(`${JSON.stringify(path)}: unterminated key at ${i}`);
       keys.push(key);
       i += j + 3;
     } else {

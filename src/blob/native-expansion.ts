@@ -32,7 +32,13 @@ export function nativeExpansionOf(
   const et = tables.get(id);
   if (!et) {
     return configured
-      ? { name: id, found: false, columns: [], joinable: false, note: `the configured expansion table ${configured} is not in schema ${t.schema}` }
+      ? {
+          name: id,
+          found: false,
+          columns: [],
+          joinable: false,
+          note: `the configured expansion table ${configured} is not in schema ${t.schema}`,
+        }
       : null;
   }
   const has = (n: string) => et.columns.some((c) => c.name === n);
@@ -41,11 +47,21 @@ export function nativeExpansionOf(
     ? `${et.table} has no ${missing.join(' or ')}: its rows cannot be matched to ${t.table}'s events, so the gateway does not join them. ` +
       `Query ${et.id} on its own (its columns are real columns: filters on them are pushed down), or expand ${t.table}'s payload at query time (config: topics.${t.id}.expand).`
     : `${et.table} carries key and timestamp_broker: filter it by time like the topic; its typed columns are pushed down.`;
-  return { name: et.id, found: true, columns: et.columns.map((c) => ({ name: c.name, type: c.type })), joinable: missing.length === 0, note };
+  return {
+    name: et.id,
+    found: true,
+    columns: et.columns.map((c) => ({ name: c.name, type: c.type })),
+    joinable: missing.length === 0,
+    note,
+  };
 }
 
 /** The topic a table is the native expansion of, by convention or configuration. */
-export function expansionOf(t: TableInfo, tables: ReadonlyMap<string, TableInfo>, topics: Record<string, TopicSettings>): string | null {
+export function expansionOf(
+  t: TableInfo,
+  tables: ReadonlyMap<string, TableInfo>,
+  topics: Record<string, TopicSettings>,
+): string | null {
   for (const topic of tables.values()) {
     if (topic.kind !== 'topic' || topic.schema !== t.schema) continue;
     const name = topics[topic.id]?.expansionTable ?? `${topic.table}_expanded`;

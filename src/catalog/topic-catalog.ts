@@ -51,14 +51,14 @@ export class TopicCatalog {
 
   /** Fails with a one-line message when the catalog or a schema does not exist. */
   async verify(): Promise<void> {
-    const { rows } = await this.trino.all(
-      `SELECT schema_name FROM ${quoteIdent(this.config.catalog)}.information_schema.schemata`,
-    ).catch((err: unknown) => {
-      if ((err as { info?: { errorName?: string } }).info?.errorName === 'CATALOG_NOT_FOUND') {
-        throw new Error(`TOPICGATE_CATALOG=${this.config.catalog}: Trino has no such catalog`);
-      }
-      throw err;
-    });
+    const { rows } = await this.trino
+      .all(`SELECT schema_name FROM ${quoteIdent(this.config.catalog)}.information_schema.schemata`)
+      .catch((err: unknown) => {
+        if ((err as { info?: { errorName?: string } }).info?.errorName === 'CATALOG_NOT_FOUND') {
+          throw new Error(`TOPICGATE_CATALOG=${this.config.catalog}: Trino has no such catalog`);
+        }
+        throw err;
+      });
     const have = new Set(rows.map((r) => r[0] as string));
     const missing = this.config.schemas.filter((s) => !have.has(s));
     if (missing.length) {

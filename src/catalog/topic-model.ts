@@ -6,7 +6,12 @@ import { TIME_COLUMN, type TopicModel } from '../query/plan.js';
 import type { TableInfo } from './topic-catalog.js';
 
 export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): TopicModel {
-  const tableColumns: ColumnNode[] = t.columns.map((c) => ({ kind: 'column', name: c.name, type: c.type, source: { kind: 'table' } }));
+  const tableColumns: ColumnNode[] = t.columns.map((c) => ({
+    kind: 'column',
+    name: c.name,
+    type: c.type,
+    source: { kind: 'table' },
+  }));
   const columns = new Map<string, ColumnNode>(tableColumns.map((c) => [c.name, c]));
   if (t.kind === 'topic') {
     // A table column wins over an expanded field of the same name.
@@ -15,7 +20,14 @@ export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topic
   const time = columns.get(TIME_COLUMN);
   return {
     id: t.id,
-    source: { kind: 'source', catalog: config.catalog, schema: t.schema, table: t.table, topicKind: t.kind, columns: tableColumns },
+    source: {
+      kind: 'source',
+      catalog: config.catalog,
+      schema: t.schema,
+      table: t.table,
+      topicKind: t.kind,
+      columns: tableColumns,
+    },
     columns,
     time: time && time.source.kind === 'table' && time.type.startsWith('timestamp') ? time : null,
   };

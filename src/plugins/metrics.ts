@@ -30,7 +30,12 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
     registers: [registry],
   });
-  const rows = new Counter({ name: 'topicgate_rows_streamed_total', help: 'Rows sent to clients, by format', labelNames: ['format'], registers: [registry] });
+  const rows = new Counter({
+    name: 'topicgate_rows_streamed_total',
+    help: 'Rows sent to clients, by format',
+    labelNames: ['format'],
+    registers: [registry],
+  });
   const trinoQueries = new Counter({
     name: 'topicgate_trino_queries_total',
     help: 'Trino queries started by the gateway, by outcome (ok, failed, cancelled)',
@@ -51,7 +56,10 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
         summary: 'Prometheus metrics',
         produces: ['text/plain'],
         response: {
-          200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          200: {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
           ...errorResponses(['TG_INTERNAL']),
         },
       },

@@ -202,7 +202,9 @@ export function compileQuery(q: QueryNode, opts: { extraRow?: boolean } = {}): s
   if (q.dedupe) {
     const d = q.dedupe;
     const dir = d.keep === 'latest' ? 'DESC' : 'ASC';
-    const tie = q.source.columns.filter((c) => orderable(c) && c.name !== d.time.name).map((c) => `${compileColumn(c)} ${dir}`);
+    const tie = q.source.columns
+      .filter((c) => orderable(c) && c.name !== d.time.name)
+      .map((c) => `${compileColumn(c)} ${dir}`);
     const window = `row_number() OVER (PARTITION BY ${d.by.map(compileColumn).join(', ')} ORDER BY ${[`${compileColumn(d.time)} ${dir}`, ...tie].join(', ')})`;
     from = `(SELECT *, ${window} AS ${quoteIdent(DEDUPE_RN)} FROM ${from}${where ? ` WHERE ${where}` : ''})`;
     outerWhere = `${quoteIdent(DEDUPE_RN)} = 1`;
@@ -229,7 +231,10 @@ export function compileQuery(q: QueryNode, opts: { extraRow?: boolean } = {}): s
  * many of its rows share that time. `q` must be ordered by broker time first.
  */
 export function compileTailSummary(q: QueryNode, time: ColumnNode): string {
-  const inner = compileQuery({ ...q, select: [{ kind: 'select-column', column: time, as: '__topicgate_t' }] }, { extraRow: false });
+  const inner = compileQuery(
+    { ...q, select: [{ kind: 'select-column', column: time, as: '__topicgate_t' }] },
+    { extraRow: false },
+  );
   const t = quoteIdent('__topicgate_t');
   return `WITH b AS (${inner}) SELECT count(*), max(${t}), count_if(${t} = (SELECT max(${t}) FROM b)) FROM b`;
 }

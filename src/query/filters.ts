@@ -23,7 +23,8 @@ const ROUNDING = { eq: 'exact', neq: 'exact', gt: 'down', gte: 'up', lt: 'up', l
 function badOp(column: string, op: string, why?: string): ApiError {
   return new ApiError(
     'TG_BAD_OPERATOR',
-    why ?? `${column}: unknown operator ${JSON.stringify(op)}; use one of ${FILTER_OPS.join(', ')} (optionally after not.)`,
+    why ??
+      `${column}: unknown operator ${JSON.stringify(op)}; use one of ${FILTER_OPS.join(', ')} (optionally after not.)`,
     { column, operator: op },
   );
 }
@@ -117,7 +118,10 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
     case 'is': {
       const what = value === null ? 'null' : String(value);
       if (what !== 'null' && what !== 'true' && what !== 'false') {
-        throw new ApiError('TG_BAD_VALUE', `${column.name}: is takes null, true or false, not ${JSON.stringify(value)}`);
+        throw new ApiError(
+          'TG_BAD_VALUE',
+          `${column.name}: is takes null, true or false, not ${JSON.stringify(value)}`,
+        );
       }
       if (what !== 'null' && family !== 'boolean') {
         throw badOp(column.name, op, `${column.name} (${column.type}) is not boolean; use is.null`);
@@ -161,7 +165,8 @@ function parseLogicItem(item: string, resolve: ColumnResolver, depth: number): P
     rest = item.slice(end + 2);
   } else {
     const dot = item.indexOf('.');
-    if (dot <= 0) throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}: expected column.operator.value`);
+    if (dot <= 0)
+      throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}: expected column.operator.value`);
     name = item.slice(0, dot);
     rest = item.slice(dot + 1);
   }

@@ -4,9 +4,7 @@
  */
 
 /** Where a column's value comes from: a table column, or a JSON field of the payload (blob expansion). */
-export type ColumnSource =
-  | { kind: 'table' }
-  | { kind: 'json'; from: string; path: readonly (string | number)[] };
+export type ColumnSource = { kind: 'table' } | { kind: 'json'; from: string; path: readonly (string | number)[] };
 
 export interface ColumnNode {
   kind: 'column';

@@ -16,13 +16,19 @@ export interface LimitPolicy {
 export function applyLimit(q: QueryNode, policy: LimitPolicy, requested?: number): QueryNode {
   const limit = requested ?? policy.defaultLimit;
   if (!Number.isInteger(limit) || limit < 1) {
-    throw new ApiError('TG_BAD_VALUE', `limit must be a positive integer, not ${JSON.stringify(requested)}`, { parameter: 'limit' });
+    throw new ApiError('TG_BAD_VALUE', `limit must be a positive integer, not ${JSON.stringify(requested)}`, {
+      parameter: 'limit',
+    });
   }
   if (limit > policy.maxLimit) {
-    throw new ApiError('TG_TOO_EXPENSIVE', `limit ${limit} is above the maximum ${policy.maxLimit}; page with cursors`, {
-      parameter: 'limit',
-      max: policy.maxLimit,
-    });
+    throw new ApiError(
+      'TG_TOO_EXPENSIVE',
+      `limit ${limit} is above the maximum ${policy.maxLimit}; page with cursors`,
+      {
+        parameter: 'limit',
+        max: policy.maxLimit,
+      },
+    );
   }
   return { ...q, limit };
 }

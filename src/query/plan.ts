@@ -84,7 +84,8 @@ function aggregateNode(topic: TopicModel, spec: AggregateSpec, resolve: (n: stri
   if (spec.fn === 'sum' || spec.fn === 'avg' || spec.fn === 'approx_percentile') {
     needs(NUMERIC.has(family), `${column?.name} (${column?.type}) is not numeric`);
   }
-  if (spec.fn === 'approx_percentile') needs(typeof spec.p === 'number' && spec.p > 0 && spec.p < 1, 'p must be between 0 and 1');
+  if (spec.fn === 'approx_percentile')
+    needs(typeof spec.p === 'number' && spec.p > 0 && spec.p < 1, 'p must be between 0 and 1');
   if (spec.fn === 'latest' || spec.fn === 'earliest') needs(topic.time !== null, `${topic.id} has no ${TIME_COLUMN}`);
   return { kind: 'aggregate', fn: spec.fn, column, p: spec.p, as, time: topic.time };
 }
@@ -99,7 +100,8 @@ function bucketNode(topic: TopicModel, spec: { bucket: string; as?: string }): S
 function uniqueNames(select: readonly SelectNode[]): void {
   const seen = new Set<string>();
   for (const s of select) {
-    if (seen.has(s.as)) throw new ApiError('TG_BAD_REQUEST', `select: the output name ${JSON.stringify(s.as)} is used twice`);
+    if (seen.has(s.as))
+      throw new ApiError('TG_BAD_REQUEST', `select: the output name ${JSON.stringify(s.as)} is used twice`);
     seen.add(s.as);
   }
 }
@@ -124,7 +126,8 @@ export function planRead(
   for (const g of groupSpecs) {
     if (typeof g === 'string') {
       const col = resolve(g);
-      if (!select.some((s) => s.kind === 'select-column' && s.as === g)) keys.push({ kind: 'select-column', column: col, as: g });
+      if (!select.some((s) => s.kind === 'select-column' && s.as === g))
+        keys.push({ kind: 'select-column', column: col, as: g });
       groupBy.push(g);
     } else {
       const b = bucketNode(topic, g);
@@ -137,26 +140,35 @@ export function planRead(
   if (aggregate) {
     for (const s of select) {
       if (s.kind === 'select-column' && !groupBy.includes(s.as)) {
-        throw new ApiError('TG_BAD_REQUEST', `select: ${s.as} must be in groupBy or inside an aggregate`, { field: s.as });
+        throw new ApiError('TG_BAD_REQUEST', `select: ${s.as} must be in groupBy or inside an aggregate`, {
+          field: s.as,
+        });
       }
     }
     if (req.dedupe) throw new ApiError('TG_BAD_REQUEST', 'dedupe applies to event reads, not to aggregations');
   }
   if (select.length === 0) {
     select = topic.source.columns.map((c) => ({ kind: 'select-column', column: c, as: c.name }));
-    for (const c of topic.columns.values()) if (c.source.kind === 'json') select.push({ kind: 'select-column', column: c, as: c.name });
+    for (const c of topic.columns.values())
+      if (c.source.kind === 'json') select.push({ kind: 'select-column', column: c, as: c.name });
   }
   uniqueNames(select);
 
   const outputs = new Map(select.map((s) => [s.as, s]));
   const order: OrderNode[] = (req.order ?? []).map((o) => {
     if (outputs.has(o.field)) return { name: o.field, dir: o.dir ?? 'asc', nulls: o.nulls };
-    if (aggregate) throw new ApiError('TG_UNKNOWN_COLUMN', `order: ${o.field} is not an output of this aggregation`, { column: o.field });
+    if (aggregate)
+      throw new ApiError('TG_UNKNOWN_COLUMN', `order: ${o.field} is not an output of this aggregation`, {
+        column: o.field,
+      });
     return { name: o.field, dir: o.dir ?? 'asc', nulls: o.nulls, column: resolve(o.field) };
   });
   for (const o of order) {
-    const col = o.column ?? (outputs.get(o.name)?.kind === 'select-column' ? (outputs.get(o.name) as { column: ColumnNode }).column : null);
-    if (col && /^(map|json)\b/.test(col.type)) throw new ApiError('TG_BAD_VALUE', `order: ${o.name} (${col.type}) cannot be sorted`);
+    const col =
+      o.column ??
+      (outputs.get(o.name)?.kind === 'select-column' ? (outputs.get(o.name) as { column: ColumnNode }).column : null);
+    if (col && /^(map|json)\b/.test(col.type))
+      throw new ApiError('TG_BAD_VALUE', `order: ${o.name} (${col.type}) cannot be sorted`);
   }
   if (!aggregate && order.length === 0 && topic.time) order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
 
@@ -170,13 +182,19 @@ export function planRead(
 
   // Pages anchor on broker time when rows come out in broker-time order and carry it (see paging.ts).
   const first = order[0];
-  const timeIndex = select.findIndex((s) => s.kind === 'select-column' && s.as === TIME_COLUMN && s.column.source.kind === 'table');
+  const timeIndex = select.findIndex(
+    (s) => s.kind === 'select-column' && s.as === TIME_COLUMN && s.column.source.kind === 'table',
+  );
   const anchored = !aggregate && !dedupe && topic.time !== null && first?.name === TIME_COLUMN && timeIndex >= 0;
 
   const userWhere = req.where;
   const h = queryHash({
     t: topic.id,
-    s: select.map((s) => [s.kind, s.as, s.kind === 'aggregate' ? [s.fn, s.column?.name, s.p] : s.kind === 'bucket' ? s.ms : s.column.name]),
+    s: select.map((s) => [
+      s.kind,
+      s.as,
+      s.kind === 'aggregate' ? [s.fn, s.column?.name, s.p] : s.kind === 'bucket' ? s.ms : s.column.name,
+    ]),
     w: compileWhere(userWhere),
     since: req.since ?? null,
     until: req.until ?? null,
@@ -213,7 +231,8 @@ function firstPosition(h: string, anchored: boolean, topic: TopicModel, req: Rea
   if (req.since !== undefined) p.lo = ceilMs(parseInstant(req.since, 'since', now));
   // The first page pins the upper bound, so later pages read the same set even while the topic grows.
   p.hi = req.until !== undefined ? ceilMs(parseInstant(req.until, 'until', now)) : now;
-  if (p.lo !== undefined && p.hi <= p.lo) throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
+  if (p.lo !== undefined && p.hi <= p.lo)
+    throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
   return p;
 }
 

@@ -4,11 +4,31 @@
  */
 import { ApiError } from '../errors.js';
 import { and, type PredicateNode } from './nodes.js';
-import { FILTER_OPS, buildPredicate, parseColumnFilter, parseLogic, type ColumnResolver, type FilterOp } from './filters.js';
+import {
+  FILTER_OPS,
+  buildPredicate,
+  parseColumnFilter,
+  parseLogic,
+  type ColumnResolver,
+  type FilterOp,
+} from './filters.js';
 import type { GroupSpec, OrderSpec, ReadRequest, SelectSpec } from './plan.js';
 
 /** GET parameters that are not column filters. */
-export const RESERVED_PARAMS = ['select', 'order', 'limit', 'cursor', 'format', 'explain', 'since', 'until', 'or', 'and', 'not.or', 'not.and'];
+export const RESERVED_PARAMS = [
+  'select',
+  'order',
+  'limit',
+  'cursor',
+  'format',
+  'explain',
+  'since',
+  'until',
+  'or',
+  'and',
+  'not.or',
+  'not.and',
+];
 
 function single(name: string, v: unknown): string | undefined {
   if (v === undefined) return undefined;
@@ -25,7 +45,12 @@ export function parseOrderParam(text: string): OrderSpec[] {
       if (b === 'asc' || b === 'desc') spec.dir = b;
       else if (b === 'nullsfirst') spec.nulls = 'first';
       else if (b === 'nullslast') spec.nulls = 'last';
-      else throw new ApiError('TG_BAD_REQUEST', `order: ${JSON.stringify(part)}: use col.asc|desc[.nullsfirst|.nullslast]`, { parameter: 'order' });
+      else
+        throw new ApiError(
+          'TG_BAD_REQUEST',
+          `order: ${JSON.stringify(part)}: use col.asc|desc[.nullsfirst|.nullslast]`,
+          { parameter: 'order' },
+        );
     }
     if (!spec.field) throw new ApiError('TG_BAD_REQUEST', 'order: empty column name', { parameter: 'order' });
     return spec;
@@ -40,7 +65,8 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       const text = String(value);
       if (name === 'or' || name === 'and') filters.push(parseLogic(name, text, resolve));
-      else if (name === 'not.or' || name === 'not.and') filters.push({ kind: 'not', inner: parseLogic(name === 'not.or' ? 'or' : 'and', text, resolve) });
+      else if (name === 'not.or' || name === 'not.and')
+        filters.push({ kind: 'not', inner: parseLogic(name === 'not.or' ? 'or' : 'and', text, resolve) });
       else filters.push(parseColumnFilter(resolve(name), text));
     }
   }
@@ -48,10 +74,18 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
   const order = single('order', query.order);
   const limit = single('limit', query.limit);
   if (limit !== undefined && !/^\d{1,9}$/.test(limit)) {
-    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`, { parameter: 'limit' });
+    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`, {
+      parameter: 'limit',
+    });
   }
   return {
-    select: select === undefined ? undefined : select.split(',').map((s) => s.trim()).filter(Boolean),
+    select:
+      select === undefined
+        ? undefined
+        : select
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
     where: and(...filters),
     since: single('since', query.since),
     until: single('until', query.until),
@@ -62,15 +96,15 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
 
 /** The JSON `where` of a POST body: {and:[...]}, {or:[...]}, {not:{...}}, {field, op, value}. */
 export type WhereJson =
-  | { and: WhereJson[] }
-  | { or: WhereJson[] }
-  | { not: WhereJson }
-  | { field: string; op: string; value?: unknown };
+  { and: WhereJson[] } | { or: WhereJson[] } | { not: WhereJson } | { field: string; op: string; value?: unknown };
 
 export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0): PredicateNode {
   if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'where: nests deeper than 8 levels');
   if (!w || typeof w !== 'object' || Array.isArray(w)) {
-    throw new ApiError('TG_BAD_REQUEST', 'where: each condition is an object: {and: [...]}, {or: [...]}, {not: {...}} or {field, op, value}');
+    throw new ApiError(
+      'TG_BAD_REQUEST',
+      'where: each condition is an object: {and: [...]}, {or: [...]}, {not: {...}} or {field, op, value}',
+    );
   }
   if ('and' in w || 'or' in w) {
     const kind = 'and' in w ? 'and' : 'or';
@@ -80,10 +114,14 @@ export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0):
   }
   if ('not' in w) return { kind: 'not', inner: whereFromJson(w.not, resolve, depth + 1) };
   if (!(FILTER_OPS as readonly string[]).includes(w.op)) {
-    throw new ApiError('TG_BAD_OPERATOR', `where: ${w.field}: unknown operator ${JSON.stringify(w.op)}; use one of ${FILTER_OPS.join(', ')}`, {
-      column: w.field,
-      operator: w.op,
-    });
+    throw new ApiError(
+      'TG_BAD_OPERATOR',
+      `where: ${w.field}: unknown operator ${JSON.stringify(w.op)}; use one of ${FILTER_OPS.join(', ')}`,
+      {
+        column: w.field,
+        operator: w.op,
+      },
+    );
   }
   return buildPredicate(resolve(w.field), w.op as FilterOp, w.value === undefined ? null : w.value);
 }

@@ -88,7 +88,8 @@ export function doubleLiteral(v: number): string {
  * milliseconds plus an optional sub-millisecond digit string (for precision beyond 3).
  */
 export function timestampLiteral(epochMs: number, subMs = ''): string {
-  if (!Number.isFinite(epochMs) || Number.isNaN(new Date(epochMs).getTime())) throw new LiteralError('instant out of range');
+  if (!Number.isFinite(epochMs) || Number.isNaN(new Date(epochMs).getTime()))
+    throw new LiteralError('instant out of range');
   if (!/^\d{0,9}$/.test(subMs)) throw new LiteralError('invalid sub-millisecond digits');
   const iso = new Date(epochMs).toISOString(); // 2026-11-30T08:00:00.000Z
   if (!/^\d{4}-/.test(iso)) throw new LiteralError('instant out of range');

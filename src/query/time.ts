@@ -11,8 +11,7 @@ export interface Instant {
   subMs: string;
 }
 
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/i;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/i;
 const RELATIVE = /^-(\d{1,9})(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -40,7 +39,9 @@ export function parseInstant(text: string, what: string, now = Date.now()): Inst
   const iso = `${y}-${mo}-${d}T${h ?? '00'}:${mi ?? '00'}:${sec ?? '00'}.${ms}${normalizeZone(zone ?? 'Z')}`;
   const epochMs = Date.parse(iso);
   // Date.parse rolls 2026-02-31 and 24:00 over; the wall-clock fields as written must exist, whatever the zone.
-  const wall = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(sec ?? 0)));
+  const wall = new Date(
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(sec ?? 0)),
+  );
   const exists =
     wall.getUTCFullYear() === Number(y) &&
     wall.getUTCMonth() === Number(mo) - 1 &&

@@ -15,15 +15,7 @@ const INT_RANGES: Record<string, [bigint, bigint]> = {
 
 /** The family a Trino type belongs to, for deciding which values and operators apply. */
 export type TypeFamily =
-  | 'varchar'
-  | 'varbinary'
-  | 'integer'
-  | 'decimal'
-  | 'double'
-  | 'boolean'
-  | 'timestamp'
-  | 'date'
-  | 'other';
+  'varchar' | 'varbinary' | 'integer' | 'decimal' | 'double' | 'boolean' | 'timestamp' | 'date' | 'other';
 
 export function typeFamily(type: string): TypeFamily {
   const base = type.replace(/\(.*$/, '').trim();
@@ -65,10 +57,12 @@ export type Rounding = 'up' | 'down' | 'exact';
 
 function parseValue(column: ColumnNode, raw: unknown, rounding: Rounding): LiteralValue {
   const family = typeFamily(column.type);
-  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
+  const text =
+    typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
   if (text === undefined) throw bad(column, raw, `is not a ${column.type} value`);
   // SQL text cannot carry NUL, and a lone UTF-16 surrogate is not text at all.
-  if (text.includes('\u0000') || !text.isWellFormed()) throw bad(column, raw, 'contains a NUL or an unpaired surrogate');
+  if (text.includes('\u0000') || !text.isWellFormed())
+    throw bad(column, raw, 'contains a NUL or an unpaired surrogate');
   switch (family) {
     case 'varchar':
       return { t: 'varchar', v: text };
@@ -83,7 +77,8 @@ function parseValue(column: ColumnNode, raw: unknown, rounding: Rounding): Liter
       const [lo, hi] = INT_RANGES[base]!;
       const n = BigInt(text);
       if (n < lo || n > hi) throw bad(column, raw, `is out of range for ${base}`);
-      if (typeof raw === 'number' && !Number.isSafeInteger(raw)) throw bad(column, raw, 'lost digits in JSON; send it as a string');
+      if (typeof raw === 'number' && !Number.isSafeInteger(raw))
+        throw bad(column, raw, 'lost digits in JSON; send it as a string');
       return { t: 'integer', v: n.toString() };
     }
     case 'decimal':
@@ -105,7 +100,10 @@ function parseValue(column: ColumnNode, raw: unknown, rounding: Rounding): Liter
       return v;
     }
     case 'date':
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || new Date(Date.parse(`${text}T00:00:00Z`) || 0).toISOString().slice(0, 10) !== text) {
+      if (
+        !/^\d{4}-\d{2}-\d{2}$/.test(text) ||
+        new Date(Date.parse(`${text}T00:00:00Z`) || 0).toISOString().slice(0, 10) !== text
+      ) {
         throw bad(column, raw, 'is not a date (YYYY-MM-DD)');
       }
       return { t: 'date', v: text };

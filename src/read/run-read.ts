@@ -41,18 +41,26 @@ export function planFor(app: FastifyInstance, o: ReadOptions): Plan {
   const { config } = app.tg;
   const tokens = new PageTokens(config.cursorSecret);
   const cursor = o.cursor;
-  const policy = { defaultLimit: config.defaultLimit, maxLimit: config.topics[o.topic.id]?.maxLimit ?? config.maxLimit };
+  const policy = {
+    defaultLimit: config.defaultLimit,
+    maxLimit: config.topics[o.topic.id]?.maxLimit ?? config.maxLimit,
+  };
   return planRead(o.topic, o.req, policy, cursor !== undefined ? (h) => tokens.decode(cursor, h) : null);
 }
 
 /** The guardrail for scans filtered only after the scan (passes.ts checkResidualScan), with this topic's settings. */
 export function guard(app: FastifyInstance, topic: TopicModel, plan: Plan): void {
   const { config } = app.tg;
-  checkResidualScan(plan.tree, plan.userWhere, { lo: plan.position.lo, hi: plan.position.hi }, {
-    maxWindowMs: config.residualScanMaxWindowMs,
-    allowFullScan: config.topics[topic.id]?.allowFullScan === true,
-    complexPredicates: config.complexPushdown,
-  });
+  checkResidualScan(
+    plan.tree,
+    plan.userWhere,
+    { lo: plan.position.lo, hi: plan.position.hi },
+    {
+      maxWindowMs: config.residualScanMaxWindowMs,
+      allowFullScan: config.topics[topic.id]?.allowFullScan === true,
+      complexPredicates: config.complexPushdown,
+    },
+  );
 }
 
 export async function explainRead(app: FastifyInstance, plan: Plan) {
@@ -109,10 +117,12 @@ export async function streamPlan(
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const result = await trino.query(compileQuery(plan.tree), { signal: abort.signal, timeoutMs: config.queryTimeoutMs }).catch((err: unknown) => {
-    app.metrics.trinoQueries.inc({ outcome: 'failed' });
-    throw err;
-  });
+  const result = await trino
+    .query(compileQuery(plan.tree), { signal: abort.signal, timeoutMs: config.queryTimeoutMs })
+    .catch((err: unknown) => {
+      app.metrics.trinoQueries.inc({ outcome: 'failed' });
+      throw err;
+    });
   reply.header('X-Trino-Query-Id', result.queryId);
   const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];

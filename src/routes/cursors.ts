@@ -7,21 +7,33 @@ import { mediaTypeOf, streamPlan } from '../read/run-read.js';
 import { ErrorResponses, ReadResponses, Where } from './events-schema.js';
 
 const NameParams = Type.Object({
-  name: Type.String({ pattern: CURSOR_NAME.source, description: 'Cursor name: letters, digits, . _ -', examples: ['orders-loader'] }),
+  name: Type.String({
+    pattern: CURSOR_NAME.source,
+    description: 'Cursor name: letters, digits, . _ -',
+    examples: ['orders-loader'],
+  }),
 });
 
 const PositionSchema = Type.Object({
-  timestamp: Type.Union([Type.String(), Type.Null()], { description: 'Broker time of the position (null: the beginning)' }),
+  timestamp: Type.Union([Type.String(), Type.Null()], {
+    description: 'Broker time of the position (null: the beginning)',
+  }),
   skip: Type.Integer({ description: 'Events at that exact time already consumed (ties are exact)' }),
 });
 
 const CursorBody = Type.Object(
   {
     topic: Type.String({ examples: ['orders'] }),
-    start: Type.Optional(Type.String({ description: 'earliest, latest, or an ISO-8601 instant', examples: ['earliest'] })),
-    filter: Type.Optional(Type.Unsafe<WhereJson>({ ...Where, description: 'A `where` tree as in POST /v1/topics/{topic}/query' })),
+    start: Type.Optional(
+      Type.String({ description: 'earliest, latest, or an ISO-8601 instant', examples: ['earliest'] }),
+    ),
+    filter: Type.Optional(
+      Type.Unsafe<WhereJson>({ ...Where, description: 'A `where` tree as in POST /v1/topics/{topic}/query' }),
+    ),
     select: Type.Optional(Type.Array(Type.String(), { maxItems: 200 })),
-    settle: Type.Optional(Type.String({ description: 'Events newer than now minus this are not read yet', examples: ['30s'] })),
+    settle: Type.Optional(
+      Type.String({ description: 'Events newer than now minus this are not read yet', examples: ['30s'] }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -69,7 +81,12 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
   app.get<{ Params: Static<typeof NameParams> }>(
     '/cursors/:name',
     {
-      schema: { tags: ['cursors'], summary: 'A cursor: definition, committed position and lag', params: NameParams, response: { 200: CursorView, ...errors } },
+      schema: {
+        tags: ['cursors'],
+        summary: 'A cursor: definition, committed position and lag',
+        params: NameParams,
+        response: { 200: CursorView, ...errors },
+      },
     },
     async (request) => {
       const c = await svc().get(request.params.name);
@@ -98,7 +115,12 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
       const { pending, plan } = await svc().batch(request.params.name, limit);
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
-      const meta = { batch: pending.token, batchRows: pending.rows, from: showPosition(pending.from), to: showPosition(pending.to) };
+      const meta = {
+        batch: pending.token,
+        batchRows: pending.rows,
+        from: showPosition(pending.from),
+        to: showPosition(pending.to),
+      };
       return streamPlan(app, request, reply, plan, media, { paged: false, meta });
     },
   );
@@ -112,7 +134,11 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
         params: NameParams,
         body: Type.Object({ batch: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
         response: {
-          200: Type.Object({ committed: Type.Boolean({ description: 'false: it was already committed' }), rows: Type.Integer(), position: PositionSchema }),
+          200: Type.Object({
+            committed: Type.Boolean({ description: 'false: it was already committed' }),
+            rows: Type.Integer(),
+            position: PositionSchema,
+          }),
           ...errors,
         },
       },
@@ -139,7 +165,14 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
 
   app.delete<{ Params: Static<typeof NameParams> }>(
     '/cursors/:name',
-    { schema: { tags: ['cursors'], summary: 'Delete a cursor and its history', params: NameParams, response: { 204: Type.Null(), ...errors } } },
+    {
+      schema: {
+        tags: ['cursors'],
+        summary: 'Delete a cursor and its history',
+        params: NameParams,
+        response: { 204: Type.Null(), ...errors },
+      },
+    },
     async (request, reply) => {
       await svc().delete(request.params.name);
       return reply.status(204).send();
@@ -153,11 +186,21 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
         tags: ['cursors'],
         summary: 'Batches committed, newest first',
         params: NameParams,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most batches listed (default 100)' })) }),
+        querystring: Type.Object({
+          limit: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most batches listed (default 100)' }),
+          ),
+        }),
         response: {
           200: Type.Object({
             batches: Type.Array(
-              Type.Object({ batch: Type.String(), from: PositionSchema, to: PositionSchema, rows: Type.Integer(), committedAt: Type.String() }),
+              Type.Object({
+                batch: Type.String(),
+                from: PositionSchema,
+                to: PositionSchema,
+                rows: Type.Integer(),
+                committedAt: Type.String(),
+              }),
             ),
           }),
           ...errors,
@@ -167,7 +210,13 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
     async (request) => {
       const entries = await svc().history(request.params.name, request.query.limit ?? 100);
       return {
-        batches: entries.map((e) => ({ batch: e.batchId, from: showPosition(e.from), to: showPosition(e.to), rows: e.rows, committedAt: e.committedAt })),
+        batches: entries.map((e) => ({
+          batch: e.batchId,
+          from: showPosition(e.from),
+          to: showPosition(e.to),
+          rows: e.rows,
+          committedAt: e.committedAt,
+        })),
       };
     },
   );

@@ -4,9 +4,21 @@ import { ERROR_CATALOG, type ErrorCode } from '../errors.js';
 
 export const EventsQuerystring = Type.Object(
   {
-    select: Type.Optional(Type.String({ description: 'Comma-separated columns and expanded fields; default all', examples: ['key,value,timestamp_broker'] })),
-    order: Type.Optional(Type.String({ description: '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated; default `timestamp_broker` ascending', examples: ['timestamp_broker.asc'] })),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Rows per response (default 100)', examples: ['3'] })),
+    select: Type.Optional(
+      Type.String({
+        description: 'Comma-separated columns and expanded fields; default all',
+        examples: ['key,value,timestamp_broker'],
+      }),
+    ),
+    order: Type.Optional(
+      Type.String({
+        description: '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated; default `timestamp_broker` ascending',
+        examples: ['timestamp_broker.asc'],
+      }),
+    ),
+    limit: Type.Optional(
+      Type.String({ pattern: '^[0-9]+$', description: 'Rows per response (default 100)', examples: ['3'] }),
+    ),
     cursor: Type.Optional(
       Type.String({
         maxLength: 2048,
@@ -16,18 +28,39 @@ export const EventsQuerystring = Type.Object(
       }),
     ),
     // Not an enum: an unknown format is a 406 (API.md), not a validation error.
-    format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept (anything else: 406)', examples: ['json'] })),
-    explain: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'Return the SQL, the pushdown split and Trino\'s plan instead of rows' })),
-    since: Type.Optional(Type.String({ description: 'Inclusive start on timestamp_broker: ISO-8601 with zone, or -15m, -2h, -7d, now', examples: ['2026-11-01T00:00:00Z'] })),
-    until: Type.Optional(Type.String({ description: 'Exclusive end on timestamp_broker (same forms as since)', examples: ['2026-11-01T00:01:00Z'] })),
+    format: Type.Optional(
+      Type.String({
+        description: 'json, ndjson, csv or arrow; overrides Accept (anything else: 406)',
+        examples: ['json'],
+      }),
+    ),
+    explain: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: "Return the SQL, the pushdown split and Trino's plan instead of rows",
+      }),
+    ),
+    since: Type.Optional(
+      Type.String({
+        description: 'Inclusive start on timestamp_broker: ISO-8601 with zone, or -15m, -2h, -7d, now',
+        examples: ['2026-11-01T00:00:00Z'],
+      }),
+    ),
+    until: Type.Optional(
+      Type.String({
+        description: 'Exclusive end on timestamp_broker (same forms as since)',
+        examples: ['2026-11-01T00:01:00Z'],
+      }),
+    ),
     or: Type.Optional(
       Type.String({
-        description: 'PostgREST boolean group: any of the filters holds, e.g. `(key.eq.order-1000002,key.is.null)`; groups nest: `(a.eq.1,and(b.gt.2,b.lt.5))`; `not.or=(...)` negates',
+        description:
+          'PostgREST boolean group: any of the filters holds, e.g. `(key.eq.order-1000002,key.is.null)`; groups nest: `(a.eq.1,and(b.gt.2,b.lt.5))`; `not.or=(...)` negates',
       }),
     ),
     and: Type.Optional(
       Type.String({
-        description: 'PostgREST boolean group: all of the filters hold, e.g. `(timestamp_producer.gte.2026-11-01T00:00:00Z,key.not.is.null)`; `not.and=(...)` negates',
+        description:
+          'PostgREST boolean group: all of the filters hold, e.g. `(timestamp_producer.gte.2026-11-01T00:00:00Z,key.not.is.null)`; `not.and=(...)` negates',
       }),
     ),
   },
@@ -47,25 +80,42 @@ const WhereLeaf = Type.Object(
     field: Type.String({ description: 'A column or expanded field', examples: ['key'] }),
     op: Type.String({ description: 'eq, neq, gt, gte, lt, lte, in, like, ilike, is', examples: ['eq'] }),
     value: Type.Optional(
-      Type.Unknown({ description: 'The value: a list for `in`, null/true/false for `is`; varbinary values as in GET filters' }),
+      Type.Unknown({
+        description: 'The value: a list for `in`, null/true/false for `is`; varbinary values as in GET filters',
+      }),
     ),
   },
   { additionalProperties: false, description: 'One filter: `{"field", "op", "value"}`' },
 );
 
 /** A filter tree (POST query `where`, cursor `filter`). */
-export const Where = Type.Recursive((Self) =>
-  Type.Union([
-    Type.Object({ and: Type.Array(Self, { maxItems: 100 }) }, { additionalProperties: false }),
-    Type.Object({ or: Type.Array(Self, { maxItems: 100 }) }, { additionalProperties: false }),
-    Type.Object({ not: Self }, { additionalProperties: false }),
-    WhereLeaf,
-  ]),
-  { $id: 'Where', description: 'Filters: a leaf `{"field", "op", "value"}`, or `{"and": [...]}`, `{"or": [...]}`, `{"not": {...}}`' },
+export const Where = Type.Recursive(
+  (Self) =>
+    Type.Union([
+      Type.Object({ and: Type.Array(Self, { maxItems: 100 }) }, { additionalProperties: false }),
+      Type.Object({ or: Type.Array(Self, { maxItems: 100 }) }, { additionalProperties: false }),
+      Type.Object({ not: Self }, { additionalProperties: false }),
+      WhereLeaf,
+    ]),
+  {
+    $id: 'Where',
+    description: 'Filters: a leaf `{"field", "op", "value"}`, or `{"and": [...]}`, `{"or": [...]}`, `{"not": {...}}`',
+  },
 );
 
 const AggregateFn = Type.Union(
-  ['count', 'count_distinct', 'approx_distinct', 'sum', 'avg', 'min', 'max', 'approx_percentile', 'latest', 'earliest'].map((f) => Type.Literal(f)),
+  [
+    'count',
+    'count_distinct',
+    'approx_distinct',
+    'sum',
+    'avg',
+    'min',
+    'max',
+    'approx_percentile',
+    'latest',
+    'earliest',
+  ].map((f) => Type.Literal(f)),
 );
 
 const ALIAS = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
@@ -83,23 +133,38 @@ export const QueryBodySchema = Type.Object(
               as: Type.Optional(Type.String({ pattern: ALIAS, description: 'Name of the result column' })),
               p: Type.Optional(Type.Number({ description: 'Percentile for approx_percentile, 0 to 1' })),
             },
-            { additionalProperties: false, description: 'An aggregate: `latest` / `earliest` take the value at the newest / oldest timestamp_broker' },
+            {
+              additionalProperties: false,
+              description: 'An aggregate: `latest` / `earliest` take the value at the newest / oldest timestamp_broker',
+            },
           ),
         ]),
         { maxItems: 200, description: 'Columns and aggregates; default all columns' },
       ),
     ),
     where: Type.Optional(Where),
-    since: Type.Optional(Type.String({ description: 'Inclusive start on timestamp_broker, as in GET', examples: ['2026-11-01T00:00:00Z'] })),
-    until: Type.Optional(Type.String({ description: 'Exclusive end on timestamp_broker, as in GET', examples: ['2026-11-02T00:00:00Z'] })),
+    since: Type.Optional(
+      Type.String({
+        description: 'Inclusive start on timestamp_broker, as in GET',
+        examples: ['2026-11-01T00:00:00Z'],
+      }),
+    ),
+    until: Type.Optional(
+      Type.String({ description: 'Exclusive end on timestamp_broker, as in GET', examples: ['2026-11-02T00:00:00Z'] }),
+    ),
     groupBy: Type.Optional(
       Type.Array(
         Type.Union([
           Type.String({ description: 'A column or expanded field' }),
           Type.Object(
             {
-              bucket: Type.String({ description: 'Time bucket of timestamp_broker (UTC, epoch-aligned): `<n>ms|s|m|h|d`', examples: ['1h'] }),
-              as: Type.Optional(Type.String({ pattern: ALIAS, description: 'Name of the bucket column (default `bucket`)' })),
+              bucket: Type.String({
+                description: 'Time bucket of timestamp_broker (UTC, epoch-aligned): `<n>ms|s|m|h|d`',
+                examples: ['1h'],
+              }),
+              as: Type.Optional(
+                Type.String({ pattern: ALIAS, description: 'Name of the bucket column (default `bucket`)' }),
+              ),
             },
             { additionalProperties: false },
           ),
@@ -124,15 +189,24 @@ export const QueryBodySchema = Type.Object(
     dedupe: Type.Optional(
       Type.Object(
         {
-          by: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'Columns that identify an event (default `key`)' })),
+          by: Type.Optional(
+            Type.Array(Type.String(), { minItems: 1, description: 'Columns that identify an event (default `key`)' }),
+          ),
           keep: Type.Optional(Type.Union([Type.Literal('latest'), Type.Literal('earliest')])),
         },
-        { additionalProperties: false, description: 'Keep one event per key (or per listed columns): the latest or the earliest' },
+        {
+          additionalProperties: false,
+          description: 'Keep one event per key (or per listed columns): the latest or the earliest',
+        },
       ),
     ),
-    cursor: Type.Optional(Type.String({ maxLength: 2048, description: 'Opaque page token: `next` of the previous response' })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 2048, description: 'Opaque page token: `next` of the previous response' }),
+    ),
     format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow (anything else: 406)' })),
-    explain: Type.Optional(Type.Boolean({ description: 'Return the SQL, the pushdown split and the plan instead of rows' })),
+    explain: Type.Optional(
+      Type.Boolean({ description: 'Return the SQL, the pushdown split and the plan instead of rows' }),
+    ),
   },
   {
     additionalProperties: false,
@@ -154,7 +228,12 @@ export const QueryBodySchema = Type.Object(
       },
       {
         select: ['key', 'value', 'timestamp_broker'],
-        where: { or: [{ field: 'key', op: 'like', value: 'order-100000*' }, { field: 'key', op: 'is', value: null }] },
+        where: {
+          or: [
+            { field: 'key', op: 'like', value: 'order-100000*' },
+            { field: 'key', op: 'is', value: null },
+          ],
+        },
         since: '2026-11-01T00:00:00Z',
         until: '2026-11-01T01:00:00Z',
         dedupe: { keep: 'latest' },
@@ -173,7 +252,9 @@ export const ErrorSchema = Type.Object(
       ),
       message: Type.String({ description: 'What went wrong, naming the culprit; 5xx messages carry no internals' }),
       status: Type.Integer({ description: 'The HTTP status, repeated' }),
-      details: Type.Optional(Type.Unknown({ description: 'Machine-readable specifics, e.g. the offending parameter or column' })),
+      details: Type.Optional(
+        Type.Unknown({ description: 'Machine-readable specifics, e.g. the offending parameter or column' }),
+      ),
       queryId: Type.Optional(Type.String({ description: 'The Trino query id, when Trino was involved' })),
     }),
   },
@@ -224,7 +305,10 @@ export const TRINO_ERRORS = [
 /** Every error status the read and cursor routes can answer with, each described by the codes that use it. */
 export const ErrorResponses = errorResponses(Object.keys(ERROR_CATALOG) as ErrorCode[]);
 
-const QUERY_ID_HEADER = { type: 'string', description: 'The Trino query id (also in Arrow schema metadata `topicgate.query_id`)' };
+const QUERY_ID_HEADER = {
+  type: 'string',
+  description: 'The Trino query id (also in Arrow schema metadata `topicgate.query_id`)',
+};
 
 const RowsBody = Type.Object(
   {
@@ -235,9 +319,12 @@ const RowsBody = Type.Object(
       description: 'One object per row, keyed by column name; values follow the text representation rules',
     }),
     next: Type.Union([Type.String(), Type.Null()], {
-      description: 'GET: URL of the next page; POST: the opaque cursor token to send as `cursor`; null on the last page',
+      description:
+        'GET: URL of the next page; POST: the opaque cursor token to send as `cursor`; null on the last page',
     }),
-    complete: Type.Boolean({ description: '`true` only when the body holds the whole page; `false` with `error` when it was cut' }),
+    complete: Type.Boolean({
+      description: '`true` only when the body holds the whole page; `false` with `error` when it was cut',
+    }),
     error: Type.Optional(
       Type.Object(
         { code: Type.String(), message: Type.String(), status: Type.Optional(Type.Integer()) },
@@ -289,7 +376,10 @@ export const ReadResponses = {
     ].join('\n'),
     headers: {
       'X-Trino-Query-Id': QUERY_ID_HEADER,
-      Link: { type: 'string', description: 'Non-JSON formats: `<url>; rel="next"`, the next page (absent on the last page)' },
+      Link: {
+        type: 'string',
+        description: 'Non-JSON formats: `<url>; rel="next"`, the next page (absent on the last page)',
+      },
       'Topicgate-Next-Cursor': { type: 'string', description: 'Non-JSON formats: the opaque token of the next page' },
     },
     content: {
@@ -307,7 +397,8 @@ export const ReadResponses = {
       },
       'text/csv': {
         schema: Type.String({
-          description: 'RFC 4180 with a header row and CRLF line ends; then an empty line (complete) or `#error {...}` (cut)',
+          description:
+            'RFC 4180 with a header row and CRLF line ends; then an empty line (complete) or `#error {...}` (cut)',
           examples: [
             'key,value,timestamp_broker\r\n' +
               'order-1000002,"{""order_id"":1000002,""status"":""refunded"",""trace_id"":9007199254740997}",2026-11-01T00:00:00.000Z\r\n' +
@@ -318,7 +409,8 @@ export const ReadResponses = {
       'application/vnd.apache.arrow.stream': {
         schema: Type.String({
           format: 'binary',
-          description: 'Arrow IPC stream: one record batch per Trino page; varbinary as Binary, bigint as Int64, decimal as Decimal128, timestamps as Timestamp(UTC); field metadata `trino.type`',
+          description:
+            'Arrow IPC stream: one record batch per Trino page; varbinary as Binary, bigint as Int64, decimal as Decimal128, timestamps as Timestamp(UTC); field metadata `trino.type`',
         }),
       },
     },

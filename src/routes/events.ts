@@ -57,7 +57,8 @@ export default async function eventRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['events'],
         summary: 'Query events: filters, aggregation, time buckets, dedupe',
-        description: 'The JSON body has the meaning of the GET parameters, plus `groupBy`, aggregates in `select`, and `dedupe`. `next` is a cursor token to send back as `cursor`.',
+        description:
+          'The JSON body has the meaning of the GET parameters, plus `groupBy`, aggregates in `select`, and `dedupe`. `next` is a cursor token to send back as `cursor`.',
         params: TopicParams,
         body: QueryBodySchema,
         response: { ...ReadResponses, ...ErrorResponses },

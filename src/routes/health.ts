@@ -9,7 +9,13 @@ const Health = Type.Object({ status: Type.String(), trino: Type.Optional(Type.St
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Health, ...errorResponses(['TG_INTERNAL']) } } },
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'The process is up',
+        response: { 200: Health, ...errorResponses(['TG_INTERNAL']) },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
   app.get(

@@ -11,9 +11,18 @@ import { TopicParams } from './topics.js';
 import { errorResponses, TRINO_ERRORS } from './events-schema.js';
 
 const InferQuery = Type.Object({
-  since: Type.Optional(Type.String({ description: 'Start of the sampled window (default: until minus 1 day)', examples: ['2026-11-01T00:00:00Z'] })),
-  until: Type.Optional(Type.String({ description: 'End of the sampled window (default: now)', examples: ['2026-11-02T00:00:00Z'] })),
-  sample: Type.Optional(Type.Integer({ minimum: 1, description: 'Events to sample (default 1000; capped by TOPICGATE_INFER_MAX_SAMPLE)' })),
+  since: Type.Optional(
+    Type.String({
+      description: 'Start of the sampled window (default: until minus 1 day)',
+      examples: ['2026-11-01T00:00:00Z'],
+    }),
+  ),
+  until: Type.Optional(
+    Type.String({ description: 'End of the sampled window (default: now)', examples: ['2026-11-02T00:00:00Z'] }),
+  ),
+  sample: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Events to sample (default 1000; capped by TOPICGATE_INFER_MAX_SAMPLE)' }),
+  ),
 });
 
 const DAY = 86_400_000;
@@ -41,16 +50,30 @@ export default async function inferRoutes(app: FastifyInstance): Promise<void> {
                 name: Type.String(),
                 path: Type.String(),
                 type: Type.String({ description: 'Fits every sampled value (widened on conflicts)' }),
-                proposed: Type.String({ description: 'Type in the proposed expand block (a minority under 2% of another type does not widen it: those values read as NULL)' }),
+                proposed: Type.String({
+                  description:
+                    'Type in the proposed expand block (a minority under 2% of another type does not widen it: those values read as NULL)',
+                }),
                 types: Type.Record(Type.String(), Type.Integer()),
                 seen: Type.Integer(),
                 presence: Type.Number(),
               }),
             ),
             expand: Type.Record(Type.String(), Type.Object({ path: Type.String(), type: Type.String() })),
-            arrow_schema: Type.Array(Type.Object({ name: Type.String(), field: Type.Object({ column_type: Type.String(), value_type: Type.Optional(Type.String()) }) })),
+            arrow_schema: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                field: Type.Object({ column_type: Type.String(), value_type: Type.Optional(Type.String()) }),
+              }),
+            ),
           }),
-          ...errorResponses(['TG_BAD_REQUEST', 'TG_BAD_TIME', 'TG_TOPIC_NOT_FOUND', 'TG_TOO_EXPENSIVE', ...TRINO_ERRORS]),
+          ...errorResponses([
+            'TG_BAD_REQUEST',
+            'TG_BAD_TIME',
+            'TG_TOPIC_NOT_FOUND',
+            'TG_TOO_EXPENSIVE',
+            ...TRINO_ERRORS,
+          ]),
         },
       },
     },
@@ -63,17 +86,30 @@ export default async function inferRoutes(app: FastifyInstance): Promise<void> {
       }
       const now = Date.now();
       const until = request.query.until !== undefined ? parseInstant(request.query.until, 'until', now).epochMs : now;
-      const since = request.query.since !== undefined ? parseInstant(request.query.since, 'since', now).epochMs : until - DAY;
+      const since =
+        request.query.since !== undefined ? parseInstant(request.query.since, 'since', now).epochMs : until - DAY;
       if (until <= since) throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
       if (until - since > config.inferMaxWindowMs) {
-        throw new ApiError('TG_TOO_EXPENSIVE', `the window is wider than ${config.inferMaxWindowMs / 3_600_000}h: narrow since/until`, { parameter: 'since' });
+        throw new ApiError(
+          'TG_TOO_EXPENSIVE',
+          `the window is wider than ${config.inferMaxWindowMs / 3_600_000}h: narrow since/until`,
+          { parameter: 'since' },
+        );
       }
       const sample = request.query.sample ?? 1000;
       if (sample > config.inferMaxSample) {
-        throw new ApiError('TG_TOO_EXPENSIVE', `sample ${sample} is above the maximum ${config.inferMaxSample}`, { parameter: 'sample' });
+        throw new ApiError('TG_TOO_EXPENSIVE', `sample ${sample} is above the maximum ${config.inferMaxSample}`, {
+          parameter: 'sample',
+        });
       }
       const iso = (ms: number) => new Date(ms).toISOString();
-      const plan = planRead(topic, { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample }, { defaultLimit: sample, maxLimit: sample }, null, now);
+      const plan = planRead(
+        topic,
+        { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample },
+        { defaultLimit: sample, maxLimit: sample },
+        null,
+        now,
+      );
       // Any `sample` events of the window: no order, so the storage can stop early (LIMIT is passed down).
       const sql = compileQuery({ ...plan.tree, order: [], totalOrder: false }, { extraRow: false });
       const inferrer = new SchemaInferrer();
@@ -81,7 +117,11 @@ export default async function inferRoutes(app: FastifyInstance): Promise<void> {
       for await (const batch of result.batches) {
         for (const row of batch) inferrer.add(row[0] === null ? null : Buffer.from(row[0] as string, 'base64'));
       }
-      return { topic: topic.id, window: { since: iso(since), until: iso(until) }, ...inferrer.result(table.columns.map((c) => c.name)) };
+      return {
+        topic: topic.id,
+        window: { since: iso(since), until: iso(until) },
+        ...inferrer.result(table.columns.map((c) => c.name)),
+      };
     },
   );
 }

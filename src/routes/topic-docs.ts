@@ -61,14 +61,20 @@ function columnRow(c: ColumnNode, expandPath: string | undefined): string {
 function expansionNote(t: TableInfo, tables: ReadonlyMap<string, TableInfo>, topics: Config['topics']): string {
   const native = nativeExpansionOf(t, tables, topics[t.id]);
   if (native) {
-    const link = native.found ? `<a href="#${escapeHtml(encodeURIComponent(`topic-${native.name}`))}">${escapeHtml(native.name)}</a>` : code(native.name);
+    const link = native.found
+      ? `<a href="#${escapeHtml(encodeURIComponent(`topic-${native.name}`))}">${escapeHtml(native.name)}</a>`
+      : code(native.name);
     return `<p>Native expansion table: ${link}. ${escapeHtml(native.note)}</p>`;
   }
   const of = t.kind === 'table' ? expansionOf(t, tables, topics) : null;
   return of ? `<p>The native expansion table of topic ${code(of)}: typed columns parsed from its payloads.</p>` : '';
 }
 
-function topicSection(t: TableInfo, tables: ReadonlyMap<string, TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
+function topicSection(
+  t: TableInfo,
+  tables: ReadonlyMap<string, TableInfo>,
+  config: Pick<Config, 'catalog' | 'topics'>,
+): string {
   const model = topicModel(t, config);
   const expand = config.topics[t.id]?.expand ?? {};
   const base = `/v1/topics/${encodeURIComponent(t.id)}`;
@@ -95,7 +101,10 @@ td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top
 td code{margin-right:.4em;white-space:nowrap}small{color:#666;font-weight:normal}`;
 
 /** The whole page for the given tables (sorted by id). */
-export function renderTopicDocs(tables: ReadonlyMap<string, TableInfo>, config: Pick<Config, 'catalog' | 'topics'>): string {
+export function renderTopicDocs(
+  tables: ReadonlyMap<string, TableInfo>,
+  config: Pick<Config, 'catalog' | 'topics'>,
+): string {
   const list = [...tables.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const toc = list.map(
     (t) =>

@@ -19,9 +19,12 @@ export const ColumnSchema = Type.Object({
   name: Type.String(),
   type: Type.String({ description: 'Trino type', examples: ['varbinary', 'timestamp(3)'] }),
   origin: Type.Union([Type.Literal('table'), Type.Literal('expansion')], {
-    description: '`expansion`: computed at query time from JSON in `value` (config `expand`); filters on it are not pushed down',
+    description:
+      '`expansion`: computed at query time from JSON in `value` (config `expand`); filters on it are not pushed down',
   }),
-  path: Type.Optional(Type.String({ description: 'JSON path of an expanded field', examples: ['$.customer.address.country'] })),
+  path: Type.Optional(
+    Type.String({ description: 'JSON path of an expanded field', examples: ['$.customer.address.country'] }),
+  ),
 });
 
 const NativeExpansionSchema = Type.Object(
@@ -32,7 +35,7 @@ const NativeExpansionSchema = Type.Object(
     joinable: Type.Boolean({ description: 'Whether its rows carry key and timestamp_broker' }),
     note: Type.String(),
   },
-  { description: 'A VAST blob-expansion table holding typed columns parsed from this topic\'s payloads' },
+  { description: "A VAST blob-expansion table holding typed columns parsed from this topic's payloads" },
 );
 
 export const TopicDetail = Type.Composite([
@@ -41,12 +44,19 @@ export const TopicDetail = Type.Composite([
     catalog: Type.String(),
     columns: Type.Array(ColumnSchema),
     expansionTable: Type.Optional(NativeExpansionSchema),
-    expansionOf: Type.Optional(Type.String({ description: 'For an expansion table: the topic whose payloads it holds' })),
+    expansionOf: Type.Optional(
+      Type.String({ description: 'For an expansion table: the topic whose payloads it holds' }),
+    ),
   }),
 ]);
 
 export const TopicParams = Type.Object({
-  topic: Type.String({ minLength: 1, maxLength: 512, description: 'Topic id from GET /v1/topics', examples: ['orders'] }),
+  topic: Type.String({
+    minLength: 1,
+    maxLength: 512,
+    description: 'Topic id from GET /v1/topics',
+    examples: ['orders'],
+  }),
 });
 
 function summary(t: TableInfo) {
@@ -83,7 +93,12 @@ export default async function topicRoutes(app: FastifyInstance): Promise<void> {
       const model = topicModel(t, config);
       const columns = [...model.columns.values()].map((c) =>
         c.source.kind === 'json'
-          ? { name: c.name, type: c.type, origin: 'expansion' as const, path: config.topics[t.id]!.expand![c.name]!.path }
+          ? {
+              name: c.name,
+              type: c.type,
+              origin: 'expansion' as const,
+              path: config.topics[t.id]!.expand![c.name]!.path,
+            }
           : { name: c.name, type: c.type, origin: 'table' as const },
       );
       const native = nativeExpansionOf(t, tables, config.topics[t.id]);

@@ -164,13 +164,18 @@ export class TrinoClient {
 
   /** Cancels a query by id (the protocol's DELETE on the query). */
   async cancel(queryId: string): Promise<void> {
-    await this.raw.request({ url: `/v1/query/${encodeURIComponent(queryId)}`, method: 'DELETE' }).catch(() => undefined);
+    await this.raw
+      .request({ url: `/v1/query/${encodeURIComponent(queryId)}`, method: 'DELETE' })
+      .catch(() => undefined);
   }
 
   /** Trino's /v1/info: whether it answers and has finished starting. */
   async info(signal?: AbortSignal): Promise<{ starting: boolean; nodeVersion?: { version: string } }> {
     try {
-      return this.parsePage(await this.raw.request({ url: '/v1/info', method: 'GET', signal, timeout: 5_000 }), false) as unknown as {
+      return this.parsePage(
+        await this.raw.request({ url: '/v1/info', method: 'GET', signal, timeout: 5_000 }),
+        false,
+      ) as unknown as {
         starting: boolean;
       };
     } catch (err) {
@@ -197,7 +202,10 @@ export class TrinoClient {
     if (opts.schema) headers['X-Trino-Schema'] = headerSafe(opts.schema);
     try {
       // Never retried: a lost response may still have registered the query.
-      return this.parsePage(await this.raw.request({ url: '/v1/statement', method: 'POST', data: sql, headers, signal }), true);
+      return this.parsePage(
+        await this.raw.request({ url: '/v1/statement', method: 'POST', data: sql, headers, signal }),
+        true,
+      );
     } catch (err) {
       if (signal.aborted) throw err;
       throw unavailable(err);

@@ -86,7 +86,13 @@ export function toApiError(err: unknown): ApiError {
       status === 400
         ? `a value could not be evaluated: ${err.info.message}`
         : `Trino ${err.info.errorType} ${err.info.errorName}`;
-    return new ApiError(code, message, { errorName: err.info.errorName, errorType: err.info.errorType }, err.queryId, code === 'TG_TRINO_UNAVAILABLE' || code === 'TG_TOO_MANY_REQUESTS' ? 5 : undefined);
+    return new ApiError(
+      code,
+      message,
+      { errorName: err.info.errorName, errorType: err.info.errorType },
+      err.queryId,
+      code === 'TG_TRINO_UNAVAILABLE' || code === 'TG_TOO_MANY_REQUESTS' ? 5 : undefined,
+    );
   }
   if (err instanceof LiteralError) return new ApiError('TG_BAD_VALUE', `a value cannot be used: ${err.message}`);
   if (err instanceof QueryCancelledError) {

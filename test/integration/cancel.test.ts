@@ -17,9 +17,13 @@ beforeAll(async () => {
   // A result larger than Trino's exchange buffers (clicks of 400k events, about 60 MB as JSON pages), so the
   // query is still running when the client stops reading.
   const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
-  const have = await c.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then((r) => Number(r.rows[0]![0]), () => 0);
+  const have = await c.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
+    (r) => Number(r.rows[0]![0]),
+    () => 0,
+  );
   if (have !== 400_400) {
-    for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK)) await c.all(stmt, { timeoutMs: 600_000 });
+    for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK))
+      await c.all(stmt, { timeoutMs: 600_000 });
   }
   // No read-ahead beyond the first Trino page.
   app = await testApp({ TOPICGATE_PREFETCH_ROWS: '0', TOPICGATE_MAX_LIMIT: '1000000', TOPICGATE_SCHEMAS: BULK });
@@ -31,12 +35,16 @@ afterAll(() => app.close());
 
 async function queryState(id: string): Promise<{ state: string; error: string | null }> {
   const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
-  const { rows } = await c.all(`SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`);
+  const { rows } = await c.all(
+    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`,
+  );
   return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
 }
 
 /** Opens a streaming read, waits for the first bytes, returns the query id and the live request. */
-function openStream(path: string): Promise<{ id: string; req: http.ClientRequest; res: http.IncomingMessage; first: string }> {
+function openStream(
+  path: string,
+): Promise<{ id: string; req: http.ClientRequest; res: http.IncomingMessage; first: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${base}${path}`, (res) => {
       res.setEncoding('utf8');

@@ -84,7 +84,11 @@ function request(url: string, method: string, body?: object, abortAfterMs?: numb
     const req = http.request(url, { method, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.complete ? resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }) : reject(new Error('cut'))));
+      res.on('end', () =>
+        res.complete
+          ? resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) })
+          : reject(new Error('cut')),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -103,11 +107,27 @@ async function runScenario(storeUrl: string) {
   const fq = `vast."${SCHEMA}"."${table}"`;
   await trino.all(`CREATE SCHEMA IF NOT EXISTS vast."${SCHEMA}"`);
   await trino.all(`CREATE TABLE ${fq} (${TOPIC_COLUMNS})`);
-  const gateway = new Gateway({ TOPICGATE_TRINO_URL: trinoUrl(), TOPICGATE_SCHEMAS: SCHEMA, TOPICGATE_STATE_URL: storeUrl });
+  const gateway = new Gateway({
+    TOPICGATE_TRINO_URL: trinoUrl(),
+    TOPICGATE_SCHEMAS: SCHEMA,
+    TOPICGATE_STATE_URL: storeUrl,
+  });
   await gateway.start();
   const landing = mkdtempSync(join(tmpdir(), 'topicgate-landing-'));
   const cursor = `loader-${table}`;
-  const stats = { maxInsertMs: 0, appended: 0, inserts: 0, reads: 0, landed: 0, commits: 0, dieBeforeLand: 0, dieAfterLand: 0, dieInCommit: 0, readsCut: 0, gatewayDown: 0 };
+  const stats = {
+    maxInsertMs: 0,
+    appended: 0,
+    inserts: 0,
+    reads: 0,
+    landed: 0,
+    commits: 0,
+    dieBeforeLand: 0,
+    dieAfterLand: 0,
+    dieInCommit: 0,
+    readsCut: 0,
+    gatewayDown: 0,
+  };
 
   // The producer: groups of 1-5 events sharing one broker millisecond, sometimes an identical duplicate.
   let seq = 0;
@@ -141,7 +161,10 @@ async function runScenario(storeUrl: string) {
     }
   })();
 
-  const created = await request(`${gateway.url}/v1/cursors/${cursor}`, 'PUT', { topic: table, settle: `${SETTLE_MS}ms` });
+  const created = await request(`${gateway.url}/v1/cursors/${cursor}`, 'PUT', {
+    topic: table,
+    settle: `${SETTLE_MS}ms`,
+  });
   expect(created.status).toBe(201);
 
   // The loader: a cron job that may die anywhere; state lives only in the gateway and the landing folder.
@@ -150,7 +173,10 @@ async function runScenario(storeUrl: string) {
   for (;;) {
     let batch: Reply;
     try {
-      batch = await request(`${gateway.url}/v1/cursors/${cursor}/read?format=arrow&limit=${1 + Math.floor(Math.random() * 40)}`, 'POST');
+      batch = await request(
+        `${gateway.url}/v1/cursors/${cursor}/read?format=arrow&limit=${1 + Math.floor(Math.random() * 40)}`,
+        'POST',
+      );
       stats.reads++;
     } catch {
       stats.gatewayDown++;
@@ -194,7 +220,9 @@ async function runScenario(storeUrl: string) {
     if (fault < 0.3) {
       // The loader dies while its commit is in flight: the gateway may or may not have applied it.
       stats.dieInCommit++;
-      await request(`${gateway.url}/v1/cursors/${cursor}/commit`, 'POST', { batch: token }, Math.random() * 4).catch(() => undefined);
+      await request(`${gateway.url}/v1/cursors/${cursor}/commit`, 'POST', { batch: token }, Math.random() * 4).catch(
+        () => undefined,
+      );
       continue;
     }
     try {
@@ -247,7 +275,9 @@ describe.each(['sqlite', 'postgres'])('loader under faults, %s store', (kind) =>
     const storeUrl = kind === 'sqlite' ? `sqlite:${join(dir, 'state.db')}` : pgUrl;
     const { landed, expected, summary } = await runScenario(storeUrl);
     rmSync(dir, { recursive: true, force: true });
-    expect(summary.maxInsertMs, 'an event became visible later than settle: the premise of the guarantee').toBeLessThan(SETTLE_MS);
+    expect(summary.maxInsertMs, 'an event became visible later than settle: the premise of the guarantee').toBeLessThan(
+      SETTLE_MS,
+    );
     expect(summary.tableRows).toBeGreaterThan(100);
     expect(summary.dieBeforeLand).toBeGreaterThan(0);
     expect(summary.dieAfterLand).toBeGreaterThan(0);

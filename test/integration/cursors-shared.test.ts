@@ -23,14 +23,20 @@ afterAll(async () => {
 
 describe('two instances, one PostgreSQL store', () => {
   it('a cursor made on one is read on the other; concurrent commits: one wins, the rest are no-ops', async () => {
-    expect((await a.inject({ method: 'PUT', url: `/v1/cursors/${name}`, payload: { topic: 'clicks' } })).statusCode).toBe(201);
-    expect((await b.inject({ method: 'PUT', url: `/v1/cursors/${name}`, payload: { topic: 'clicks' } })).statusCode).toBe(200);
+    expect(
+      (await a.inject({ method: 'PUT', url: `/v1/cursors/${name}`, payload: { topic: 'clicks' } })).statusCode,
+    ).toBe(201);
+    expect(
+      (await b.inject({ method: 'PUT', url: `/v1/cursors/${name}`, payload: { topic: 'clicks' } })).statusCode,
+    ).toBe(200);
     const batchA = await a.inject({ method: 'POST', url: `/v1/cursors/${name}/read?limit=100` });
     const batchB = await b.inject({ method: 'POST', url: `/v1/cursors/${name}/read?limit=100` });
     const token = batchA.headers['topicgate-batch'] as string;
     expect(batchB.headers['topicgate-batch']).toBe(token); // the pending batch is shared
     const commits = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).inject({ method: 'POST', url: `/v1/cursors/${name}/commit`, payload: { batch: token } })),
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? a : b).inject({ method: 'POST', url: `/v1/cursors/${name}/commit`, payload: { batch: token } }),
+      ),
     );
     expect(commits.map((c) => c.statusCode)).toEqual(Array(10).fill(200));
     expect(commits.filter((c) => c.json().committed === true)).toHaveLength(1);
@@ -41,7 +47,9 @@ describe('two instances, one PostgreSQL store', () => {
   });
 
   it('a stale commit through the other instance is a 409 and moves nothing', async () => {
-    const first = (await a.inject({ method: 'POST', url: `/v1/cursors/${name}/read?limit=5` })).headers['topicgate-batch'] as string;
+    const first = (await a.inject({ method: 'POST', url: `/v1/cursors/${name}/read?limit=5` })).headers[
+      'topicgate-batch'
+    ] as string;
     await b.inject({ method: 'POST', url: `/v1/cursors/${name}/seek`, payload: { to: 'earliest' } });
     const stale = await a.inject({ method: 'POST', url: `/v1/cursors/${name}/commit`, payload: { batch: first } });
     expect(stale.statusCode).toBe(409);

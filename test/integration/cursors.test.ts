@@ -11,7 +11,8 @@ afterAll(() => app.close());
 
 const put = (name: string, payload: object) => app.inject({ method: 'PUT', url: `/v1/cursors/${name}`, payload });
 const read = (name: string, q = '') => app.inject({ method: 'POST', url: `/v1/cursors/${name}/read${q}` });
-const commit = (name: string, batch: string) => app.inject({ method: 'POST', url: `/v1/cursors/${name}/commit`, payload: { batch } });
+const commit = (name: string, batch: string) =>
+  app.inject({ method: 'POST', url: `/v1/cursors/${name}/commit`, payload: { batch } });
 const position = async (name: string) => (await app.inject(`/v1/cursors/${name}`)).json().position;
 
 function counts(rows: unknown[]): Map<string, number> {
@@ -37,7 +38,13 @@ describe('cursor definitions', () => {
     ['not a topic table', 'c-bad2', { topic: 'orders_expanded' }, 400, 'TG_BAD_REQUEST'],
     ['bad start', 'c-bad3', { topic: 'orders', start: 'yesterday' }, 400, 'TG_BAD_TIME'],
     ['bad settle', 'c-bad4', { topic: 'orders', settle: 'soon' }, 400, 'TG_BAD_VALUE'],
-    ['unknown filter column', 'c-bad5', { topic: 'orders', filter: { field: 'nope', op: 'eq', value: 1 } }, 400, 'TG_UNKNOWN_COLUMN'],
+    [
+      'unknown filter column',
+      'c-bad5',
+      { topic: 'orders', filter: { field: 'nope', op: 'eq', value: 1 } },
+      400,
+      'TG_UNKNOWN_COLUMN',
+    ],
     ['unknown select column', 'c-bad6', { topic: 'orders', select: ['nope'] }, 400, 'TG_UNKNOWN_COLUMN'],
     ['bad name', 'bad%20name', { topic: 'orders' }, 400, 'TG_BAD_REQUEST'],
     ['extra field', 'c-bad7', { topic: 'orders', offset: 3 }, 400, 'TG_BAD_REQUEST'],
@@ -71,7 +78,8 @@ describe('reading and committing', () => {
       { timestamp: '2026-11-01T00:03:20.000Z', skip: 1 },
       { timestamp: '2026-11-01T00:04:20.000Z', skip: 1 },
     ]);
-    const expected = (await app.inject('/v1/topics/orders/events?select=timestamp_broker,key,value&limit=15')).json().rows;
+    const expected = (await app.inject('/v1/topics/orders/events?select=timestamp_broker,key,value&limit=15')).json()
+      .rows;
     expect(seen).toEqual(expected);
     // The tie holds event 7 twice: both copies are delivered, once each.
     expect([...counts(seen).values()].filter((n) => n === 2).length).toBe(1);
@@ -84,13 +92,18 @@ describe('reading and committing', () => {
       const res = await read('c-all', '?limit=1500&format=ndjson');
       expect(res.statusCode).toBe(200);
       const n = Number(res.headers['topicgate-batch-rows']);
-      const lines = res.body.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const lines = res.body
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       expect(lines.length).toBe(n);
       rows.push(...lines);
       if (n === 0) break;
       expect((await commit('c-all', res.headers['topicgate-batch'] as string)).json().committed).toBe(true);
     }
-    const all = await app.inject('/v1/topics/orders/events?select=timestamp_broker,key,value&limit=10000&format=ndjson');
+    const all = await app.inject(
+      '/v1/topics/orders/events?select=timestamp_broker,key,value&limit=10000&format=ndjson',
+    );
     const link = String(all.headers.link);
     const page2 = await app.inject(link.slice(1, link.indexOf('>')));
     const expected = [...all.body.split('\n'), ...page2.body.split('\n')].filter(Boolean).map((l) => JSON.parse(l));
@@ -149,7 +162,11 @@ describe('reading and committing', () => {
 
   it('seek, delete, history of an unknown cursor', async () => {
     await put('c-del', { topic: 'clicks', start: 'latest' });
-    const seek = await app.inject({ method: 'POST', url: '/v1/cursors/c-del/seek', payload: { to: '2026-11-01T00:10:00Z' } });
+    const seek = await app.inject({
+      method: 'POST',
+      url: '/v1/cursors/c-del/seek',
+      payload: { to: '2026-11-01T00:10:00Z' },
+    });
     expect(seek.json().position).toEqual({ timestamp: '2026-11-01T00:10:00.000Z', skip: 0 });
     const badSeek = await app.inject({ method: 'POST', url: '/v1/cursors/c-del/seek', payload: { to: 'soon' } });
     expect(badSeek.statusCode).toBe(400);

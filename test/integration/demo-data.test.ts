@@ -23,14 +23,16 @@ describe('demo data hard cases', () => {
   });
 
   it('values that are not JSON, and JSON with missing or mistyped fields', async () => {
-    expect(await one(`SELECT count(*) FROM orders WHERE try(json_parse(from_utf8(value))) IS NULL`)).toBeGreaterThan(140);
+    expect(await one(`SELECT count(*) FROM orders WHERE try(json_parse(from_utf8(value))) IS NULL`)).toBeGreaterThan(
+      140,
+    );
     expect(
       await one(`SELECT count(*) FROM orders WHERE json_extract(from_utf8(value), '$.amount') IS NULL
                  AND try(json_parse(from_utf8(value))) IS NOT NULL`),
     ).toBeGreaterThan(150);
-    expect(await one(`SELECT count(*) FROM orders WHERE json_extract_scalar(from_utf8(value), '$.amount') = 'twelve'`)).toBeGreaterThan(
-      150,
-    );
+    expect(
+      await one(`SELECT count(*) FROM orders WHERE json_extract_scalar(from_utf8(value), '$.amount') = 'twelve'`),
+    ).toBeGreaterThan(150);
   });
 
   it('unicode in payloads', async () => {
@@ -53,7 +55,9 @@ describe('demo data hard cases', () => {
   });
 
   it('many events share one timestamp_broker millisecond', async () => {
-    const rows = await sql('SELECT timestamp_broker, count(*) FROM orders GROUP BY 1 HAVING count(*) >= 10 ORDER BY 1 LIMIT 2');
+    const rows = await sql(
+      'SELECT timestamp_broker, count(*) FROM orders GROUP BY 1 HAVING count(*) >= 10 ORDER BY 1 LIMIT 2',
+    );
     expect(rows.length).toBe(2);
     // events 0..9 share the first millisecond, and event 7 is stored twice
     expect(rows[0]).toEqual(['2026-11-01 00:00:00.000', 11]);
@@ -61,11 +65,15 @@ describe('demo data hard cases', () => {
 
   it('identical duplicate events', async () => {
     expect(
-      await one('SELECT count(*) FROM (SELECT key, value, timestamp_broker, timestamp_producer, headers FROM orders GROUP BY 1, 2, 3, 4, 5 HAVING count(*) = 2)'),
+      await one(
+        'SELECT count(*) FROM (SELECT key, value, timestamp_broker, timestamp_producer, headers FROM orders GROUP BY 1, 2, 3, 4, 5 HAVING count(*) = 2)',
+      ),
     ).toBe(20);
-    expect(await one('SELECT count(*) FROM (SELECT key, value, timestamp_broker FROM clicks GROUP BY 1, 2, 3 HAVING count(*) > 1)')).toBe(
-      10,
-    );
+    expect(
+      await one(
+        'SELECT count(*) FROM (SELECT key, value, timestamp_broker FROM clicks GROUP BY 1, 2, 3 HAVING count(*) > 1)',
+      ),
+    ).toBe(10);
   });
 
   it('s3_events look like VAST S3 notifications', async () => {

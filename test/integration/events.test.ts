@@ -18,12 +18,27 @@ describe('filters give the same rows as the SQL they mean', () => {
     ['key=eq.order-1000100', `key = to_utf8('order-1000100')`],
     ['key=in.(order-1000100,order-1000101,"order,x")', `key IN (to_utf8('order-1000100'), to_utf8('order-1000101'))`],
     ['key=is.null', 'key IS NULL'],
-    ['key=not.is.null&timestamp_broker=lt.2026-11-01T01:00:00Z', `key IS NOT NULL AND timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`],
-    ['timestamp_broker=gte.2026-11-02T00:00:00Z&timestamp_broker=lt.2026-11-02T01:00:00Z', `timestamp_broker >= TIMESTAMP '2026-11-02 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-02 01:00:00'`],
-    ['or=(key.eq.order-1000100,key.is.null)&until=2026-11-01T12:00:00Z', `(key = to_utf8('order-1000100') OR key IS NULL) AND timestamp_broker < TIMESTAMP '2026-11-01 12:00:00'`],
+    [
+      'key=not.is.null&timestamp_broker=lt.2026-11-01T01:00:00Z',
+      `key IS NOT NULL AND timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`,
+    ],
+    [
+      'timestamp_broker=gte.2026-11-02T00:00:00Z&timestamp_broker=lt.2026-11-02T01:00:00Z',
+      `timestamp_broker >= TIMESTAMP '2026-11-02 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-02 01:00:00'`,
+    ],
+    [
+      'or=(key.eq.order-1000100,key.is.null)&until=2026-11-01T12:00:00Z',
+      `(key = to_utf8('order-1000100') OR key IS NULL) AND timestamp_broker < TIMESTAMP '2026-11-01 12:00:00'`,
+    ],
     ['key=eq.\\xff0000000000000001', `key = X'ff0000000000000001'`],
-    ['value=like.*Zo*Müller*&since=2026-11-01T00:00:00Z&until=2026-11-01T06:00:00Z', `from_utf8(value) LIKE '%Zo%Müller%' AND timestamp_broker < TIMESTAMP '2026-11-01 06:00:00'`],
-    ['since=2026-11-01T02:00:00%2B02:00&until=2026-11-01T01:00:00Z', `timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`],
+    [
+      'value=like.*Zo*Müller*&since=2026-11-01T00:00:00Z&until=2026-11-01T06:00:00Z',
+      `from_utf8(value) LIKE '%Zo%Müller%' AND timestamp_broker < TIMESTAMP '2026-11-01 06:00:00'`,
+    ],
+    [
+      'since=2026-11-01T02:00:00%2B02:00&until=2026-11-01T01:00:00Z',
+      `timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`,
+    ],
   ])('%s', async (params, where) => {
     const res = await get(`/v1/topics/orders/events?${params}&limit=10000&select=timestamp_broker`);
     expect(res.statusCode, res.body).toBe(200);
@@ -35,7 +50,9 @@ describe('filters give the same rows as the SQL they mean', () => {
 
 describe('lossless and readable values', () => {
   it('non-UTF-8 keys and values come out as \\x hex, JSON values as JSON with exact big integers', async () => {
-    const res = await get('/v1/topics/orders/events?until=2026-11-01T00:40:00Z&select=key,value,timestamp_broker&limit=200');
+    const res = await get(
+      '/v1/topics/orders/events?until=2026-11-01T00:40:00Z&select=key,value,timestamp_broker&limit=200',
+    );
     const rows = res.json().rows as { key: unknown; value: unknown }[];
     expect(rows.some((r) => r.key === '\\xff0000000000000001')).toBe(true); // event 1: non-UTF-8 key
     expect(rows.some((r) => r.key === null)).toBe(true);
@@ -46,7 +63,8 @@ describe('lossless and readable values', () => {
   });
 
   it('BIGINT beyond 2^53 and decimals keep every digit in JSON, CSV and Arrow', async () => {
-    const q = '/v1/topics/orders_expanded/events?order_id=eq.1000000&select=order_id,amount,trace_id,created_at&order=trace_id';
+    const q =
+      '/v1/topics/orders_expanded/events?order_id=eq.1000000&select=order_id,amount,trace_id,created_at&order=trace_id';
     const json = await get(q);
     expect(json.body).toContain('"trace_id":9007199254740993');
     expect(json.body).toContain('"amount":0.99');
@@ -61,10 +79,16 @@ describe('lossless and readable values', () => {
   });
 
   it('Arrow carries varbinary as exact bytes', async () => {
-    const res = await get('/v1/topics/orders/events?until=2026-11-01T00:40:00Z&select=key,value&format=arrow&limit=200');
+    const res = await get(
+      '/v1/topics/orders/events?until=2026-11-01T00:40:00Z&select=key,value&format=arrow&limit=200',
+    );
     const table = tableFromIPC(res.rawPayload);
     const keys = table.getChild('key')!.toArray() as (Uint8Array | null)[];
-    const expected = (await sql(`SELECT key FROM orders WHERE timestamp_broker < TIMESTAMP '2026-11-01 00:40:00' ORDER BY timestamp_broker, key, value, timestamp_producer, headers LIMIT 200`)).map((r) => r[0]);
+    const expected = (
+      await sql(
+        `SELECT key FROM orders WHERE timestamp_broker < TIMESTAMP '2026-11-01 00:40:00' ORDER BY timestamp_broker, key, value, timestamp_producer, headers LIMIT 200`,
+      )
+    ).map((r) => r[0]);
     expect(keys.map((k) => (k ? Buffer.from(k).toString('base64') : null))).toEqual(expected);
   });
 });
@@ -97,8 +121,15 @@ describe('formats', () => {
 
   it('all four formats carry the same rows', async () => {
     const json = (await get(`${q}&format=json`)).json().rows as { key: string; timestamp_broker: string }[];
-    const nd = (await get(`${q}&format=ndjson`)).body.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const csv = (await get(`${q}&format=csv`)).body.split('\r\n').filter(Boolean).slice(1).map((l) => l.split(','));
+    const nd = (await get(`${q}&format=ndjson`)).body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const csv = (await get(`${q}&format=csv`)).body
+      .split('\r\n')
+      .filter(Boolean)
+      .slice(1)
+      .map((l) => l.split(','));
     const arrow = tableFromIPC((await get(`${q}&format=arrow`)).rawPayload);
     expect(json.length).toBe(15);
     expect(nd).toEqual(json);
@@ -111,7 +142,13 @@ describe('formats', () => {
 describe('aggregation', () => {
   it('count, sum, avg, min, max, count_distinct grouped and ordered', async () => {
     const res = await post('/v1/topics/orders_expanded/query', {
-      select: ['status', { fn: 'count', as: 'n' }, { fn: 'sum', field: 'amount', as: 'total' }, { fn: 'count_distinct', field: 'order_id', as: 'orders' }, { fn: 'max', field: 'trace_id', as: 'maxTrace' }],
+      select: [
+        'status',
+        { fn: 'count', as: 'n' },
+        { fn: 'sum', field: 'amount', as: 'total' },
+        { fn: 'count_distinct', field: 'order_id', as: 'orders' },
+        { fn: 'max', field: 'trace_id', as: 'maxTrace' },
+      ],
       groupBy: ['status'],
       order: [{ field: 'n', dir: 'desc' }, { field: 'status' }],
     });
@@ -128,13 +165,20 @@ describe('aggregation', () => {
 
   it('time buckets, latest/earliest and approx_percentile', async () => {
     const res = await post('/v1/topics/clicks/query', {
-      select: [{ fn: 'count', as: 'n' }, { fn: 'latest', field: 'key', as: 'last_key' }, { fn: 'approx_percentile', field: 'timestamp_broker', p: 0.5, as: 'x' }],
+      select: [
+        { fn: 'count', as: 'n' },
+        { fn: 'latest', field: 'key', as: 'last_key' },
+        { fn: 'approx_percentile', field: 'timestamp_broker', p: 0.5, as: 'x' },
+      ],
       groupBy: [{ bucket: '10m' }],
     });
     expect(res.statusCode).toBe(400); // percentile of a timestamp is refused, naming the field
     expect(res.json().error.message).toContain('timestamp_broker');
     const ok = await post('/v1/topics/clicks/query', {
-      select: [{ fn: 'count', as: 'n' }, { fn: 'earliest', field: 'key', as: 'first_key' }],
+      select: [
+        { fn: 'count', as: 'n' },
+        { fn: 'earliest', field: 'key', as: 'first_key' },
+      ],
       groupBy: [{ bucket: '10m' }],
       order: [{ field: 'bucket' }],
       until: '2026-11-01T00:30:00Z',
@@ -143,7 +187,9 @@ describe('aggregation', () => {
       `SELECT date_trunc('minute', timestamp_broker) - (minute(timestamp_broker) % 10) * INTERVAL '1' MINUTE AS b, count(*), from_utf8(min_by(key, timestamp_broker))
        FROM clicks WHERE timestamp_broker < TIMESTAMP '2026-11-01 00:30:00' GROUP BY 1 ORDER BY 1`,
     );
-    expect(ok.json().rows).toEqual(expected.map(([b, n, k]) => ({ bucket: `${String(b).replace(' ', 'T')}Z`, n, first_key: k })));
+    expect(ok.json().rows).toEqual(
+      expected.map(([b, n, k]) => ({ bucket: `${String(b).replace(' ', 'T')}Z`, n, first_key: k })),
+    );
     expect(expected.length).toBe(2); // 10000 clicks span 11 minutes
   });
 
@@ -155,14 +201,25 @@ describe('aggregation', () => {
       order: [{ field: 'key' }],
     });
     expect(res.statusCode, res.body).toBe(200);
-    const expected = await sql(`SELECT from_utf8(key), max(timestamp_broker) FROM orders WHERE key IN (to_utf8('order-1000100'), to_utf8('order-1000101')) GROUP BY 1 ORDER BY 1`);
-    expect(res.json().rows.map((r: { key: string; timestamp_broker: string }) => [r.key, r.timestamp_broker.replace('T', ' ').replace('Z', '')])).toEqual(expected);
+    const expected = await sql(
+      `SELECT from_utf8(key), max(timestamp_broker) FROM orders WHERE key IN (to_utf8('order-1000100'), to_utf8('order-1000101')) GROUP BY 1 ORDER BY 1`,
+    );
+    expect(
+      res
+        .json()
+        .rows.map((r: { key: string; timestamp_broker: string }) => [
+          r.key,
+          r.timestamp_broker.replace('T', ' ').replace('Z', ''),
+        ]),
+    ).toEqual(expected);
   });
 });
 
 describe('explain', () => {
   it('returns SQL, the pushdown split and the Trino plan', async () => {
-    const res = await get('/v1/topics/orders/events?explain=true&since=2026-11-01T00:00:00Z&until=2026-11-02T00:00:00Z&key=eq.order-1000001&value=like.*paid*');
+    const res = await get(
+      '/v1/topics/orders/events?explain=true&since=2026-11-01T00:00:00Z&until=2026-11-02T00:00:00Z&key=eq.order-1000001&value=like.*paid*',
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.sql).toContain(`"key" = X'6f726465722d31303030303031'`);

@@ -49,18 +49,24 @@ describe('declared expansion', () => {
   it('the topic description lists expanded fields and the native expansion table', async () => {
     const res = await app.inject('/v1/topics/orders');
     const body = res.json();
-    expect(body.columns.filter((c: { origin: string }) => c.origin === 'expansion').map((c: { name: string; type: string; path: string }) => [c.name, c.type, c.path])).toEqual(
-      Object.entries(EXPAND).map(([n, f]) => [n, f.type.replace(/,\s*/g, ','), f.path]),
-    );
+    expect(
+      body.columns
+        .filter((c: { origin: string }) => c.origin === 'expansion')
+        .map((c: { name: string; type: string; path: string }) => [c.name, c.type, c.path]),
+    ).toEqual(Object.entries(EXPAND).map(([n, f]) => [n, f.type.replace(/,\s*/g, ','), f.path]));
     expect(body.expansionTable).toMatchObject({ name: 'orders_expanded', found: true, joinable: false });
     expect(body.expansionTable.note).toContain('has no key or timestamp_broker');
     expect((await app.inject('/v1/topics/orders_expanded')).json().expansionOf).toBe('orders');
   });
 
   it('filters on expanded fields match the expansion table', async () => {
-    const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&amount=gte.400&country=in.(DE,FR)&select=order_id,amount&limit=10000`);
+    const res = await app.inject(
+      `/v1/topics/orders/events?${WINDOW}&amount=gte.400&country=in.(DE,FR)&select=order_id,amount&limit=10000`,
+    );
     expect(res.statusCode, res.body).toBe(200);
-    const [[n]] = (await sql(`SELECT count(*) FROM orders_expanded WHERE amount >= 400 AND customer__address__country IN ('DE', 'FR')`)) as [[number]];
+    const [[n]] = (await sql(
+      `SELECT count(*) FROM orders_expanded WHERE amount >= 400 AND customer__address__country IN ('DE', 'FR')`,
+    )) as [[number]];
     expect(n).toBeGreaterThan(100);
     expect(res.json().rows.length).toBe(n);
   });
@@ -71,28 +77,47 @@ describe('declared expansion', () => {
       url: '/v1/topics/orders/query',
       payload: {
         ...BODY_WINDOW,
-        select: ['status', { fn: 'count', as: 'n' }, { fn: 'sum', field: 'amount', as: 'total' }, { fn: 'max', field: 'trace_id', as: 'top' }],
+        select: [
+          'status',
+          { fn: 'count', as: 'n' },
+          { fn: 'sum', field: 'amount', as: 'total' },
+          { fn: 'max', field: 'trace_id', as: 'top' },
+        ],
         groupBy: ['status'],
         order: [{ field: 'status', nulls: 'first' }],
       },
     });
     expect(res.statusCode, res.body).toBe(200);
-    const expected = await sql(`SELECT status, count(*), CAST(sum(amount) AS varchar), max(trace_id) FROM orders_expanded GROUP BY status ORDER BY status NULLS FIRST`);
-    expect(res.json().rows.map((r: { status: string; n: number }) => [r.status, r.n])).toEqual(expected.map((r) => [r[0], r[1]]));
+    const expected = await sql(
+      `SELECT status, count(*), CAST(sum(amount) AS varchar), max(trace_id) FROM orders_expanded GROUP BY status ORDER BY status NULLS FIRST`,
+    );
+    expect(res.json().rows.map((r: { status: string; n: number }) => [r.status, r.n])).toEqual(
+      expected.map((r) => [r[0], r[1]]),
+    );
     for (const r of expected) expect(res.body).toContain(`"total":${r[2] ?? 'null'},"top":${r[3] ?? 'null'}`);
   });
 
   it('hard cases give NULL fields, never a failed query', async () => {
-    const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&select=value,order_id,amount,status,created,items&limit=120`);
+    const res = await app.inject(
+      `/v1/topics/orders/events?${WINDOW}&select=value,order_id,amount,status,created,items&limit=120`,
+    );
     const rows = res.json().rows as Record<string, unknown>[];
     const notJson = rows.find((r) => r.value === 'not json: order 3')!;
-    expect([notJson.order_id, notJson.amount, notJson.status, notJson.created, notJson.items]).toEqual([null, null, null, null, null]);
+    expect([notJson.order_id, notJson.amount, notJson.status, notJson.created, notJson.items]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     const notUtf8 = rows.find((r) => typeof r.value === 'string' && r.value.startsWith('\\xc328'))!;
     expect([notUtf8.order_id, notUtf8.amount]).toEqual([null, null]);
     const missing = rows.find((r) => typeof r.value === 'object' && r.value !== null && !('amount' in r.value))!;
     expect(missing.amount).toBeNull();
     expect(missing.order_id).not.toBeNull();
-    const mistyped = rows.find((r) => typeof r.value === 'object' && (r.value as { amount?: unknown }).amount === 'twelve')!;
+    const mistyped = rows.find(
+      (r) => typeof r.value === 'object' && (r.value as { amount?: unknown }).amount === 'twelve',
+    )!;
     expect([mistyped.amount, mistyped.order_id]).toEqual([null, null]);
   });
 
@@ -116,10 +141,18 @@ describe('declared expansion', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/topics/orders/query',
-      payload: { ...BODY_WINDOW, select: ['order_id'], dedupe: { by: ['order_id'], keep: 'latest' }, where: { field: 'order_id', op: 'lt', value: 1000100 }, limit: 1000 },
+      payload: {
+        ...BODY_WINDOW,
+        select: ['order_id'],
+        dedupe: { by: ['order_id'], keep: 'latest' },
+        where: { field: 'order_id', op: 'lt', value: 1000100 },
+        limit: 1000,
+      },
     });
     expect(res.statusCode, res.body).toBe(200);
-    const [[n]] = (await sql(`SELECT count(DISTINCT order_id) FROM orders_expanded WHERE order_id < 1000100`)) as [[number]];
+    const [[n]] = (await sql(`SELECT count(DISTINCT order_id) FROM orders_expanded WHERE order_id < 1000100`)) as [
+      [number],
+    ];
     expect(res.json().rows.length).toBe(n);
   });
 
@@ -142,7 +175,13 @@ describe('guardrail: residual-only filters need a bounded window', () => {
   });
 
   it('refuses a window wider than the limit; allows a narrow one, a pushed filter, or a topic that allows full scans', async () => {
-    expect((await app.inject('/v1/topics/orders/events?status=eq.paid&since=2026-10-01T00:00:00Z&until=2026-11-04T00:00:00Z')).statusCode).toBe(400);
+    expect(
+      (
+        await app.inject(
+          '/v1/topics/orders/events?status=eq.paid&since=2026-10-01T00:00:00Z&until=2026-11-04T00:00:00Z',
+        )
+      ).statusCode,
+    ).toBe(400);
     expect((await app.inject(`/v1/topics/orders/events?status=eq.paid&${WINDOW}`)).statusCode).toBe(200);
     expect((await app.inject('/v1/topics/orders/events?status=eq.paid&key=eq.order-1000001')).statusCode).toBe(200);
     const open = await testApp({
@@ -150,7 +189,10 @@ describe('guardrail: residual-only filters need a bounded window', () => {
     });
     expect((await open.inject('/v1/topics/orders/events?status=eq.paid')).statusCode).toBe(200);
     await open.close();
-    const narrow = await testApp({ TOPICGATE_CONFIG: writeConfig('narrow.yaml', { orders: { expand: EXPAND } }), TOPICGATE_RESIDUAL_SCAN_MAX_WINDOW: '1h' });
+    const narrow = await testApp({
+      TOPICGATE_CONFIG: writeConfig('narrow.yaml', { orders: { expand: EXPAND } }),
+      TOPICGATE_RESIDUAL_SCAN_MAX_WINDOW: '1h',
+    });
     expect((await narrow.inject(`/v1/topics/orders/events?status=eq.paid&${WINDOW}`)).statusCode).toBe(400);
     await narrow.close();
   });
@@ -170,7 +212,14 @@ describe('bad expansion declarations stop start-up, naming each', () => {
 
 describe('inference', () => {
   it.each([
-    ['orders', ['order_id', 'bigint'], ['amount', 'double'], ['created_at', 'timestamp(3)'], ['trace_id', 'bigint'], ['customer__address__country', 'varchar']],
+    [
+      'orders',
+      ['order_id', 'bigint'],
+      ['amount', 'double'],
+      ['created_at', 'timestamp(3)'],
+      ['trace_id', 'bigint'],
+      ['customer__address__country', 'varchar'],
+    ],
     ['s3_events', ['Records', 'array(json)']],
   ])('%s: the proposed expand block, pasted into the config, works', async (topic, ...expectations) => {
     const res = await app.inject(`/v1/topics/${topic}/schema/infer?${WINDOW}&sample=3000`);
@@ -183,18 +232,29 @@ describe('inference', () => {
       expect(body.fields.find((f: { name: string }) => f.name === 'amount').types.varchar).toBeGreaterThan(0); // "twelve"
     }
     expect(body.arrow_schema.length).toBe(Object.keys(body.expand).length);
-    const pasted = await testApp({ TOPICGATE_CONFIG: writeConfig(`${topic}-inferred.yaml`, { [topic]: { expand: body.expand } }) });
+    const pasted = await testApp({
+      TOPICGATE_CONFIG: writeConfig(`${topic}-inferred.yaml`, { [topic]: { expand: body.expand } }),
+    });
     const names = Object.keys(body.expand);
     const rows = await pasted.inject(`/v1/topics/${topic}/events?${WINDOW}&select=${names.join(',')}&limit=50`);
     expect(rows.statusCode, rows.body).toBe(200);
     const first = rows.json().rows as Record<string, unknown>[];
-    for (const [name] of expectations as [string, string][]) expect(first.some((r) => r[name] !== null), name).toBe(true);
+    for (const [name] of expectations as [string, string][])
+      expect(
+        first.some((r) => r[name] !== null),
+        name,
+      ).toBe(true);
     await pasted.close();
   });
 
   it('caps the sample and the window', async () => {
-    expect((await app.inject(`/v1/topics/orders/schema/infer?${WINDOW}&sample=1000000`)).json().error.code).toBe('TG_TOO_EXPENSIVE');
-    expect((await app.inject('/v1/topics/orders/schema/infer?since=2026-01-01T00:00:00Z&until=2026-11-04T00:00:00Z')).json().error.code).toBe('TG_TOO_EXPENSIVE');
+    expect((await app.inject(`/v1/topics/orders/schema/infer?${WINDOW}&sample=1000000`)).json().error.code).toBe(
+      'TG_TOO_EXPENSIVE',
+    );
+    expect(
+      (await app.inject('/v1/topics/orders/schema/infer?since=2026-01-01T00:00:00Z&until=2026-11-04T00:00:00Z')).json()
+        .error.code,
+    ).toBe('TG_TOO_EXPENSIVE');
     expect((await app.inject('/v1/topics/orders_expanded/schema/infer')).statusCode).toBe(400);
   });
 });

@@ -9,7 +9,10 @@ import { sql, testApp } from '../helpers.js';
 
 let app: FastifyInstance;
 let before: unknown[][];
-const counts = () => sql('SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM clicks), (SELECT count(*) FROM s3_events), (SELECT count(*) FROM orders_expanded)');
+const counts = () =>
+  sql(
+    'SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM clicks), (SELECT count(*) FROM s3_events), (SELECT count(*) FROM orders_expanded)',
+  );
 
 beforeAll(async () => {
   app = await testApp();
@@ -55,7 +58,7 @@ const HOSTILE = [
   ',',
   '.',
   '..',
-  'X\'00\'',
+  "X'00'",
   "U&'\\0041'",
   '${x}',
   'information_schema.tables',
@@ -118,20 +121,54 @@ describe('hostile corpus', () => {
       { cursor: s },
     ];
     for (const payload of bodies) {
-      const res = await app.inject({ method: 'POST', url: '/v1/topics/orders/query', payload: { ...payload, limit: 5 } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/topics/orders/query',
+        payload: { ...payload, limit: 5 },
+      });
       assert4xxOr200(res, JSON.stringify(payload));
     }
   });
 
   it('malformed bodies and parameters are 4xx with a code naming the culprit', async () => {
     const cases: [object, number, string][] = [
-      [{ method: 'POST', url: '/v1/topics/orders/query', payload: 'not json', headers: { 'content-type': 'application/json' } }, 400, 'TG_BAD_REQUEST'],
-      [{ method: 'POST', url: '/v1/topics/orders/query', payload: '[]', headers: { 'content-type': 'application/json' } }, 400, 'TG_BAD_REQUEST'],
-      [{ method: 'POST', url: '/v1/topics/orders/query', payload: 'a=b', headers: { 'content-type': 'text/plain' } }, 415, 'TG_UNSUPPORTED_MEDIA_TYPE'],
+      [
+        {
+          method: 'POST',
+          url: '/v1/topics/orders/query',
+          payload: 'not json',
+          headers: { 'content-type': 'application/json' },
+        },
+        400,
+        'TG_BAD_REQUEST',
+      ],
+      [
+        {
+          method: 'POST',
+          url: '/v1/topics/orders/query',
+          payload: '[]',
+          headers: { 'content-type': 'application/json' },
+        },
+        400,
+        'TG_BAD_REQUEST',
+      ],
+      [
+        { method: 'POST', url: '/v1/topics/orders/query', payload: 'a=b', headers: { 'content-type': 'text/plain' } },
+        415,
+        'TG_UNSUPPORTED_MEDIA_TYPE',
+      ],
       [{ method: 'POST', url: '/v1/topics/orders/query', payload: { limit: -1 } }, 400, 'TG_BAD_REQUEST'],
       [{ method: 'POST', url: '/v1/topics/orders/query', payload: { bogus: 1 } }, 400, 'TG_BAD_REQUEST'],
-      [{ method: 'POST', url: '/v1/topics/orders/query', payload: { select: [{ fn: 'median', field: 'key' }] } }, 400, 'TG_BAD_REQUEST'],
-      [{ method: 'POST', url: '/v1/topics/orders/query', payload: { where: { field: 'key', op: 'in', value: [] } } }, 400, 'TG_BAD_VALUE'],
+      [
+        { method: 'POST', url: '/v1/topics/orders/query', payload: { select: [{ fn: 'median', field: 'key' }] } },
+        400,
+        'TG_BAD_REQUEST',
+      ],
+      [
+        { method: 'POST', url: '/v1/topics/orders/query', payload: { where: { field: 'key', op: 'in', value: [] } } },
+        400,
+        'TG_BAD_VALUE',
+      ],
       [{ url: '/v1/topics/orders/events?limit=1&limit=2' }, 400, 'TG_BAD_REQUEST'],
       [{ url: '/v1/topics/orders_expanded/events?order_id=eq.99999999999999999999' }, 400, 'TG_BAD_VALUE'],
       [{ url: '/v1/topics/orders_expanded/events?amount=eq.1.234' }, 400, 'TG_BAD_VALUE'],

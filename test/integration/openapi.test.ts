@@ -284,20 +284,22 @@ describe('/docs/topics', () => {
   it('escapes every name it shows', () => {
     const evil = '<script>alert("x")</script>&\'';
     const html = renderTopicDocs(
-      new Map([
-        {
-          id: evil,
-          schema: `s${evil}`,
-          table: `t${evil}`,
-          kind: 'topic',
-          columns: [
-            { name: 'key', type: 'varbinary' },
-            { name: 'value', type: 'varbinary' },
-            { name: 'timestamp_broker', type: 'timestamp(3)' },
-            { name: `c${evil}`, type: 'varchar' },
-          ],
-        } as const,
-      ].map((t) => [t.id, { ...t, columns: [...t.columns] }])),
+      new Map(
+        [
+          {
+            id: evil,
+            schema: `s${evil}`,
+            table: `t${evil}`,
+            kind: 'topic',
+            columns: [
+              { name: 'key', type: 'varbinary' },
+              { name: 'value', type: 'varbinary' },
+              { name: 'timestamp_broker', type: 'timestamp(3)' },
+              { name: `c${evil}`, type: 'varchar' },
+            ],
+          } as const,
+        ].map((t) => [t.id, { ...t, columns: [...t.columns] }]),
+      ),
       {
         catalog: `cat${evil}`,
         topics: { [evil]: { expand: { f: { path: `$["${evil.replaceAll('"', '\\"')}"]`, type: 'varchar' } } } },

@@ -21,7 +21,11 @@ async function followJson(first: string): Promise<{ rows: Record<string, unknown
   let url: string | null = first;
   let pages = 0;
   while (url) {
-    const res: { statusCode: number; body: string; json: () => { rows: Record<string, unknown>[]; next: string | null; complete: boolean } } = await app.inject(url);
+    const res: {
+      statusCode: number;
+      body: string;
+      json: () => { rows: Record<string, unknown>[]; next: string | null; complete: boolean };
+    } = await app.inject(url);
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.complete).toBe(true);
@@ -94,7 +98,12 @@ describe('exact paging', () => {
   });
 
   it('aggregation pages by group', async () => {
-    const body = { select: [{ fn: 'count', as: 'n' }], groupBy: [{ bucket: '1h' }], order: [{ field: 'bucket' }], limit: 5 };
+    const body = {
+      select: [{ fn: 'count', as: 'n' }],
+      groupBy: [{ bucket: '1h' }],
+      order: [{ field: 'bucket' }],
+      limit: 5,
+    };
     const rows: unknown[] = [];
     let cursor: string | undefined;
     do {
@@ -103,7 +112,9 @@ describe('exact paging', () => {
       rows.push(...res.json().rows);
       cursor = res.json().next ?? undefined;
     } while (cursor);
-    const expected = await sql(`SELECT count(*) FROM (SELECT date_trunc('hour', timestamp_broker) FROM orders GROUP BY 1)`);
+    const expected = await sql(
+      `SELECT count(*) FROM (SELECT date_trunc('hour', timestamp_broker) FROM orders GROUP BY 1)`,
+    );
     expect(rows.length).toBe(expected[0]![0]);
     const total = rows.reduce((s: number, r) => s + (r as { n: number }).n, 0);
     expect(total).toBe((await sql('SELECT count(*) FROM orders'))[0]![0]);
@@ -112,12 +123,16 @@ describe('exact paging', () => {
   it('rejects a cursor from another query, a tampered one and garbage', async () => {
     const first = (await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5`)).json();
     const token = new URL(first.next, 'http://x').searchParams.get('cursor')!;
-    const other = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5&key=eq.x&cursor=${encodeURIComponent(token)}`);
+    const other = await app.inject(
+      `/v1/topics/orders/events?${WINDOW}&limit=5&key=eq.x&cursor=${encodeURIComponent(token)}`,
+    );
     expect(other.statusCode).toBe(400);
     expect(other.json().error.code).toBe('TG_BAD_CURSOR');
     expect(other.json().error.message).toContain('another query');
     const [body, sig] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: 0 })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: 0 }),
+    ).toString('base64url');
     for (const bad of [`${forged}.${sig}`, 'garbage', `${token}x`, '..', `${body}.`]) {
       const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5&cursor=${encodeURIComponent(bad)}`);
       expect(res.statusCode, bad).toBe(400);

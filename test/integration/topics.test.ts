@@ -40,20 +40,15 @@ describe('topics, against the live catalog', () => {
     expect(res.json().columns.find((c: { name: string }) => c.name === 'amount').type).toBe('decimal(12,2)');
   });
 
-  it.each([
-    'nope',
-    'orders"',
-    'orders x',
-    'orders$partitions',
-    '"orders"',
-    'ORDERS',
-    'orders;drop',
-  ])('unknown or hostile topic %j -> 404 TG_TOPIC_NOT_FOUND', async (name) => {
-    const res = await app.inject(`/v1/topics/${encodeURIComponent(name)}`);
-    expect(res.statusCode).toBe(404);
-    expect(res.json().error).toMatchObject({ code: 'TG_TOPIC_NOT_FOUND', status: 404 });
-    expect(res.json().error.message).toContain(JSON.stringify(name));
-  });
+  it.each(['nope', 'orders"', 'orders x', 'orders$partitions', '"orders"', 'ORDERS', 'orders;drop'])(
+    'unknown or hostile topic %j -> 404 TG_TOPIC_NOT_FOUND',
+    async (name) => {
+      const res = await app.inject(`/v1/topics/${encodeURIComponent(name)}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toMatchObject({ code: 'TG_TOPIC_NOT_FOUND', status: 404 });
+      expect(res.json().error.message).toContain(JSON.stringify(name));
+    },
+  );
 
   it('unknown route -> 404 in the one error shape', async () => {
     const res = await app.inject('/v2/nothing');
@@ -73,7 +68,9 @@ describe('metrics', () => {
     const res = await app.inject('/metrics');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');
-    expect(res.body).toMatch(/topicgate_http_request_duration_seconds_count\{method="GET",route="\/v1\/topics\/:topic\/events",status="200"\} 1/);
+    expect(res.body).toMatch(
+      /topicgate_http_request_duration_seconds_count\{method="GET",route="\/v1\/topics\/:topic\/events",status="200"\} 1/,
+    );
     expect(res.body).toMatch(/topicgate_rows_streamed_total\{format="ndjson"\} 3/);
     expect(res.body).toMatch(/topicgate_trino_queries_total\{outcome="ok"\} 1/);
     expect(res.body).toContain('topicgate_process_resident_memory_bytes');
