@@ -31,7 +31,7 @@ import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType 
 import { BoolBuilder, BytesBuilder, Int64Builder, NumberBuilder, type ColumnBuilder } from './arrow-columns.js';
 import { DecimalBuilder } from './arrow-decimal.js';
 import { ListBuilder, MapBuilder, StructBuilder } from './arrow-nested.js';
-import { instantToUnits, parseTimestamp, parseTimestampTz, type Instant } from './timestamp-text.js';
+import { instantToUnits, parseTimestamp, parseTimestampTz, timestampToUnits, type Instant } from './timestamp-text.js';
 
 const INTEGER = /^[+-]?\d+$/;
 
@@ -57,7 +57,12 @@ function timestamp(type: TrinoType, parse: (text: string) => Instant | null): Co
   const p = longArg(type, 0, 3); // Trino's default precision for `timestamp` is 3
   const [unit, digits] =
     p <= 3 ? [TimeUnit.MILLISECOND, 3] : p <= 6 ? [TimeUnit.MICROSECOND, 6] : [TimeUnit.NANOSECOND, 9];
+  const local = parse === parseTimestamp;
   return new Int64Builder(new Timestamp(unit, 'UTC'), (v) => {
+    if (local && typeof v === 'string') {
+      const units = timestampToUnits(v, digits); // the usual layout, without intermediate objects
+      if (units !== null) return units;
+    }
     const instant = parse(String(v));
     if (instant === null) throw new RangeError(`not a ${type.base}: ${String(v)}`);
     return instantToUnits(instant, digits);

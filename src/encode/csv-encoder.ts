@@ -17,7 +17,7 @@ import { streamErrorBody } from './encoder.js';
 import { frameBatches } from './frame-batches.js';
 import { PageBuffer } from './page-buffer.js';
 import type { ResultStream } from './result-stream.js';
-import { columnType, csvCellWriter } from './value-writers.js';
+import { columnType, csvValueWriter } from './value-writers.js';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
@@ -32,28 +32,22 @@ export function encodeCsv(
   result: ResultStream,
   options: EncodeOptions,
 ): AsyncGenerator<string | Uint8Array, void, undefined> {
-  const writers = result.columns.map((c) => csvCellWriter(columnType(c.type)));
+  const writers = result.columns.map((c) => csvValueWriter(columnType(c.type)));
   const n = writers.length;
   const out = new PageBuffer();
   return frameBatches<string | Uint8Array>(result.batches, {
     start: () => result.columns.map((c) => csvField(c.name)).join(',') + '\r\n',
     page(rows) {
-      for (const row of rows) {
-        let s = '';
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r]!;
         for (let i = 0; i < n; i++) {
-          if (i > 0) s += ',';
+          if (i > 0) out.writeByte(0x2c); // ,
           const v = row[i];
-          if (v === null || v === undefined) continue;
-          const x = writers[i]!(v);
-          if (typeof x === 'string' && x !== '' && !NEEDS_QUOTES.test(x)) s += x;
-          else {
-            // Quoted fields (and JSON payload bytes, always quoted) go straight to the page, doubling quotes there.
-            out.write(s);
-            out.writeQuoted(x);
-            s = '';
-          }
+          // Each writer writes its whole field into the page, quoting (and doubling quotes) there.
+          if (v !== null && v !== undefined) writers[i]!(v, out);
         }
-        out.write(s + '\r\n');
+        out.writeByte(0x0d);
+        out.writeByte(0x0a);
       }
       return out.take();
     },

@@ -29,12 +29,15 @@ export function encodeJson(
   const writeRow = jsonRowWriter(result.columns);
   const columns = result.columns.map(({ name, type }) => ({ name, type }));
   const out = new PageBuffer();
+  const none = new Uint8Array(0);
+  const firstRow = Uint8Array.of(0x0a); // \n
+  const nextRow = Uint8Array.of(0x2c, 0x0a); // ,\n
   let first = true;
   return frameBatches<string | Uint8Array>(result.batches, {
     start: () => '{"columns":' + JSON.stringify(columns) + ',"rows":[',
     page(rows) {
-      for (const row of rows) {
-        writeRow(row, out, first ? '\n' : ',\n', '');
+      for (let r = 0; r < rows.length; r++) {
+        writeRow(rows[r]!, out, first ? firstRow : nextRow, none);
         first = false;
       }
       return out.take();

@@ -21,10 +21,12 @@ export function encodeNdjson(
 ): AsyncGenerator<string | Uint8Array, void, undefined> {
   const writeRow = jsonRowWriter(result.columns);
   const out = new PageBuffer();
+  const none = new Uint8Array(0);
+  const newline = Uint8Array.of(0x0a);
   return frameBatches<string | Uint8Array>(result.batches, {
     start: () => undefined,
     page(rows) {
-      for (const row of rows) writeRow(row, out, '', '\n');
+      for (let r = 0; r < rows.length; r++) writeRow(rows[r]!, out, none, newline);
       return out.take();
     },
     end: () => '\n',

@@ -3,62 +3,137 @@ import { Buffer } from 'node:buffer';
 /**
  * Collects one page of text output as UTF-8 bytes. Rows are written here as they are built: a page-long string
  * (a rope of every value) would survive several young-generation GCs and be promoted, which made GC dominate
- * the text encoders; bytes in a Buffer cost the GC nothing. Payload bytes can be copied in without ever
- * becoming a JS string.
+ * the text encoders; bytes in a Buffer cost the GC nothing. Payload bytes can be copied in (or base64-decoded in)
+ * without ever becoming a JS string.
+ *
+ * The value writers of this directory write into `bytes` at `end` themselves (after `ensure`), so that a value can
+ * be decoded, checked and rewritten in place (varbinary-text.ts); nothing else should touch the two fields.
  */
 export class PageBuffer {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
-  private end = 0;
+  /** The page so far: `bytes[0, end)`. Read and written in place by the value writers (after `ensure`). */
+  bytes: Buffer;
+  end = 0;
+
+  constructor(private readonly initialSize = 64 * 1024) {
+    this.bytes = Buffer.allocUnsafe(initialSize);
+  }
 
   write(text: string): void {
     this.ensure(text.length * 3); // a UTF-16 code unit never takes more than 3 UTF-8 bytes
     this.end += this.bytes.write(text, this.end, 'utf8');
   }
 
+  /** Writes text known to be ASCII (numbers, digits, fixed words): each UTF-16 unit is one byte. */
+  writeAscii(text: string): void {
+    const n = text.length;
+    this.ensure(n);
+    if (n > 24) {
+      this.end += this.bytes.write(text, this.end, 'latin1');
+      return;
+    }
+    const b = this.bytes;
+    let e = this.end;
+    for (let i = 0; i < n; i++) b[e++] = text.charCodeAt(i);
+    this.end = e;
+  }
+
+  writeByte(c: number): void {
+    if (this.end >= this.bytes.length) this.ensure(1);
+    this.bytes[this.end++] = c;
+  }
+
   writeBytes(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
-    this.bytes.set(bytes, this.end);
-    this.end += bytes.length;
+    const n = bytes.length;
+    this.ensure(n);
+    if (n > 32) this.bytes.set(bytes, this.end);
+    else {
+      // Short constants (keys, separators): a loop is cheaper than a call to set().
+      const b = this.bytes;
+      let e = this.end;
+      for (let i = 0; i < n; i++) b[e++] = bytes[i]!;
+    }
+    this.end += n;
   }
 
   /** Writes an RFC 4180 quoted field: `"`, the text with each `"` doubled, `"`. */
   writeQuoted(text: string | Uint8Array): void {
-    const max = typeof text === 'string' ? text.length * 3 : text.length;
-    this.ensure(2 * max + 2);
-    const b = this.bytes;
-    const start = this.end + 1;
-    let n: number;
-    if (typeof text === 'string') n = b.write(text, start, 'utf8');
-    else {
-      b.set(text, start);
-      n = text.length;
-    }
-    let quotes = 0;
-    for (let i = start; i < start + n; i++) if (b[i] === 0x22) quotes++;
-    // Double the quotes in place, back to front, so each byte moves once.
-    const total = quotes;
-    for (let r = start + n - 1, w = r + quotes; quotes > 0;) {
-      const c = b[r--]!;
-      b[w--] = c;
-      if (c === 0x22) {
-        b[w--] = 0x22;
-        quotes--;
+    if (typeof text !== 'string') {
+      // One forward pass: copy each byte, and a second `"` after each `"`.
+      const n = text.length;
+      this.ensure(2 * n + 2);
+      const b = this.bytes;
+      let w = this.end;
+      b[w++] = 0x22;
+      for (let i = 0; i < n; i++) {
+        const c = text[i]!;
+        b[w++] = c;
+        if (c === 0x22) b[w++] = 0x22;
       }
+      b[w++] = 0x22;
+      this.end = w;
+      return;
     }
-    b[this.end] = 0x22;
-    this.end = start + n + total;
-    b[this.end++] = 0x22;
+    const start = this.end;
+    this.write(text);
+    let quotes = 0;
+    const b = this.bytes;
+    for (let i = start; i < this.end; i++) if (b[i] === 0x22) quotes++;
+    this.quoteFrom(start, quotes);
+  }
+
+  /**
+   * Turns the text written since `start` into an RFC 4180 quoted field in place: `"`, the text with each of its
+   * `quotes` `"` doubled, `"`. Moves each byte once, back to front.
+   */
+  quoteFrom(start: number, quotes: number): void {
+    this.ensure(quotes + 2);
+    const b = this.bytes;
+    const end = this.end;
+    let w = end + quotes;
+    b[w + 1] = 0x22;
+    for (let r = end - 1; r >= start; r--) {
+      const c = b[r]!;
+      b[w--] = c;
+      if (c === 0x22) b[w--] = 0x22;
+    }
+    b[start] = 0x22;
+    this.end = end + quotes + 2;
+  }
+
+  /**
+   * Makes the text written since `start` one CSV field: quoted (quotes doubled) when it holds a comma, quote, CR
+   * or LF, `""` when it is empty (an unquoted empty field is NULL), otherwise left as it is.
+   */
+  fieldFrom(start: number): void {
+    const end = this.end;
+    if (end === start) {
+      this.ensure(2);
+      this.bytes[end] = 0x22;
+      this.bytes[end + 1] = 0x22;
+      this.end = end + 2;
+      return;
+    }
+    const b = this.bytes;
+    let special = false;
+    let quotes = 0;
+    for (let i = start; i < end; i++) {
+      const c = b[i]!;
+      if (c === 0x22) quotes++;
+      else if (c === 0x2c || c === 0x0a || c === 0x0d) special = true;
+    }
+    if (special || quotes > 0) this.quoteFrom(start, quotes);
   }
 
   /** The bytes written so far (exactly; never uninitialized memory); the buffer starts empty again. */
   take(): Buffer {
     const out = this.bytes.subarray(0, this.end);
-    this.bytes = Buffer.allocUnsafe(Math.max(64 * 1024, this.end));
+    this.bytes = Buffer.allocUnsafe(Math.max(this.initialSize, this.end));
     this.end = 0;
     return out;
   }
 
-  private ensure(more: number): void {
+  /** Makes room for `more` bytes after `end` (the bytes before `end` are kept; `bytes` may be replaced). */
+  ensure(more: number): void {
     if (this.end + more <= this.bytes.length) return;
     const next = Buffer.allocUnsafe(Math.max(this.end + more, this.bytes.length * 2));
     this.bytes.copy(next, 0, 0, this.end);

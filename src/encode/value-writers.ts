@@ -13,19 +13,34 @@
  *   a nested value is its JSON text.
  * - date, time, interval, uuid, ipaddress, varchar, char: their text. Types this gateway does not know: their
  *   value as Trino's JSON gave it.
+ * Writers write straight into the page (PageBuffer): no string per value on the common paths (plain text, bytes,
+ * timestamps, nested arrays and rows), since allocation (GC) was a quarter of the encoders' time.
  */
+import { Buffer } from 'node:buffer';
 import { knownBase, parseTrinoType, rowFields, typeArg, type TrinoBase, type TrinoType } from '../trino/types.js';
-import { jsonTypeText, varbinaryCell, varbinaryJson, varbinaryToJson, varbinaryToText } from './varbinary-text.js';
+import { PageBuffer } from './page-buffer.js';
+import {
+  jsonTypeText,
+  varbinaryToText,
+  writeJsonTypeCsv,
+  writeJsonTypeJson,
+  writeVarbinaryCsv,
+  writeVarbinaryJson,
+} from './varbinary-text.js';
 import { timestampToIso, timestampTzToIso } from './timestamp-text.js';
 
-/** Writes one non-null value as text (JSON text for JSON writers, unquoted cell text for CSV writers). */
-export type ValueWriter = (value: unknown) => string;
+/**
+ * Writes one non-null value into a page: its JSON text (JSON writers), or its whole CSV field, quoted as RFC 4180
+ * requires (CSV writers). Callers write nulls.
+ */
+export type ValueWriter = (value: unknown, out: PageBuffer) => void;
 
-/** A top-level column's writer: text, or bytes to copy to the output as they are (a varbinary's JSON payload). */
-export type CellWriter = (value: unknown) => string | Uint8Array;
+/** One non-null value as text (map keys: a JSON object's keys are the keys' text). */
+type TextWriter = (value: unknown) => string;
 
 const INTEGER = /^-?\d+$/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const NEEDS_QUOTES = /[",\r\n]/;
 
 /** Parses a column's type text; text that is not a type is treated as an unknown type, never an error. */
 export function columnType(text: string): TrinoType {
@@ -36,8 +51,8 @@ export function columnType(text: string): TrinoType {
   }
 }
 
-const str: ValueWriter = (v) => JSON.stringify(typeof v === 'string' ? v : String(v));
-const generic: ValueWriter = (v) => (typeof v === 'number' ? floatJson(v) : (JSON.stringify(v) ?? 'null'));
+const asString = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+const generic: TextWriter = (v) => (typeof v === 'number' ? floatJson(v) : (JSON.stringify(v) ?? 'null'));
 
 function intJson(v: unknown): string {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
@@ -51,29 +66,115 @@ function floatJson(v: unknown): string {
   return JSON_NUMBER.test(s) ? s : JSON.stringify(s); // "NaN", "Infinity", "-Infinity" stay strings
 }
 
+/** ASCII bytes that go into a JSON string as they are (no `"`, `\` or control character). */
+const JSON_PLAIN = new Uint8Array(128);
+/** ASCII bytes that leave a CSV field unquoted (no `"`, `,`, CR or LF). */
+const CSV_PLAIN = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  JSON_PLAIN[c] = c >= 0x20 && c !== 0x22 && c !== 0x5c ? 1 : 0;
+  CSV_PLAIN[c] = c !== 0x22 && c !== 0x2c && c !== 0x0a && c !== 0x0d ? 1 : 0;
+}
+
+/** Writes text as a JSON string (as JSON.stringify would), copying plain ASCII text without any string made. */
+function writeJsonString(out: PageBuffer, s: string): void {
+  const n = s.length;
+  out.ensure(n + 2);
+  const b = out.bytes;
+  let e = out.end;
+  b[e++] = 0x22;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0x80 || JSON_PLAIN[c] === 0) return out.write(JSON.stringify(s)); // nothing committed yet
+    b[e++] = c;
+  }
+  b[e++] = 0x22;
+  out.end = e;
+}
+
+/** Writes text as one CSV field: quoted when it holds a comma, quote, CR or LF, and `""` when empty. */
+function writeCsvText(out: PageBuffer, s: string): void {
+  const n = s.length;
+  if (n === 0) return out.writeAscii('""');
+  out.ensure(n);
+  const b = out.bytes;
+  let e = out.end;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0x80 || CSV_PLAIN[c] === 0) {
+      // Not plain ASCII: nothing committed yet.
+      if (NEEDS_QUOTES.test(s)) out.writeQuoted(s);
+      else out.write(s);
+      return;
+    }
+    b[e++] = c;
+  }
+  out.end = e;
+}
+
+/**
+ * `timestamp(p)` as ISO-8601 UTC (timestampToIso) written straight from Trino's text (`2026-11-01 00:00:00.000`:
+ * the space at index 10 becomes `T`, then `Z`), as a JSON string (`quoted`) or a bare CSV field. False (nothing
+ * written) when the text has a byte `plain` does not allow: the caller takes the general path.
+ */
+function writeIso(out: PageBuffer, s: string, plain: Uint8Array, quoted: boolean): boolean {
+  const n = s.length;
+  if (s.charCodeAt(10) !== 0x20) return false;
+  out.ensure(n + 3);
+  const b = out.bytes;
+  let e = out.end;
+  if (quoted) b[e++] = 0x22;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0x80 || plain[c] === 0) return false;
+    b[e++] = c;
+  }
+  b[e - n + 10] = 0x54; // T
+  b[e++] = 0x5a; // Z
+  if (quoted) b[e++] = 0x22;
+  out.end = e;
+  return true;
+}
+
+const timestampJson: ValueWriter = (v, out) => {
+  const s = asString(v);
+  if (!writeIso(out, s, JSON_PLAIN, true)) out.write(JSON.stringify(timestampToIso(s)));
+};
+
+const timestampCsv: ValueWriter = (v, out) => {
+  const s = asString(v);
+  if (!writeIso(out, s, CSV_PLAIN, false)) writeCsvText(out, timestampToIso(s));
+};
+
+const strJson: ValueWriter = (v, out) => writeJsonString(out, asString(v));
+const genericJson: ValueWriter = (v, out) => out.write(generic(v));
+const intJsonWriter: ValueWriter = (v, out) =>
+  typeof v === 'number' ? out.writeAscii(intJson(v)) : out.write(intJson(v));
+const floatJsonWriter: ValueWriter = (v, out) =>
+  typeof v === 'number' ? out.writeAscii(floatJson(v)) : out.write(floatJson(v));
+
 const SCALAR_JSON = {
-  boolean: (v) => (v === true || v === 'true' ? 'true' : 'false'),
-  tinyint: intJson,
-  smallint: intJson,
-  integer: intJson,
-  bigint: intJson,
-  real: floatJson,
-  double: floatJson,
-  decimal: floatJson, // "12.30" is already a JSON number literal with its scale
-  varchar: str,
-  char: str,
-  varbinary: (v) => varbinaryToJson(String(v)),
-  json: (v) => jsonTypeText(String(v)) ?? str(v),
-  date: str,
-  time: str,
-  'time with time zone': str,
-  timestamp: (v) => JSON.stringify(timestampToIso(String(v))),
-  'timestamp with time zone': (v) => JSON.stringify(timestampTzToIso(String(v))),
-  'interval day to second': str,
-  'interval year to month': str,
-  uuid: str,
-  ipaddress: str,
-  unknown: generic,
+  boolean: (v, out) => out.writeAscii(v === true || v === 'true' ? 'true' : 'false'),
+  tinyint: intJsonWriter,
+  smallint: intJsonWriter,
+  integer: intJsonWriter,
+  bigint: intJsonWriter,
+  real: floatJsonWriter,
+  double: floatJsonWriter,
+  decimal: floatJsonWriter, // "12.30" is already a JSON number literal with its scale
+  varchar: strJson,
+  char: strJson,
+  varbinary: (v, out) => writeVarbinaryJson(out, asString(v)),
+  json: (v, out) => writeJsonTypeJson(out, asString(v)),
+  date: strJson,
+  time: strJson,
+  'time with time zone': strJson,
+  timestamp: timestampJson,
+  'timestamp with time zone': (v, out) => out.write(JSON.stringify(timestampTzToIso(String(v)))),
+  'interval day to second': strJson,
+  'interval year to month': strJson,
+  uuid: strJson,
+  ipaddress: strJson,
+  unknown: genericJson,
 } satisfies Record<Exclude<TrinoBase, 'array' | 'map' | 'row'>, ValueWriter>;
 
 /** The JSON writer for a Trino type (recursing into arrays, maps and rows). */
@@ -81,11 +182,11 @@ export function jsonValueWriter(type: TrinoType): ValueWriter {
   const base = knownBase(type);
   switch (base) {
     case null:
-      return generic;
+      return genericJson;
     case 'array':
       return arrayJson(jsonValueWriter(typeArg(type, 0)));
     case 'map':
-      return mapJson(csvValueWriter(typeArg(type, 0)), jsonValueWriter(typeArg(type, 1)));
+      return mapJson(textWriter(typeArg(type, 0)), jsonValueWriter(typeArg(type, 1)));
     case 'row':
       return rowJson(type);
     default:
@@ -94,50 +195,95 @@ export function jsonValueWriter(type: TrinoType): ValueWriter {
 }
 
 function arrayJson(element: ValueWriter): ValueWriter {
-  return (v) => {
-    if (!Array.isArray(v)) return generic(v);
-    let s = '[';
+  return (v, out) => {
+    if (!Array.isArray(v)) return genericJson(v, out);
+    out.writeByte(0x5b); // [
     for (let i = 0; i < v.length; i++) {
+      if (i > 0) out.writeByte(0x2c);
       const x: unknown = v[i];
-      s += (i === 0 ? '' : ',') + (x === null || x === undefined ? 'null' : element(x));
+      if (x === null || x === undefined) out.writeBytes(NULL);
+      else element(x, out);
     }
-    return s + ']';
+    out.writeByte(0x5d);
   };
 }
 
-function mapJson(key: ValueWriter, value: ValueWriter): ValueWriter {
-  return (v) => {
-    if (v === null || typeof v !== 'object') return generic(v);
+const NULL = Buffer.from('null');
+
+function mapJson(key: TextWriter, value: ValueWriter): ValueWriter {
+  return (v, out) => {
+    if (v === null || typeof v !== 'object') return genericJson(v, out);
     const entries = v instanceof Map ? [...v.entries()] : Object.entries(v);
-    let s = '{';
+    out.writeByte(0x7b); // {
     for (let i = 0; i < entries.length; i++) {
       const [k, x] = entries[i]!;
-      s += (i === 0 ? '' : ',') + JSON.stringify(key(k)) + ':' + (x === null || x === undefined ? 'null' : value(x));
+      if (i > 0) out.writeByte(0x2c);
+      writeJsonString(out, key(k));
+      out.writeByte(0x3a);
+      if (x === null || x === undefined) out.writeBytes(NULL);
+      else value(x, out);
     }
-    return s + '}';
+    out.writeByte(0x7d);
   };
 }
 
 function rowJson(type: TrinoType): ValueWriter {
   const fields = rowFields(type);
-  const keys = fields.map((f, i) => (i === 0 ? '{' : ',') + JSON.stringify(f.name ?? `_col${i}`) + ':');
+  // `{"name":` / `,"name":` as bytes, and the same with `null` after it.
+  const keys = fields.map((f, i) => Buffer.from((i === 0 ? '{' : ',') + JSON.stringify(f.name ?? `_col${i}`) + ':'));
+  const nulls = keys.map((k) => Buffer.concat([k, NULL]));
   const writers = fields.map((f) => jsonValueWriter(f.type));
-  return (v) => {
-    if (!Array.isArray(v)) return generic(v);
-    if (keys.length === 0) return '{}';
-    let s = '';
-    for (let i = 0; i < keys.length; i++) {
+  const n = fields.length;
+  return (v, out) => {
+    if (!Array.isArray(v)) return genericJson(v, out);
+    if (n === 0) return out.writeAscii('{}');
+    for (let i = 0; i < n; i++) {
       const x: unknown = v[i];
-      s += keys[i]! + (x === null || x === undefined ? 'null' : writers[i]!(x));
+      if (x === null || x === undefined) out.writeBytes(nulls[i]!);
+      else {
+        out.writeBytes(keys[i]!);
+        writers[i]!(x, out);
+      }
     }
-    return s + '}';
+    out.writeByte(0x7d);
   };
 }
 
-const text: ValueWriter = (v) => (typeof v === 'string' ? v : String(v));
-
-/** The CSV cell writer for a Trino type (unquoted text; nested values are their JSON text). */
+/** The CSV field writer for a Trino type (nested values are their JSON text, quoted as any text). */
 export function csvValueWriter(type: TrinoType): ValueWriter {
+  const base = knownBase(type);
+  switch (base) {
+    case null:
+    case 'unknown':
+      return (v, out) => writeCsvText(out, typeof v === 'string' ? v : generic(v));
+    case 'array':
+    case 'map':
+    case 'row': {
+      const json = jsonValueWriter(type);
+      return (v, out) => {
+        const start = out.end;
+        json(v, out);
+        out.fieldFrom(start);
+      };
+    }
+    case 'boolean':
+      return (v, out) => out.writeAscii(v === true || v === 'true' ? 'true' : 'false');
+    case 'varbinary':
+      return (v, out) => writeVarbinaryCsv(out, asString(v));
+    case 'json':
+      return (v, out) => writeJsonTypeCsv(out, asString(v));
+    case 'timestamp':
+      return timestampCsv;
+    case 'timestamp with time zone':
+      return (v, out) => writeCsvText(out, timestampTzToIso(String(v)));
+    default:
+      // A number's text never needs quotes; anything else is text.
+      return (v, out) => (typeof v === 'number' ? out.writeAscii(String(v)) : writeCsvText(out, String(v)));
+  }
+}
+
+/** A value's text as in a CSV cell, unquoted (map keys). */
+function textWriter(type: TrinoType): TextWriter {
   const base = knownBase(type);
   switch (base) {
     case null:
@@ -145,8 +291,14 @@ export function csvValueWriter(type: TrinoType): ValueWriter {
       return (v) => (typeof v === 'string' ? v : generic(v));
     case 'array':
     case 'map':
-    case 'row':
-      return jsonValueWriter(type);
+    case 'row': {
+      const json = jsonValueWriter(type);
+      return (v) => {
+        const out = new PageBuffer(256);
+        json(v, out);
+        return out.take().toString('utf8');
+      };
+    }
     case 'boolean':
       return (v) => (v === true || v === 'true' ? 'true' : 'false');
     case 'varbinary':
@@ -158,16 +310,6 @@ export function csvValueWriter(type: TrinoType): ValueWriter {
     case 'timestamp with time zone':
       return (v) => timestampTzToIso(String(v));
     default:
-      return text;
+      return asString;
   }
-}
-
-/** The writer for a top-level column in JSON/NDJSON: a varbinary's JSON payload comes back as its own bytes. */
-export function jsonCellWriter(type: TrinoType): CellWriter {
-  return knownBase(type) === 'varbinary' ? (v) => varbinaryJson(String(v)) : jsonValueWriter(type);
-}
-
-/** The writer for a top-level column in CSV: a varbinary's JSON payload comes back as its own bytes. */
-export function csvCellWriter(type: TrinoType): CellWriter {
-  return knownBase(type) === 'varbinary' ? (v) => varbinaryCell(String(v)) : csvValueWriter(type);
 }
