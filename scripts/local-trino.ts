@@ -181,17 +181,25 @@ function writeConfig(l: LocalTrinoLayout): string {
   return etc;
 }
 
-function readPid(l: LocalTrinoLayout): number | undefined {
+function readPidFile(l: LocalTrinoLayout): number | undefined {
   if (!existsSync(l.pidFile)) return undefined;
   const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  // After a reboot the recorded pid may belong to another program: only a Trino server counts.
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * The recorded pid, if it is still this Trino: after a reboot it may belong to another program. Right after
+ * `launcher start` the process may not have become java yet, so the launcher itself counts too.
+ */
+function readPid(l: LocalTrinoLayout): number | undefined {
+  const pid = readPidFile(l);
+  if (pid === undefined) return undefined;
   try {
-    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('io.trino.server')) return undefined;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('io.trino.server') || cmdline.includes(l.installDir) ? pid : undefined;
   } catch {
-    if (existsSync('/proc/self')) return undefined; // no such process
+    return existsSync('/proc/self') ? undefined : pid; // no /proc at all: trust the file
   }
-  return pid;
 }
 
 function alive(pid: number): boolean {
@@ -241,9 +249,15 @@ export async function up(l = layout(), timeoutMs = 240_000): Promise<{ url: stri
     { env: { ...process.env, JAVA_HOME: jdk, PATH: `${join(jdk, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`Trino launcher failed: ${(r.stderr || r.stdout).trim()}`);
-  const started = readPid(l);
+  const started = readPidFile(l);
   if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
-  await waitReady(l, started, timeoutMs);
+  try {
+    await waitReady(l, started, timeoutMs);
+  } catch (err) {
+    // Whoever called up() gets no handle on a server that failed to come up: stop it here.
+    await down(l).catch(() => undefined);
+    throw err;
+  }
   return { url: l.url, started: true };
 }
 
