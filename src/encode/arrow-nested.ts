@@ -1,10 +1,29 @@
 import { makeData, type Data, type List, type Map_, type Struct } from 'apache-arrow';
 import { BaseBuilder, grow, type ColumnBuilder } from './arrow-columns.js';
 
-/** array(T) -> List<T>: offsets into one child column holding every element of the batch. */
-export class ListBuilder extends BaseBuilder {
+/** List and map columns: value offsets into child columns, one per parent slot (null slots repeat the offset). */
+abstract class OffsetsBuilder extends BaseBuilder {
   private offsets = new Int32Array(65);
-  private count = 0;
+  /** Child entries appended so far in this batch. */
+  protected count = 0;
+  protected appendNull(i: number): void {
+    this.setOffset(i);
+  }
+  protected setOffset(i: number): void {
+    if (i + 1 >= this.offsets.length) this.offsets = grow(this.offsets, i + 2);
+    this.offsets[i + 1] = this.count;
+  }
+  /** This batch's offsets (for `length` slots), and a fresh start for the next batch. */
+  protected takeOffsets(length: number): Int32Array {
+    const offsets = this.offsets.subarray(0, length + 1);
+    this.offsets = new Int32Array(65);
+    this.count = 0;
+    return offsets;
+  }
+}
+
+/** array(T) -> List<T>: offsets into one child column holding every element of the batch. */
+export class ListBuilder extends OffsetsBuilder {
   constructor(
     type: List,
     private readonly child: ColumnBuilder,
@@ -17,22 +36,12 @@ export class ListBuilder extends BaseBuilder {
     this.count += v.length;
     this.setOffset(i);
   }
-  protected appendNull(i: number): void {
-    this.setOffset(i);
-  }
-  private setOffset(i: number): void {
-    if (i + 1 >= this.offsets.length) this.offsets = grow(this.offsets, i + 2);
-    this.offsets[i + 1] = this.count;
-  }
   finish(): Data {
-    const offsets = this.offsets;
     const v = this.takeValidity();
-    this.offsets = new Int32Array(65);
-    this.count = 0;
     return makeData({
       type: this.type as List,
       ...v,
-      valueOffsets: offsets.subarray(0, v.length + 1),
+      valueOffsets: this.takeOffsets(v.length),
       child: this.child.finish(),
     });
   }
@@ -64,9 +73,7 @@ export class StructBuilder extends BaseBuilder {
  * map(K, V) -> Map_<K, V>: Trino sends a map as a JSON object, so keys arrive as strings (`"1"` for a bigint
  * key); the key builder converts them like any value of the key type.
  */
-export class MapBuilder extends BaseBuilder {
-  private offsets = new Int32Array(65);
-  private count = 0;
+export class MapBuilder extends OffsetsBuilder {
   constructor(
     type: Map_,
     private readonly keys: ColumnBuilder,
@@ -84,15 +91,7 @@ export class MapBuilder extends BaseBuilder {
     this.count += entries.length;
     this.setOffset(i);
   }
-  protected appendNull(i: number): void {
-    this.setOffset(i);
-  }
-  private setOffset(i: number): void {
-    if (i + 1 >= this.offsets.length) this.offsets = grow(this.offsets, i + 2);
-    this.offsets[i + 1] = this.count;
-  }
   finish(): Data {
-    const offsets = this.offsets;
     const v = this.takeValidity();
     const type = this.type as Map_;
     const entries = makeData({
@@ -101,8 +100,6 @@ export class MapBuilder extends BaseBuilder {
       nullCount: 0,
       children: [this.keys.finish(), this.values.finish()],
     });
-    this.offsets = new Int32Array(65);
-    this.count = 0;
-    return makeData({ type, ...v, valueOffsets: offsets.subarray(0, v.length + 1), child: entries });
+    return makeData({ type, ...v, valueOffsets: this.takeOffsets(v.length), child: entries });
   }
 }
