@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { and, type ColumnNode, type PredicateNode, type QueryNode } from './nodes.js';
 import { classifyPushdown } from './pushdown.js';
 import type { PagePosition } from './paging.js';
-import { trinoTimestampText } from './time.js';
+import { epochOfTrinoTimestamp } from './time.js';
 
 export interface LimitPolicy {
   defaultLimit: number;
@@ -56,15 +56,13 @@ export function applyTimeWindow(q: QueryNode, time: ColumnNode, lo?: number, hi?
 export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | null): QueryNode {
   let where = q.where;
   if (p.m === 'anchor' && p.a !== undefined && time) {
-    const epochMs = Date.parse(`${p.a.slice(0, 10)}T${p.a.slice(11, 23)}Z`);
+    const epochMs = epochOfTrinoTimestamp(p.a);
     const dir = q.order[0]?.dir === 'desc' ? 'desc' : 'asc';
     const value = timeLiteral(time, epochMs, p.a.slice(23).replace(/^\./, ''));
     where = and({ kind: 'anchor', column: time, dir, value }, where);
   }
   return { ...q, where, offset: p.s };
 }
-
-export { trinoTimestampText };
 
 export interface GuardrailPolicy {
   /** Widest window a query filtering only after the scan may read; 0 or allowFullScan disables the check. */

@@ -239,5 +239,3 @@ function firstPosition(h: string, anchored: boolean, topic: TopicModel, req: Rea
 function ceilMs(i: { epochMs: number; subMs: string }): number {
   return i.subMs.replace(/0+$/, '') ? i.epochMs + 1 : i.epochMs;
 }
-
-export { and };

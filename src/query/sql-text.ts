@@ -96,11 +96,15 @@ export function timestampLiteral(epochMs: number, subMs = ''): string {
   return `TIMESTAMP '${iso.slice(0, 10)} ${iso.slice(11, 23)}${subMs}'`;
 }
 
+/** True for `YYYY-MM-DD` naming a day that exists (Date.parse would roll 2026-02-30 over to March). */
+export function isCalendarDate(s: string): boolean {
+  const ms = Date.parse(`${s}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === s;
+}
+
 /** `DATE 'YYYY-MM-DD'`. */
 export function dateLiteral(s: string): string {
-  const ms = Date.parse(`${s}T00:00:00Z`);
-  // Date.parse rolls 2026-02-30 over to March; a date must read back as written.
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== s) {
+  if (!isCalendarDate(s)) {
     throw new LiteralError(`${JSON.stringify(s)} is not a date`);
   }
   return `DATE '${s}'`;

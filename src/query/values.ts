@@ -4,6 +4,7 @@
  */
 import { ApiError } from '../errors.js';
 import { parseInstant } from './time.js';
+import { isCalendarDate } from './sql-text.js';
 import type { ColumnNode, LiteralNode, LiteralValue } from './nodes.js';
 
 const INT_RANGES: Record<string, [bigint, bigint]> = {
@@ -100,12 +101,7 @@ function parseValue(column: ColumnNode, raw: unknown, rounding: Rounding): Liter
       return v;
     }
     case 'date':
-      if (
-        !/^\d{4}-\d{2}-\d{2}$/.test(text) ||
-        new Date(Date.parse(`${text}T00:00:00Z`) || 0).toISOString().slice(0, 10) !== text
-      ) {
-        throw bad(column, raw, 'is not a date (YYYY-MM-DD)');
-      }
+      if (!isCalendarDate(text)) throw bad(column, raw, 'is not a date (YYYY-MM-DD)');
       return { t: 'date', v: text };
     case 'other':
       throw new ApiError('TG_BAD_OPERATOR', `${column.name} (${column.type}) cannot be compared with a value`, {

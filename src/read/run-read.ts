@@ -3,7 +3,7 @@
  * encode in the negotiated media type and stream with backpressure. Shared by the events and query routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { encodedReadable, encoderRegistry, negotiateMediaType, type MediaType } from '../encode/encoder-registry.js';
 import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
@@ -160,5 +160,3 @@ export async function streamPlan(
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
   return reply.type(entry.contentType).send(body);
 }
-
-export { errorBody };
