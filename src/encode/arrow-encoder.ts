@@ -11,7 +11,7 @@ import { AsyncByteQueue, Field, makeData, RecordBatch, RecordBatchStreamWriter, 
 import type { EncodeOptions } from './encoder.js';
 import { arrowColumnBuilder } from './arrow-column-builder.js';
 import { frameBatches } from './frame-batches.js';
-import type { ResultStream } from './result-stream.js';
+import type { ResultStream } from '../trino/result-stream.js';
 import { columnType } from './value-writers.js';
 
 /**

@@ -16,7 +16,7 @@ import type { EncodeOptions } from './encoder.js';
 import { streamErrorBody } from './encoder.js';
 import { frameBatches } from './frame-batches.js';
 import { PageBuffer } from './page-buffer.js';
-import type { ResultStream } from './result-stream.js';
+import type { ResultStream } from '../trino/result-stream.js';
 import { columnType, csvValueWriter } from './value-writers.js';
 
 const NEEDS_QUOTES = /[",\r\n]/;

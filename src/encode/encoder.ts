@@ -1,4 +1,4 @@
-import type { PageInfo, ResultStream } from './result-stream.js';
+import type { PageInfo, ResultStream } from '../trino/result-stream.js';
 
 /** What an error after the first byte is reported as, inside the body (see each encoder's completeness rule). */
 export interface StreamError {

@@ -11,7 +11,7 @@ import { streamErrorBody } from './encoder.js';
 import { frameBatches } from './frame-batches.js';
 import { jsonRowWriter } from './json-row-writer.js';
 import { PageBuffer } from './page-buffer.js';
-import type { ResultStream } from './result-stream.js';
+import type { ResultStream } from '../trino/result-stream.js';
 
 const RESERVED = new Set(['columns', 'rows', 'next', 'complete', 'error']);
 

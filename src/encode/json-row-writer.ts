@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { PageBuffer } from './page-buffer.js';
-import type { ResultColumn } from './result-stream.js';
+import type { ResultColumn } from '../trino/result-stream.js';
 import { columnType, jsonValueWriter } from './value-writers.js';
 
 /** Writes one row as a JSON object keyed by column name, between `before` and `after` (bytes), into a page. */

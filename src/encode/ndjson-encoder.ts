@@ -12,7 +12,7 @@ import { streamErrorBody } from './encoder.js';
 import { frameBatches } from './frame-batches.js';
 import { jsonRowWriter } from './json-row-writer.js';
 import { PageBuffer } from './page-buffer.js';
-import type { ResultStream } from './result-stream.js';
+import type { ResultStream } from '../trino/result-stream.js';
 
 /** Encodes a result as NDJSON (see the completeness rule above). */
 export function encodeNdjson(

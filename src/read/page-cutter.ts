@@ -4,7 +4,7 @@
  * position can be anchored (paging.ts). It can read ahead a bounded number of rows before the response
  * starts, so headers (Link: next) can be exact for pages that fit the budget.
  */
-import type { ResultStream } from '../encode/result-stream.js';
+import type { ResultStream } from '../trino/result-stream.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../query/paging.js';
 
 type Row = readonly unknown[];

@@ -5,7 +5,7 @@
  * (the next page is fetched only when the consumer pulls), cancellation on abort and on a deadline.
  */
 import { Trino } from 'trino-client';
-import type { ResultColumn, ResultStream } from '../encode/result-stream.js';
+import type { ResultColumn, ResultStream } from './result-stream.js';
 import { parseLosslessJson } from './lossless-json.js';
 import { QueryCancelledError, TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
 
