@@ -103,7 +103,13 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
         description: 'The batch token is in the `Topicgate-Batch` header (and `batch` in JSON). Commit it to move on.',
         params: NameParams,
         querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Most events in the batch (default 10000)' })),
+          limit: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description:
+                'Most events in the batch (default 10000, or TOPICGATE_MAX_LIMIT when lower; more than the maximum is a 422)',
+            }),
+          ),
           format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept' })),
         }),
         response: { ...ReadResponses, ...errors },
@@ -111,8 +117,7 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const limit = Math.min(request.query.limit ?? 10_000, app.tg.config.maxLimit);
-      const { pending, plan } = await svc().batch(request.params.name, limit);
+      const { pending, plan } = await svc().batch(request.params.name, request.query.limit);
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
