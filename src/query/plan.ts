@@ -4,7 +4,6 @@
  */
 import { ApiError } from '../errors.js';
 import type { AggregateFn, ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
-import { and } from './nodes.js';
 import { parseDuration, parseInstant } from './time.js';
 import { typeFamily } from './values.js';
 import { queryHash, type PagePosition } from './paging.js';
