@@ -7,7 +7,6 @@
  * the time before which events are assumed visible; U is fixed when the batch is first handed out and kept
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
@@ -16,6 +15,8 @@ import { resolver, type Plan, type TopicModel } from '../query/plan.js';
 import { batchUntil, plan, readPolicy } from '../query/planner.js';
 import { whereFromJson, type WhereJson } from '../query/read-request.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
+import type { Keyring } from '../query/signed-token.js';
+import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 
 export interface CursorDefinition {
@@ -38,23 +39,19 @@ export interface PendingBatch {
   limit: number;
 }
 
-interface TokenBody {
-  c: string;
-  g: number;
-  f: Position;
-  t: Position;
-  u: string;
-  n: number;
-}
-
 export const CURSOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class CursorService {
+  private readonly tokens: BatchTokens;
+
+  /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
     private readonly services: Services,
     private readonly store: CursorStore,
-    private readonly secret: string,
-  ) {}
+    keys: Keyring | string,
+  ) {
+    this.tokens = new BatchTokens(keys);
+  }
 
   private async topic(id: string): Promise<TopicModel> {
     const t = topicModel(await this.services.catalog.get(id), this.services.config);
@@ -150,7 +147,7 @@ export class CursorService {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const old = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    const old = this.pendingOf(cursor);
     // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
     // batch is not kept: the next read looks for new events.
@@ -180,10 +177,11 @@ export class CursorService {
       // A batch the guardrail ended early with nothing in it still moves the cursor past its window.
       else if (rows === 0 && untilMs < settledMs) to = { ts: until, skip: 0 };
     }
-    const body: TokenBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const body: BatchBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const sealed = this.tokens.seal(body);
     const pending: PendingBatch = {
       generation: cursor.generation,
-      ...this.sign(body),
+      ...sealed,
       from,
       to,
       until,
@@ -201,7 +199,7 @@ export class CursorService {
 
   /** Moves the cursor to the end of the batch; idempotent; a batch not starting at the position is a 409. */
   async commit(name: string, token: string): Promise<{ committed: boolean; position: Position; rows: number }> {
-    const body = this.verify(token);
+    const body = this.tokens.open(token);
     if (body.c !== name)
       throw new ApiError('TG_BAD_BATCH', `batch: the token belongs to cursor ${JSON.stringify(body.c)}`);
     const cursor = await this.get(name);
@@ -272,26 +270,15 @@ export class CursorService {
     return this.store.history(name, limit);
   }
 
-  private sign(body: TokenBody): { token: string; id: string } {
-    const text = Buffer.from(JSON.stringify(body)).toString('base64url');
-    const token = `${text}.${createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22)}`;
-    return { token, id: batchId(token) };
+  /**
+   * The pending batch, unless its token can no longer be committed (signed in an older layout, or by a key since
+   * retired): handing that out again would leave the loader stuck on a batch it can never commit, so a new one is
+   * prepared from the committed position instead.
+   */
+  private pendingOf(cursor: CursorRecord): PendingBatch | null {
+    const pending = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    return pending && this.tokens.valid(pending.token) ? pending : null;
   }
-
-  private verify(token: string): TokenBody {
-    const bad = () => new ApiError('TG_BAD_BATCH', 'batch: not a batch token this service issued');
-    const [text, sig, extra] = typeof token === 'string' ? token.split('.') : [];
-    if (!text || !sig || extra !== undefined) throw bad();
-    const want = Buffer.from(
-      createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22),
-    );
-    if (want.length !== Buffer.byteLength(sig) || !timingSafeEqual(want, Buffer.from(sig))) throw bad();
-    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as TokenBody;
-  }
-}
-
-function batchId(token: string): string {
-  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
 }
 
 export function samePosition(a: Position, b: Position): boolean {
