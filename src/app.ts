@@ -19,6 +19,7 @@ import inferRoutes from './routes/infer.js';
 import { CursorService } from './cursors/cursor-service.js';
 import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
+import { Keyring } from './query/signed-token.js';
 
 export interface Services {
   config: Config;
@@ -26,6 +27,8 @@ export interface Services {
   catalog: TopicCatalog;
   cursors: CursorService;
   store: CursorStore;
+  /** Signs page cursors and batch tokens: the current secret signs, previous ones still verify. */
+  keyring: Keyring;
 }
 
 declare module 'fastify' {
@@ -40,11 +43,12 @@ export async function createServices(config: Config): Promise<Services> {
     const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
   });
-  const services = { config, trino, catalog: new TopicCatalog(trino, config), store } as Omit<
+  const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
+  const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring } as Omit<
     Services,
     'cursors'
   > as Services;
-  services.cursors = new CursorService(services, store, config.cursorSecret);
+  services.cursors = new CursorService(services, store, keyring);
   return services;
 }
 

@@ -44,7 +44,7 @@ export type ConfigFile = Static<typeof ConfigFileSchema>;
  * (`read`), its default and bounds. loadConfig walks it; the Config type is derived from it, so a setting is
  * declared once.
  */
-type Read = 'text' | 'trimmed' | 'url' | 'list' | 'int' | 'bool' | 'duration' | 'state-url';
+type Read = 'text' | 'trimmed' | 'url' | 'list' | 'secrets' | 'int' | 'bool' | 'duration' | 'state-url';
 interface SettingOptions {
   env: string;
   read: Read;
@@ -135,6 +135,13 @@ export const SettingsSchema = Type.Object({
     read: 'text',
     fallback: 'topicgate-page-cursors',
     description: 'key that signs page cursors and batch tokens',
+  }),
+  /** Earlier signing keys, still accepted for tokens issued before a rotation (comma-separated). */
+  cursorPreviousSecrets: Type.Array(Type.String(), {
+    env: 'TOPICGATE_CURSOR_PREVIOUS_SECRETS',
+    read: 'secrets',
+    fallback: '',
+    description: 'earlier cursor secrets that still verify',
   }),
   /** The VAST catalog's vast.complex_predicate_pushdown: OR across columns is pushed (explain's labels). */
   complexPushdown: Type.Boolean({
@@ -236,6 +243,11 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       if (v.length === 0) problems.push(`${name} must name at least one schema`);
       return v;
     }
+    case 'secrets':
+      return raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0);
     case 'int': {
       const { minimum, maximum } = schema as unknown as { minimum: number; maximum: number };
       const n = Number(raw);

@@ -39,7 +39,7 @@ export function mediaTypeOf(request: FastifyRequest, format: string | undefined)
 
 /** Plans a read with this topic's policy (the one planning entry runs every pass). */
 export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
-  const tokens = new PageTokens(app.tg.config.cursorSecret);
+  const tokens = new PageTokens(app.tg.keyring);
   const cursor = o.cursor;
   return plan(
     {
@@ -90,7 +90,7 @@ export async function streamPlan(
   o: StreamOptions,
 ) {
   const { config, trino } = app.tg;
-  const tokens = new PageTokens(config.cursorSecret);
+  const tokens = new PageTokens(app.tg.keyring);
   const abort = new AbortController();
   // The client went away before the response finished: cancel the Trino query.
   reply.raw.once('close', () => {
