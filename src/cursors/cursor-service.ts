@@ -14,14 +14,15 @@ import { topicModel } from '../catalog/topic-model.js';
 import { compileCount, compileTailSummary } from '../query/compile.js';
 import type { PagePosition } from '../query/paging.js';
 import { planRead, resolver, type Plan, type TopicModel } from '../query/plan.js';
-import { whereFromJson, type WhereJson } from '../query/read-request.js';
+import { whereFromJson } from '../query/read-request.js';
+import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 
 export interface CursorDefinition {
   topic: string;
   start: string;
-  filter?: WhereJson;
+  filter?: Where;
   select?: string[];
   settle: string;
 }
