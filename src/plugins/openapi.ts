@@ -32,8 +32,8 @@ export function description(markdown: string): string {
  * A value for swagger-ui's `uiConfig` that the page's initializer writes as the bare expression `text`: it writes
  * each function of uiConfig as its source text (lib/serialize.js), and this function's text is `text`.
  */
-function pageExpression(text: string): () => void {
-  const f = () => undefined;
+function pageExpression(text: string): () => Record<string, never> {
+  const f = () => ({});
   f.toString = () => text;
   return f;
 }
@@ -76,7 +76,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       displayRequestDuration: true,
       defaultModelsExpandDepth: 0,
       plugins: [pageExpression('window.topicgateSwaggerUi')],
-    } as Record<string, unknown>,
+    },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
