@@ -3,10 +3,11 @@
  * start-up, validated, frozen. Names follow API.md "Settings".
  */
 import { readFileSync } from 'node:fs';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { checkExpansion } from './blob/expansion.js';
+import { durationMs } from './duration.js';
 
 export const DEFAULT_TRINO_URL = 'http://127.0.0.1:18080';
 export const DEMO_SCHEMA = 'demo|kafka_topics';
@@ -38,40 +39,169 @@ export const ConfigFileSchema = Type.Object(
 export type TopicSettings = Static<typeof TopicSettings>;
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 
-export interface Config {
-  readonly trinoUrl: string;
-  readonly trinoUser: string;
-  readonly catalog: string;
-  readonly schemas: readonly string[];
-  readonly host: string;
-  readonly port: number;
-  readonly stateUrl: string;
-  readonly configFile: string | undefined;
-  readonly topics: Readonly<Record<string, TopicSettings>>;
-  /** Default rows per response (API.md: 100). */
-  readonly defaultLimit: number;
+/**
+ * The environment settings, one schema: each property names its variable (`env`), how its text is read
+ * (`read`), its default and bounds. loadConfig walks it; the Config type is derived from it, so a setting is
+ * declared once.
+ */
+type Read = 'text' | 'trimmed' | 'url' | 'list' | 'int' | 'bool' | 'duration' | 'state-url';
+interface SettingOptions {
+  env: string;
+  read: Read;
+  /** The text used when the variable is unset (and, unless `blankIsValue`, when it is empty). */
+  fallback?: string;
+  /** An empty value is read as given (and then refused) instead of meaning the default. */
+  blankIsValue?: boolean;
+  description: string;
+}
+const text = (o: SettingOptions) => Type.String(o);
+const int = (o: SettingOptions & { minimum: number; maximum: number }) => Type.Integer(o);
+
+export const SettingsSchema = Type.Object({
+  trinoUrl: text({
+    env: 'TOPICGATE_TRINO_URL',
+    read: 'url',
+    fallback: DEFAULT_TRINO_URL,
+    blankIsValue: true,
+    description: 'Trino coordinator',
+  }),
+  trinoUser: text({
+    env: 'TOPICGATE_TRINO_USER',
+    read: 'text',
+    fallback: 'topicgate',
+    description: 'user sent to Trino',
+  }),
+  catalog: text({
+    env: 'TOPICGATE_CATALOG',
+    read: 'trimmed',
+    fallback: 'vast',
+    blankIsValue: true,
+    description: 'catalog of the topic tables',
+  }),
+  schemas: Type.Array(Type.String(), {
+    env: 'TOPICGATE_SCHEMAS',
+    read: 'list',
+    fallback: DEMO_SCHEMA,
+    blankIsValue: true,
+    description: 'comma-separated schemas to serve',
+  }),
+  host: text({ env: 'TOPICGATE_HOST', read: 'text', fallback: '127.0.0.1', description: 'where the API listens' }),
+  port: int({
+    env: 'TOPICGATE_PORT',
+    read: 'int',
+    fallback: '3000',
+    minimum: 0,
+    maximum: 65535,
+    description: 'where the API listens',
+  }),
+  stateUrl: text({
+    env: 'TOPICGATE_STATE_URL',
+    read: 'state-url',
+    fallback: 'sqlite:./data/topicgate.db',
+    blankIsValue: true,
+    description: 'cursor store: sqlite:<file> or postgres://...',
+  }),
   /** Largest `limit` a request may ask for. */
-  readonly maxLimit: number;
+  maxLimit: int({
+    env: 'TOPICGATE_MAX_LIMIT',
+    read: 'int',
+    fallback: '10000',
+    minimum: 1,
+    maximum: 10_000_000,
+    description: 'rows per response at most',
+  }),
+  /** Default rows per response (API.md: 100); never above maxLimit. */
+  defaultLimit: int({
+    env: 'TOPICGATE_DEFAULT_LIMIT',
+    read: 'int',
+    fallback: '100',
+    minimum: 1,
+    maximum: 10_000_000,
+    description: 'rows per response by default',
+  }),
   /** Trino's query_max_run_time for every query, and the gateway's own deadline. */
-  readonly queryTimeoutMs: number;
-  readonly logLevel: string;
-  /** Key that signs page cursors; instances behind one load balancer must share it. */
-  readonly cursorSecret: string;
+  queryTimeoutMs: int({
+    env: 'TOPICGATE_QUERY_TIMEOUT_MS',
+    read: 'int',
+    fallback: '120000',
+    minimum: 1_000,
+    maximum: 86_400_000,
+    description: 'time limit of every query',
+  }),
+  logLevel: text({ env: 'TOPICGATE_LOG_LEVEL', read: 'text', fallback: 'info', description: 'pino log level' }),
+  /** Key that signs page cursors and batch tokens; instances behind one load balancer must share it. */
+  cursorSecret: text({
+    env: 'TOPICGATE_CURSOR_SECRET',
+    read: 'text',
+    fallback: 'topicgate-page-cursors',
+    description: 'key that signs page cursors and batch tokens',
+  }),
   /** The VAST catalog's vast.complex_predicate_pushdown: OR across columns is pushed (explain's labels). */
-  readonly complexPushdown: boolean;
+  complexPushdown: Type.Boolean({
+    env: 'TOPICGATE_COMPLEX_PUSHDOWN',
+    read: 'bool',
+    fallback: 'false',
+    description: 'OR across columns is pushed',
+  }),
   /** Rows a non-JSON response may read ahead to make its Link header exact. */
-  readonly prefetchRows: number;
+  prefetchRows: int({
+    env: 'TOPICGATE_PREFETCH_ROWS',
+    read: 'int',
+    fallback: '10000',
+    minimum: 0,
+    maximum: 10_000_000,
+    description: 'rows a page may read ahead',
+  }),
   /** How long the history of committed cursor batches is kept. */
-  readonly historyRetentionMs: number;
+  historyRetentionDays: int({
+    env: 'TOPICGATE_CURSOR_HISTORY_DAYS',
+    read: 'int',
+    fallback: '7',
+    minimum: 1,
+    maximum: 3650,
+    description: 'how long committed batches are listed',
+  }),
   /**
    * Guardrail: a topic query whose filters are all evaluated after the scan (JSON fields) must bound its time
    * window to at most this, unless the topic's config sets allowFullScan.
    */
-  readonly residualScanMaxWindowMs: number;
+  residualScanMaxWindowMs: int({
+    env: 'TOPICGATE_RESIDUAL_SCAN_MAX_WINDOW',
+    read: 'duration',
+    fallback: '7d',
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'widest window of a residual-only scan',
+  }),
   /** Schema inference: most events sampled, and widest window. */
-  readonly inferMaxSample: number;
-  readonly inferMaxWindowMs: number;
-}
+  inferMaxSample: int({
+    env: 'TOPICGATE_INFER_MAX_SAMPLE',
+    read: 'int',
+    fallback: '10000',
+    minimum: 1,
+    maximum: 1_000_000,
+    description: 'most events inference samples',
+  }),
+  inferMaxWindowMs: int({
+    env: 'TOPICGATE_INFER_MAX_WINDOW',
+    read: 'duration',
+    fallback: '7d',
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'widest window inference samples',
+  }),
+});
+
+export type Settings = Static<typeof SettingsSchema>;
+
+export type Config = Readonly<
+  Settings & {
+    readonly configFile: string | undefined;
+    readonly topics: Readonly<Record<string, TopicSettings>>;
+    /** historyRetentionDays in ms. */
+    readonly historyRetentionMs: number;
+  }
+>;
 
 /** Raised when settings are invalid; `problems` names each bad setting. */
 export class ConfigError extends Error {
@@ -81,36 +211,51 @@ export class ConfigError extends Error {
   }
 }
 
-function intSetting(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number, problems: string[]) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < min || n > max) {
-    problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
-    return dflt;
+/** Reads one setting's text as its schema says; a problem names the variable and what it must be. */
+function readSetting(schema: TSchema & SettingOptions, raw: string, problems: string[]): unknown {
+  const { env: name } = schema;
+  const bad = (what: string) => void problems.push(`${name}=${JSON.stringify(raw)} ${what}`);
+  switch (schema.read) {
+    case 'text':
+      return raw;
+    case 'trimmed': {
+      const v = raw.trim();
+      if (!v) problems.push(`${name} must not be empty`);
+      return v;
+    }
+    case 'url': {
+      const v = raw.replace(/\/+$/, '');
+      if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) bad('must be an http(s) URL');
+      return v;
+    }
+    case 'list': {
+      const v = raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0);
+      if (v.length === 0) problems.push(`${name} must name at least one schema`);
+      return v;
+    }
+    case 'int': {
+      const { minimum, maximum } = schema as unknown as { minimum: number; maximum: number };
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw.trim()) || n < minimum || n > maximum)
+        bad(`must be an integer from ${minimum} to ${maximum}`);
+      return n;
+    }
+    case 'bool':
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      return bad('must be true or false');
+    case 'duration': {
+      const ms = durationMs(raw);
+      if (!ms) bad('must be a duration like 30s, 15m, 12h, 7d');
+      return ms;
+    }
+    case 'state-url':
+      if (!/^sqlite:.+/.test(raw) && !/^postgres(ql)?:\/\/.+/.test(raw)) bad('must be sqlite:<file> or postgres://...');
+      return raw;
   }
-  return n;
-}
-
-const DURATION_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-function durationSetting(env: NodeJS.ProcessEnv, name: string, dflt: string, problems: string[]): number {
-  const raw = env[name] || dflt;
-  const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(raw.trim());
-  if (!m || Number(m[1]) === 0) {
-    problems.push(`${name}=${JSON.stringify(raw)} must be a duration like 30s, 15m, 12h, 7d`);
-    return 0;
-  }
-  return Number(m[1]) * DURATION_MS[m[2] as keyof typeof DURATION_MS];
-}
-
-function boolSetting(env: NodeJS.ProcessEnv, name: string, dflt: boolean, problems: string[]): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
-  return dflt;
 }
 
 function readConfigFile(file: string, problems: string[]): ConfigFile {
@@ -139,53 +284,27 @@ function readConfigFile(file: string, problems: string[]): ConfigFile {
 /** Reads and validates the settings; throws ConfigError naming every bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
-  const trinoUrl = (env.TOPICGATE_TRINO_URL ?? DEFAULT_TRINO_URL).replace(/\/+$/, '');
-  try {
-    const u = new URL(trinoUrl);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    problems.push(`TOPICGATE_TRINO_URL=${JSON.stringify(trinoUrl)} must be an http(s) URL`);
-  }
-  const schemas = (env.TOPICGATE_SCHEMAS ?? DEMO_SCHEMA)
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (schemas.length === 0) problems.push('TOPICGATE_SCHEMAS must name at least one schema');
-  const catalog = (env.TOPICGATE_CATALOG ?? 'vast').trim();
-  if (!catalog) problems.push('TOPICGATE_CATALOG must not be empty');
-  const stateUrl = env.TOPICGATE_STATE_URL ?? 'sqlite:./data/topicgate.db';
-  if (!/^sqlite:.+/.test(stateUrl) && !/^postgres(ql)?:\/\/.+/.test(stateUrl)) {
-    problems.push(`TOPICGATE_STATE_URL=${JSON.stringify(stateUrl)} must be sqlite:<file> or postgres://...`);
+  const settings: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(SettingsSchema.properties)) {
+    const o = schema as unknown as TSchema & SettingOptions;
+    const raw = env[o.env];
+    const unset = raw === undefined || (raw === '' && !o.blankIsValue);
+    settings[key] = readSetting(o, unset ? (o.fallback ?? '') : raw, problems);
   }
   const configFile = env.TOPICGATE_CONFIG || undefined;
   const file = configFile ? readConfigFile(configFile, problems) : {};
-  for (const [topic, settings] of Object.entries(file.topics ?? {})) {
-    for (const p of checkExpansion(topic, settings)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
+  for (const [topic, topicSettings] of Object.entries(file.topics ?? {})) {
+    for (const p of checkExpansion(topic, topicSettings)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
   }
-  const maxLimit = intSetting(env, 'TOPICGATE_MAX_LIMIT', 10_000, 1, 10_000_000, problems);
+  if (problems.length) throw new ConfigError(problems);
+  const s = settings as Settings;
   const config: Config = {
-    trinoUrl,
-    trinoUser: env.TOPICGATE_TRINO_USER || 'topicgate',
-    catalog,
-    schemas,
-    host: env.TOPICGATE_HOST || '127.0.0.1',
-    port: intSetting(env, 'TOPICGATE_PORT', 3000, 0, 65535, problems),
-    stateUrl,
+    ...s,
+    defaultLimit: Math.min(s.defaultLimit, s.maxLimit),
+    historyRetentionMs: s.historyRetentionDays * 86_400_000,
     configFile,
     topics: file.topics ?? {},
-    defaultLimit: Math.min(intSetting(env, 'TOPICGATE_DEFAULT_LIMIT', 100, 1, 10_000_000, problems), maxLimit),
-    maxLimit,
-    queryTimeoutMs: intSetting(env, 'TOPICGATE_QUERY_TIMEOUT_MS', 120_000, 1_000, 86_400_000, problems),
-    logLevel: env.TOPICGATE_LOG_LEVEL || 'info',
-    cursorSecret: env.TOPICGATE_CURSOR_SECRET || 'topicgate-page-cursors',
-    complexPushdown: boolSetting(env, 'TOPICGATE_COMPLEX_PUSHDOWN', false, problems),
-    prefetchRows: intSetting(env, 'TOPICGATE_PREFETCH_ROWS', 10_000, 0, 10_000_000, problems),
-    historyRetentionMs: intSetting(env, 'TOPICGATE_CURSOR_HISTORY_DAYS', 7, 1, 3650, problems) * 86_400_000,
-    residualScanMaxWindowMs: durationSetting(env, 'TOPICGATE_RESIDUAL_SCAN_MAX_WINDOW', '7d', problems),
-    inferMaxSample: intSetting(env, 'TOPICGATE_INFER_MAX_SAMPLE', 10_000, 1, 1_000_000, problems),
-    inferMaxWindowMs: durationSetting(env, 'TOPICGATE_INFER_MAX_WINDOW', '7d', problems),
   };
-  if (problems.length) throw new ConfigError(problems);
   return deepFreeze(config);
 }
 

@@ -7,16 +7,17 @@
  * the time before which events are assumed visible; U is fixed when the batch is first handed out and kept
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileCount, compileTailSummary } from '../query/compile.js';
-import type { PagePosition } from '../query/paging.js';
-import { planRead, resolver, type Plan, type TopicModel } from '../query/plan.js';
+import { resolver, type Plan, type TopicModel } from '../query/plan.js';
+import { batchUntil, plan, readPolicy } from '../query/planner.js';
 import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
+import type { Keyring } from '../query/signed-token.js';
+import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 
 export interface CursorDefinition {
@@ -39,23 +40,19 @@ export interface PendingBatch {
   limit: number;
 }
 
-interface TokenBody {
-  c: string;
-  g: number;
-  f: Position;
-  t: Position;
-  u: string;
-  n: number;
-}
-
 export const CURSOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class CursorService {
+  private readonly tokens: BatchTokens;
+
+  /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
     private readonly services: Services,
     private readonly store: CursorStore,
-    private readonly secret: string,
-  ) {}
+    keys: Keyring | string,
+  ) {
+    this.tokens = new BatchTokens(keys);
+  }
 
   private async topic(id: string): Promise<TopicModel> {
     const t = topicModel(await this.services.catalog.get(id), this.services.config);
@@ -83,10 +80,6 @@ export class CursorService {
     if (input.select !== undefined) def.select = input.select;
     const topic = await this.topic(def.topic);
     parseDuration(def.settle, 'settle');
-    this.plan(topic, def, { ts: null, skip: 0 }, trinoTimestampText(Date.now()), 1); // validates filter and select
-    const canonical = JSON.stringify(def);
-    const existing = await this.store.get(name);
-    if (existing) return this.same(existing, canonical);
     const position: Position =
       def.start === 'earliest'
         ? { ts: null, skip: 0 }
@@ -94,6 +87,10 @@ export class CursorService {
             ts: trinoTimestampText(def.start === 'latest' ? Date.now() : parseInstant(def.start, 'start').epochMs),
             skip: 0,
           };
+    this.plan(topic, def, position, Date.now(), { asked: 1 }); // validates filter, select and the guardrail
+    const canonical = JSON.stringify(def);
+    const existing = await this.store.get(name);
+    if (existing) return this.same(existing, canonical);
     const r = await this.store.create({
       name,
       topic: def.topic,
@@ -122,36 +119,51 @@ export class CursorService {
     return JSON.parse(c.definition) as CursorDefinition;
   }
 
-  /** The query for a batch from `from` to `until`, ordered totally by broker time first. */
-  plan(topic: TopicModel, def: CursorDefinition, from: Position, until: string, limit: number): Plan {
-    const resolve = resolver(topic);
-    const position: PagePosition = { h: '', m: 'anchor', s: from.skip, hi: epochOfTrinoTimestamp(until) };
-    if (from.ts !== null) position.a = from.ts;
-    const select = def.select ? [...new Set(['timestamp_broker', ...def.select])] : undefined;
-    return planRead(
-      topic,
-      { select, where: def.filter ? whereFromJson(def.filter, resolve) : null, limit },
-      { defaultLimit: limit, maxLimit: Math.max(limit, this.services.config.maxLimit) },
-      () => position,
+  /**
+   * The query for a batch from `from` to at most `untilMs`, ordered totally by broker time first. The planner may
+   * end it earlier (the residual-scan guardrail): the plan's window says where it ends.
+   */
+  plan(
+    topic: TopicModel,
+    def: CursorDefinition,
+    from: Position,
+    untilMs: number,
+    limit: { asked?: number; pending?: number },
+  ): Plan {
+    const read = {
+      select: def.select,
+      where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
+    };
+    return plan(
+      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending },
+      readPolicy(this.services.config, topic.id),
     );
   }
 
   /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
-  async batch(name: string, limit: number): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
+  async batch(
+    name: string,
+    limit: number | undefined,
+  ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const old = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    const old = this.pendingOf(cursor);
     // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
     // batch is not kept: the next read looks for new events.
     if (old && old.rows > 0 && old.generation === cursor.generation && samePosition(old.from, cursor.position)) {
-      return { cursor, pending: old, plan: this.plan(topic, def, old.from, old.until, old.limit) };
+      const again = this.plan(topic, def, old.from, epochOfTrinoTimestamp(old.until), {
+        asked: limit,
+        pending: old.limit,
+      });
+      return { cursor, pending: old, plan: again };
     }
-    const untilMs = Date.now() - parseDuration(def.settle, 'settle');
-    const until = trinoTimestampText(untilMs);
     const from = cursor.position;
-    const plan = this.plan(topic, def, from, until, limit);
+    const settledMs = Date.now() - parseDuration(def.settle, 'settle');
+    const plan = this.plan(topic, def, from, settledMs, { asked: limit });
+    const untilMs = plan.position.hi!;
+    const until = batchUntil(plan);
     const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
     let rows = 0;
     let to = from;
@@ -163,9 +175,20 @@ export class CursorService {
       rows = Number(n);
       if (rows > 0 && last !== null)
         to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: Number(trailing) };
+      // A batch the guardrail ended early with nothing in it still moves the cursor past its window.
+      else if (rows === 0 && untilMs < settledMs) to = { ts: until, skip: 0 };
     }
-    const body: TokenBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
-    const pending: PendingBatch = { generation: cursor.generation, ...this.sign(body), from, to, until, rows, limit };
+    const body: BatchBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const sealed = this.tokens.seal(body);
+    const pending: PendingBatch = {
+      generation: cursor.generation,
+      ...sealed,
+      from,
+      to,
+      until,
+      rows,
+      limit: plan.tree.limit,
+    };
     if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
       throw new ApiError(
         'TG_STALE_BATCH',
@@ -177,13 +200,13 @@ export class CursorService {
 
   /** Moves the cursor to the end of the batch; idempotent; a batch not starting at the position is a 409. */
   async commit(name: string, token: string): Promise<{ committed: boolean; position: Position; rows: number }> {
-    const body = this.verify(token);
+    const body = this.tokens.open(token);
     if (body.c !== name)
       throw new ApiError('TG_BAD_BATCH', `batch: the token belongs to cursor ${JSON.stringify(body.c)}`);
     const cursor = await this.get(name);
     const id = batchId(token);
     if (await this.store.findBatch(name, id)) return { committed: false, position: cursor.position, rows: body.n };
-    if (body.n === 0 && samePosition(body.f, cursor.position))
+    if (body.n === 0 && samePosition(body.f, body.t) && samePosition(body.f, cursor.position))
       return { committed: false, position: cursor.position, rows: 0 };
     const stale = () =>
       new ApiError(
@@ -213,6 +236,9 @@ export class CursorService {
       to === 'earliest'
         ? { ts: null, skip: 0 }
         : { ts: trinoTimestampText(to === 'latest' ? Date.now() : parseInstant(to, 'to').epochMs), skip: 0 };
+    const cursor = await this.get(name);
+    const def = this.definition(cursor);
+    this.plan(await this.topic(def.topic), def, position, Date.now(), { asked: 1 }); // the guardrail may refuse it
     if (!(await this.store.seek(name, position)))
       throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
     return position;
@@ -222,8 +248,7 @@ export class CursorService {
   async lag(cursor: CursorRecord): Promise<{ events: number; ms: number | null }> {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const until = trinoTimestampText(Date.now() - parseDuration(def.settle, 'settle'));
-    const plan = this.plan(topic, def, cursor.position, until, 1);
+    const plan = this.plan(topic, def, cursor.position, Date.now() - parseDuration(def.settle, 'settle'), { asked: 1 });
     const { rows } = await this.services.trino.all(compileCount(plan.tree), {
       timeoutMs: this.services.config.queryTimeoutMs,
     });
@@ -246,26 +271,15 @@ export class CursorService {
     return this.store.history(name, limit);
   }
 
-  private sign(body: TokenBody): { token: string; id: string } {
-    const text = Buffer.from(JSON.stringify(body)).toString('base64url');
-    const token = `${text}.${createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22)}`;
-    return { token, id: batchId(token) };
+  /**
+   * The pending batch, unless its token can no longer be committed (signed in an older layout, or by a key since
+   * retired): handing that out again would leave the loader stuck on a batch it can never commit, so a new one is
+   * prepared from the committed position instead.
+   */
+  private pendingOf(cursor: CursorRecord): PendingBatch | null {
+    const pending = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    return pending && this.tokens.valid(pending.token) ? pending : null;
   }
-
-  private verify(token: string): TokenBody {
-    const bad = () => new ApiError('TG_BAD_BATCH', 'batch: not a batch token this service issued');
-    const [text, sig, extra] = typeof token === 'string' ? token.split('.') : [];
-    if (!text || !sig || extra !== undefined) throw bad();
-    const want = Buffer.from(
-      createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22),
-    );
-    if (want.length !== Buffer.byteLength(sig) || !timingSafeEqual(want, Buffer.from(sig))) throw bad();
-    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as TokenBody;
-  }
-}
-
-function batchId(token: string): string {
-  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
 }
 
 export function samePosition(a: Position, b: Position): boolean {

@@ -3,60 +3,71 @@
  * ties and identical duplicates, so a page position is (anchor time, rows to skip at or after it) under a
  * total order of the rows; identical duplicates are interchangeable, so skipping counts them exactly.
  * Relative times and the upper bound are pinned by the first page, so every page reads the same fixed set.
- * The token is signed: a tampered token, or one from another query, is refused.
+ * The token is signed (signed-token.ts): a tampered token, or one from another query, is refused.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
+import { Keyring, SignedTokens, type TokenFault } from './signed-token.js';
 
-export interface PagePosition {
-  /** Hash of the query's meaning; a token is valid only for the query that made it. */
-  h: string;
-  /** anchor: keyset on broker time plus a skip within it; offset: a plain row offset. */
-  m: 'anchor' | 'offset';
-  /** Broker time (Trino text) the page starts at, in anchor mode. */
-  a?: string;
-  /** Rows to skip (at or after the anchor, or from the start in offset mode). */
-  s: number;
-  /** Pinned window, epoch ms: since (inclusive) and until (exclusive). */
-  lo?: number;
-  hi?: number;
-}
+/** Broker time as Trino prints a timestamp(3..12): `2026-11-30 07:59:00.123`. */
+export const TrinoTimestampText = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,12})?$',
+});
+const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const EpochMs = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+
+/** A page position: the body of a page token. */
+export const PagePositionSchema = Type.Object(
+  {
+    /** Hash of the query's meaning; a token is valid only for the query that made it. */
+    h: Type.String(),
+    /** anchor: keyset on broker time plus a skip within it; offset: a plain row offset. */
+    m: Type.Union([Type.Literal('anchor'), Type.Literal('offset')]),
+    /** Broker time (Trino text) the page starts at, in anchor mode. */
+    a: Type.Optional(TrinoTimestampText),
+    /** Rows to skip (at or after the anchor, or from the start in offset mode). */
+    s: Count,
+    /** Pinned window, epoch ms: since (inclusive) and until (exclusive). */
+    lo: Type.Optional(EpochMs),
+    hi: Type.Optional(EpochMs),
+  },
+  { additionalProperties: false },
+);
+export type PagePosition = Static<typeof PagePositionSchema>;
 
 export function queryHash(meaning: unknown): string {
   return createHash('sha256').update(JSON.stringify(meaning)).digest('base64url').slice(0, 16);
 }
 
+const PAGE_FAULTS = {
+  malformed: 'not a page cursor',
+  oversize: 'not a page cursor',
+  kind: 'not a page cursor',
+  signature: 'not a cursor this service issued',
+  shape: 'bad position',
+} as const satisfies Record<TokenFault, string>;
+
 export class PageTokens {
-  constructor(private readonly secret: string) {}
+  private readonly tokens: SignedTokens<typeof PagePositionSchema>;
+
+  /** `keys`: the keyring, or a bare secret (TOPICGATE_CURSOR_SECRET). */
+  constructor(keys: Keyring | string) {
+    const keyring = typeof keys === 'string' ? Keyring.fromSecrets(keys) : keys;
+    this.tokens = new SignedTokens({ kind: 'p1', schema: PagePositionSchema, maxLength: 2048, keys: keyring });
+  }
 
   encode(p: PagePosition): string {
-    const body = Buffer.from(JSON.stringify(p)).toString('base64url');
-    return `${body}.${this.sign(body)}`;
+    return this.tokens.seal(p);
   }
 
   /** Decodes a token for the query with hash `h`; any defect is a 400 TG_BAD_CURSOR. */
   decode(token: string, h: string): PagePosition {
     const bad = (why: string) => new ApiError('TG_BAD_CURSOR', `cursor: ${why}`, { parameter: 'cursor' });
-    const [body, sig, extra] = token.split('.');
-    if (!body || !sig || extra !== undefined || token.length > 2048) throw bad('not a page cursor');
-    const want = Buffer.from(this.sign(body));
-    const got = Buffer.from(sig);
-    if (want.length !== got.length || !timingSafeEqual(want, got)) throw bad('not a cursor this service issued');
-    let p: PagePosition;
-    try {
-      p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as PagePosition;
-    } catch {
-      throw bad('not a page cursor');
-    }
-    if (p.h !== h) throw bad('belongs to another query (the filters, order or select changed)');
-    if (!Number.isSafeInteger(p.s) || p.s < 0 || (p.m !== 'anchor' && p.m !== 'offset')) throw bad('bad position');
-    for (const t of [p.lo, p.hi]) if (t !== undefined && !Number.isSafeInteger(t)) throw bad('bad position');
-    if (p.a !== undefined && !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,12})?$/.test(p.a)) throw bad('bad position');
-    return p;
-  }
-
-  private sign(body: string): string {
-    return createHmac('sha256', this.secret).update(body).digest('base64url').slice(0, 22);
+    const r = this.tokens.open(token);
+    if (!r.ok) throw bad(PAGE_FAULTS[r.fault]);
+    if (r.body.h !== h) throw bad('belongs to another query (the filters, order or select changed)');
+    return r.body;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Policy passes: pure (tree) -> tree functions applied in one place (planRead). Each is tested alone.
+ * Policy passes: pure (tree) -> tree functions applied in one place (planner.ts). Each is tested alone.
  */
 import { ApiError } from '../errors.js';
 import { and, type ColumnNode, type PredicateNode, type QueryNode } from './nodes.js';
@@ -71,6 +71,12 @@ export interface GuardrailPolicy {
   complexPredicates: boolean;
 }
 
+/** Every filter is evaluated after the scan (none narrows what the storage reads). */
+export function residualOnly(where: PredicateNode, policy: { complexPredicates: boolean }): boolean {
+  const { pushed, residual } = classifyPushdown(where, { complexPredicates: policy.complexPredicates });
+  return residual.length > 0 && pushed.length === 0;
+}
+
 /**
  * Guardrail: a topic query whose own filters are all residual (evaluated by Trino after the scan, such as JSON
  * fields) reads every event of its window; without a bounded window that is the whole topic. Such a query must
@@ -83,8 +89,8 @@ export function checkResidualScan(
   policy: GuardrailPolicy,
 ): QueryNode {
   if (q.source.topicKind !== 'topic' || policy.allowFullScan || !userWhere) return q;
-  const { pushed, residual } = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
-  if (residual.length === 0 || pushed.length > 0) return q;
+  if (!residualOnly(userWhere, policy)) return q;
+  const { residual } = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
   const max = `${Math.round(policy.maxWindowMs / 3_600_000)}h`;
   if (window.lo === undefined) {
     throw new ApiError(

@@ -5,10 +5,8 @@
 import { ApiError } from '../errors.js';
 import type { ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
 import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
-import { and } from './nodes.js';
 import { parseDuration, parseInstant } from './time.js';
 import { typeFamily } from './values.js';
-import { compileWhere } from './compile.js';
 import { queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
 
@@ -182,7 +180,7 @@ export function planRead(
       s.as,
       s.kind === 'aggregate' ? [s.fn, s.column?.name, s.p] : s.kind === 'bucket' ? s.ms : s.column.name,
     ]),
-    w: compileWhere(userWhere),
+    w: canonicalWhere(userWhere),
     since: req.since ?? null,
     until: req.until ?? null,
     g: groupBy,
@@ -207,6 +205,17 @@ export function planRead(
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);
   return { tree, position, timeIndex: anchored ? timeIndex : null, userWhere };
+}
+
+/**
+ * The filters as plain data for the page-token hash: the node tree with each column reduced to its name (its type
+ * and source follow from the topic). Hashing the tree, not its SQL, keeps tokens valid across changes in how SQL
+ * is rendered.
+ */
+function canonicalWhere(where: PredicateNode | null): string {
+  return JSON.stringify(where, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && (v as { kind?: unknown }).kind === 'column' ? (v as ColumnNode).name : v,
+  );
 }
 
 function firstPosition(h: string, anchored: boolean, topic: TopicModel, req: ReadRequest, now: number): PagePosition {

@@ -3,6 +3,7 @@
  * (`2026-11-30`, midnight UTC), or relative to now (`now`, `-15m`, `-2h`, `-7d`, `-30s`, `-500ms`).
  * Broker timestamps are zone-less and treated as UTC (VAST_TOPIC_TABLES.md).
  */
+import { durationMs } from '../duration.js';
 import { ApiError } from '../errors.js';
 
 export interface Instant {
@@ -12,15 +13,13 @@ export interface Instant {
 }
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/i;
-const RELATIVE = /^-(\d{1,9})(ms|s|m|h|d)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** Parses a time; `what` names the parameter in the error. */
 export function parseInstant(text: string, what: string, now = Date.now()): Instant {
   const s = text.trim();
   if (s === 'now') return { epochMs: now, subMs: '' };
-  const rel = RELATIVE.exec(s);
-  if (rel) return { epochMs: now - Number(rel[1]) * UNIT_MS[rel[2] as keyof typeof UNIT_MS], subMs: '' };
+  const back = s.startsWith('-') ? durationMs(s.slice(1)) : undefined;
+  if (back !== undefined && !/\s/.test(s)) return { epochMs: now - back, subMs: '' };
   const m = ISO.exec(s);
   if (!m) {
     throw new ApiError(
@@ -64,9 +63,10 @@ function normalizeZone(z: string): string {
 
 /** A relative duration like `30s`, `5m`, `1h`, `1d` in ms (settle delays, buckets). */
 export function parseDuration(text: string, what: string): number {
-  const m = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text.trim());
-  if (!m) throw new ApiError('TG_BAD_VALUE', `${what}=${JSON.stringify(text)} is not a duration like 30s, 5m, 1h, 1d`);
-  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  const ms = durationMs(text);
+  if (ms === undefined)
+    throw new ApiError('TG_BAD_VALUE', `${what}=${JSON.stringify(text)} is not a duration like 30s, 5m, 1h, 1d`);
+  return ms;
 }
 
 /** The Trino text of a timestamp(3) value for an instant: `2026-11-30 08:00:00.000`. */

@@ -7,9 +7,9 @@ import { ApiError } from '../errors.js';
 import { encodedReadable, encoderRegistry, negotiateMediaType, type MediaType } from '../encode/encoder-registry.js';
 import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
-import { planRead, type Plan, type ReadRequest, type TopicModel } from '../query/plan.js';
+import type { Plan, ReadRequest, TopicModel } from '../query/plan.js';
+import { plan, readPolicy, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
-import { checkResidualScan } from '../query/passes.js';
 import { toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
 
@@ -37,60 +37,39 @@ export function mediaTypeOf(request: FastifyRequest, format: string | undefined)
   return media;
 }
 
-export function planFor(app: FastifyInstance, o: ReadOptions): Plan {
-  const { config } = app.tg;
-  const tokens = new PageTokens(config.cursorSecret);
+/** Plans a read with this topic's policy (the one planning entry runs every pass). */
+export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
+  const tokens = new PageTokens(app.tg.config.cursorSecret);
   const cursor = o.cursor;
-  const policy = {
-    defaultLimit: config.defaultLimit,
-    maxLimit: config.topics[o.topic.id]?.maxLimit ?? config.maxLimit,
-  };
-  return planRead(o.topic, o.req, policy, cursor !== undefined ? (h) => tokens.decode(cursor, h) : null);
-}
-
-/** The guardrail for scans filtered only after the scan (passes.ts checkResidualScan), with this topic's settings. */
-export function guard(app: FastifyInstance, topic: TopicModel, plan: Plan): void {
-  const { config } = app.tg;
-  checkResidualScan(
-    plan.tree,
-    plan.userWhere,
-    { lo: plan.position.lo, hi: plan.position.hi },
+  return plan(
     {
-      maxWindowMs: config.residualScanMaxWindowMs,
-      allowFullScan: config.topics[topic.id]?.allowFullScan === true,
-      complexPredicates: config.complexPushdown,
+      kind: 'read',
+      topic: o.topic,
+      read: o.req,
+      token: cursor !== undefined ? (h) => tokens.decode(cursor, h) : null,
+      explain: o.explain === true,
     },
+    readPolicy(app.tg.config, o.topic.id),
   );
 }
 
-export async function explainRead(app: FastifyInstance, plan: Plan) {
-  const sql = compileQuery(plan.tree);
+export async function explainRead(app: FastifyInstance, p: PlannedRead) {
+  const sql = compileQuery(p.tree);
   const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { timeoutMs: app.tg.config.queryTimeoutMs });
-  return {
+  const body = {
     sql,
-    pushdown: classifyPushdown(plan.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
-    filters: compileWhere(plan.userWhere),
+    pushdown: classifyPushdown(p.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
+    filters: compileWhere(p.userWhere),
     plan: String(rows[0]?.[0] ?? ''),
   };
+  return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
 }
 
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
-  const plan = planFor(app, o);
-  if (o.explain) {
-    // Explain shows what a query costs, including one the guardrail would refuse (and says so).
-    let refused: { code: string; message: string } | undefined;
-    try {
-      guard(app, o.topic, plan);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      refused = { code: err.code, message: err.message };
-    }
-    const body = await explainRead(app, plan);
-    return reply.type('application/json; charset=utf-8').send(refused ? { ...body, refused } : body);
-  }
-  guard(app, o.topic, plan);
-  return streamPlan(app, request, reply, plan, media, { nextUrl: o.nextUrl, paged: true });
+  const planned = planFor(app, o);
+  if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, planned));
+  return streamPlan(app, request, reply, planned, media, { nextUrl: o.nextUrl, paged: true });
 }
 
 export interface StreamOptions {

@@ -24,10 +24,16 @@ import { ReadResponses } from '../schemas/read-response.js';
 const NAMED = [...PATH_ERRORS, 'TG_CURSOR_NOT_FOUND'] as const satisfies readonly ErrorCode[];
 
 /**
- * Planning the cursor's read from its definition (cursor-service.ts plan(), batch(), lag()): its topic (gone, or
- * not a topic table), its filter and select (FILTER_ERRORS), the stored settle, and Trino.
+ * Planning a read of the cursor (cursor-service.ts through query/planner.ts), on create, seek, read and lag: its
+ * topic (gone, or not a topic table), its filter and select, the batch limit (FILTER_ERRORS), the guardrail on
+ * filters that are all evaluated after the scan, and Trino (the catalog; the batch, its summary and the lag).
  */
-const PLANNED = ['TG_TOPIC_NOT_FOUND', ...FILTER_ERRORS, ...TRINO_ERRORS] as const satisfies readonly ErrorCode[];
+const PLANNED = [
+  'TG_TOPIC_NOT_FOUND',
+  ...FILTER_ERRORS,
+  'TG_TIME_BOUND_REQUIRED',
+  ...TRINO_ERRORS,
+] as const satisfies readonly ErrorCode[];
 
 function view(c: CursorRecord): CursorView {
   return {
@@ -100,8 +106,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const limit = Math.min(request.query.limit ?? 10_000, app.tg.config.maxLimit);
-      const { pending, plan } = await svc().batch(request.params.name, limit);
+      const { pending, plan } = await svc().batch(request.params.name, request.query.limit);
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
@@ -143,7 +148,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Move the cursor to earliest, latest or an instant',
         params: CursorParams,
         body: SeekBody,
-        response: { 200: SeekResult, ...errorResponses([...NAMED, ...BODY_ERRORS, 'TG_BAD_TIME']) },
+        response: { 200: SeekResult, ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME']) },
       },
     },
     async (request) => ({ position: showPosition(await svc().seek(request.params.name, request.body.to)) }),

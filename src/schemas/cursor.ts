@@ -48,7 +48,13 @@ export const CursorView = Type.Object({
 export type CursorView = Static<typeof CursorView>;
 
 export const BatchQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Most events in the batch (default 10000)' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Most events in the batch (default 10000, or TOPICGATE_MAX_LIMIT when lower; more than the maximum is a 422)',
+    }),
+  ),
   format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept' })),
 });
 export type BatchQuery = Static<typeof BatchQuery>;

@@ -12,7 +12,8 @@ import { renderTopicDocs } from '../../src/routes/topic-docs.js';
 import { generateOpenapi, OPENAPI_FILE } from '../../scripts/openapi.js';
 import { testApp } from '../helpers.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the test walks the parsed document freely
+type Json = Record<string, any>;
 
 const committedText = readFileSync(OPENAPI_FILE, 'utf8');
 const doc = JSON.parse(committedText) as Json;
@@ -236,6 +237,11 @@ describe('each route documents the codes it answers with', () => {
       json('PUT', '/v1/cursors/c-codes', { topic: 'orders', select: ['nope'] }),
       'TG_UNKNOWN_COLUMN',
     ],
+    [
+      'PUT /v1/cursors/{name}',
+      json('PUT', '/v1/cursors/c-codes', { topic: 'orders', filter: { field: 'status', op: 'eq', value: 'paid' } }),
+      'TG_TIME_BOUND_REQUIRED',
+    ],
     ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'clicks', start: 'latest' }), 'created'],
     ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'orders' }), 'TG_CURSOR_CONFLICT'],
     ['PUT /v1/cursors/{name}', text('PUT', '/v1/cursors/c-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
@@ -298,24 +304,27 @@ describe('each route documents the codes it answers with', () => {
       'GET /healthz',
       'GET /metrics',
       'POST /v1/cursors/{name}/commit',
-      'POST /v1/cursors/{name}/seek',
       'DELETE /v1/cursors/{name}',
       'GET /v1/cursors/{name}/history',
+    ];
+    const PLANNED_CURSOR = [
+      'PUT /v1/cursors/{name}',
+      'GET /v1/cursors/{name}',
+      'POST /v1/cursors/{name}/read',
+      'POST /v1/cursors/{name}/seek',
     ];
     const WHERE: Partial<Record<ErrorCode, (name: string) => boolean>> = {
       TG_NOT_ACCEPTABLE: (n) => READS.includes(n),
       TG_BAD_CURSOR: (n) => READS.slice(0, 2).includes(n),
-      TG_TIME_BOUND_REQUIRED: (n) => READS.slice(0, 2).includes(n),
+      // Cursors are planned when they are created, sought, read and their lag counted.
+      TG_TIME_BOUND_REQUIRED: (n) => READS.slice(0, 2).includes(n) || PLANNED_CURSOR.includes(n),
       TG_PAYLOAD_TOO_LARGE: (n) => !n.startsWith('GET '),
       TG_UNSUPPORTED_MEDIA_TYPE: (n) => !n.startsWith('GET '),
       TG_CURSOR_NOT_FOUND: (n) => n.includes('/v1/cursors/') && !n.startsWith('PUT '),
       TG_CURSOR_CONFLICT: (n) => n === 'PUT /v1/cursors/{name}',
       TG_BAD_BATCH: (n) => n === 'POST /v1/cursors/{name}/commit',
       TG_STALE_BATCH: (n) => ['POST /v1/cursors/{name}/read', 'POST /v1/cursors/{name}/commit'].includes(n),
-      // A cursor's topic is looked up when it is created, read, or its lag counted.
-      TG_TOPIC_NOT_FOUND: (n) =>
-        n.includes('{topic}') ||
-        ['PUT /v1/cursors/{name}', 'GET /v1/cursors/{name}', 'POST /v1/cursors/{name}/read'].includes(n),
+      TG_TOPIC_NOT_FOUND: (n) => n.includes('{topic}') || PLANNED_CURSOR.includes(n),
       TG_TRINO_FAILED: (n) => !NO_TRINO.includes(n),
       TG_TRINO_UNAVAILABLE: (n) => !NO_TRINO.includes(n),
       TG_TIMEOUT: (n) => !NO_TRINO.includes(n) && n !== 'GET /readyz',
@@ -420,7 +429,7 @@ describe('Swagger UI at /docs works offline', () => {
     expect(asset.headers['content-type']).toMatch(/^application\/javascript/);
     const plugin = withoutComments(asset.body);
     expect(plugin).not.toMatch(/https?:\/\//);
-    expect(plugin).toContain('window.topicgateSwaggerUi = function (system)');
+    expect(plugin).toContain('window.topicgateSwaggerUi = (system) =>');
     expect(plugin).toContain('SwaggerUIBundle.plugins.DownloadUrl');
     expect(plugin).toContain('wrapComponents');
   });

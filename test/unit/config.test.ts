@@ -2,11 +2,11 @@
  * Settings (API.md "Settings"): one schema, validated once, frozen; every bad setting is named in
  * ConfigError.problems, all of them at once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, loadConfig, SettingsSchema, type Config } from '../../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -313,5 +313,14 @@ topics:
     ['no topics key', 'bare.json', '{}'],
   ])('%s -> no topic settings', (_label, name, text) => {
     expect(loadConfig({ TOPICGATE_CONFIG: file(name, text) }).topics).toEqual({});
+  });
+});
+
+describe('the settings schema is the one source', () => {
+  it('every setting it declares is documented in the README', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const envs = Object.values(SettingsSchema.properties).map((s) => (s as unknown as { env: string }).env);
+    expect(envs.length).toBeGreaterThan(15);
+    for (const env of envs) expect(readme, env).toContain(`\`${env}\``);
   });
 });

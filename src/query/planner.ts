@@ -1,0 +1,182 @@
+/**
+ * The one planning entry (issue 9): every read the gateway runs, whatever route asks for it (events, query,
+ * explain, schema inference, cursor batches and cursor lag), is planned here, and every policy pass runs here in
+ * one fixed order: the request's tree (planRead: names resolved, limit, time window, paging), then the
+ * residual-scan guardrail. Routes parse and respond; they decide nothing. A later pass (row policies) slots in here
+ * once, and no read path can forget it.
+ */
+import { ApiError } from '../errors.js';
+import type { Config } from '../config.js';
+import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy } from './passes.js';
+import type { PagePosition } from './paging.js';
+import { planRead, TIME_COLUMN, type Plan, type ReadRequest, type TopicModel } from './plan.js';
+import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
+
+/** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
+export interface ReadPolicy extends LimitPolicy {
+  /** Events in a cursor batch when the loader names no limit. */
+  batchDefaultLimit: number;
+  guardrail: GuardrailPolicy;
+  infer: { defaultSample: number; maxSample: number; defaultWindowMs: number; maxWindowMs: number };
+}
+
+/** A cursor's position: all events before `ts` consumed, plus the first `skip` at `ts` (null: the beginning). */
+export interface BatchPosition {
+  ts: string | null;
+  skip: number;
+}
+
+export type PlanRequest =
+  /** Events or an aggregation, GET or POST; `token` decodes the page cursor for this query's hash. */
+  | {
+      kind: 'read';
+      topic: TopicModel;
+      read: ReadRequest;
+      token: ((h: string) => PagePosition) | null;
+      /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
+      explain?: boolean;
+    }
+  /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
+  | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
+  /**
+   * A cursor batch after `from`, before `untilMs` (now minus settle). `limit` is what the loader asked for;
+   * `pendingLimit` is the limit of an uncommitted batch being handed out again (already checked when issued).
+   */
+  | {
+      kind: 'batch';
+      topic: TopicModel;
+      read: ReadRequest;
+      from: BatchPosition;
+      untilMs: number;
+      limit?: number;
+      pendingLimit?: number;
+    };
+
+export interface PlannedRead extends Plan {
+  /** Explain only: the refusal the guardrail would give this query. */
+  refused?: ApiError;
+}
+
+/** The policy of a topic, from the settings (per-topic settings override the gateway's). */
+export function readPolicy(config: Config, topicId: string): ReadPolicy {
+  const topic = config.topics[topicId];
+  const maxLimit = topic?.maxLimit ?? config.maxLimit;
+  return {
+    defaultLimit: Math.min(config.defaultLimit, maxLimit),
+    maxLimit,
+    batchDefaultLimit: Math.min(10_000, maxLimit),
+    guardrail: {
+      maxWindowMs: config.residualScanMaxWindowMs,
+      allowFullScan: topic?.allowFullScan === true,
+      complexPredicates: config.complexPushdown,
+    },
+    infer: {
+      defaultSample: Math.min(1000, config.inferMaxSample),
+      maxSample: config.inferMaxSample,
+      defaultWindowMs: Math.min(86_400_000, config.inferMaxWindowMs),
+      maxWindowMs: config.inferMaxWindowMs,
+    },
+  };
+}
+
+/** Plans one read; throws the ApiError of the first pass that refuses it. */
+export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now()): PlannedRead {
+  switch (request.kind) {
+    case 'read':
+      return planEvents(request, policy, now);
+    case 'sample':
+      return planSample(request, policy, now);
+    case 'batch':
+      return planBatch(request, policy);
+  }
+}
+
+function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolicy, now: number): PlannedRead {
+  const p = planRead(r.topic, r.read, policy, r.token, now);
+  const guard = () =>
+    checkResidualScan(p.tree, p.userWhere, { lo: p.position.lo, hi: p.position.hi }, policy.guardrail);
+  if (!r.explain) {
+    guard();
+    return p;
+  }
+  // Explain shows what a query costs, including one the guardrail would refuse (and says so).
+  try {
+    guard();
+    return p;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return { ...p, refused: err };
+  }
+}
+
+function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPolicy, now: number): PlannedRead {
+  const { topic } = r;
+  if (!topic.time || topic.source.topicKind !== 'topic') {
+    throw new ApiError('TG_BAD_REQUEST', `${topic.id} is not a topic table: it has no JSON payload to infer from`);
+  }
+  const { infer } = policy;
+  const until = r.until !== undefined ? parseInstant(r.until, 'until', now).epochMs : now;
+  const since = r.since !== undefined ? parseInstant(r.since, 'since', now).epochMs : until - infer.defaultWindowMs;
+  if (until <= since) throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
+  if (until - since > infer.maxWindowMs) {
+    throw new ApiError(
+      'TG_TOO_EXPENSIVE',
+      `the window is wider than ${infer.maxWindowMs / 3_600_000}h: narrow since/until`,
+      { parameter: 'since', maxWindowMs: infer.maxWindowMs },
+    );
+  }
+  const sample = r.sample ?? infer.defaultSample;
+  if (sample > infer.maxSample) {
+    throw new ApiError('TG_TOO_EXPENSIVE', `sample ${sample} is above the maximum ${infer.maxSample}`, {
+      parameter: 'sample',
+      max: infer.maxSample,
+    });
+  }
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const p = planRead(
+    topic,
+    { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample },
+    { defaultLimit: sample, maxLimit: sample },
+    null,
+    now,
+  );
+  // Any `sample` events of the window: no order, so the storage can stop early (LIMIT is passed down).
+  return { ...p, tree: { ...p.tree, order: [], totalOrder: false } };
+}
+
+/**
+ * A cursor batch. Its window is [from, until): with filters that are all evaluated after the scan (JSON fields),
+ * the guardrail bounds each batch to the widest window allowed, so a loader catching up reads the backlog in
+ * bounded steps instead of being refused; a cursor at the very beginning has no lower bound, so such a filter
+ * needs a start instant (refused here, naming it).
+ */
+function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolicy): PlannedRead {
+  const { topic, from } = r;
+  if (!topic.time)
+    throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no ${TIME_COLUMN}: cursors need topic tables`);
+  const limit = r.pendingLimit ?? r.limit ?? policy.batchDefaultLimit;
+  const limits =
+    r.pendingLimit !== undefined ? { ...policy, maxLimit: Math.max(r.pendingLimit, policy.maxLimit) } : policy;
+  let hi = r.untilMs;
+  const lo = from.ts === null ? undefined : epochOfTrinoTimestamp(from.ts);
+  const g = policy.guardrail;
+  if (r.read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && residualOnly(r.read.where, g)) {
+    if (lo === undefined) {
+      throw new ApiError(
+        'TG_TIME_BOUND_REQUIRED',
+        'every filter of this cursor is evaluated after the scan: start it at an instant (or seek to one), not at earliest',
+        { add: 'start', maxWindowMs: g.maxWindowMs },
+      );
+    }
+    hi = Math.min(hi, lo + g.maxWindowMs);
+  }
+  const position: PagePosition = { h: '', m: 'anchor', s: from.skip, hi };
+  if (from.ts !== null) position.a = from.ts;
+  const select = r.read.select ? [...new Set([TIME_COLUMN, ...r.read.select])] : undefined;
+  return planRead(topic, { ...r.read, select, limit }, limits, () => position);
+}
+
+/** The exclusive upper bound a batch plan reads to, as Trino timestamp text. */
+export function batchUntil(p: Plan): string {
+  return trinoTimestampText(p.position.hi!);
+}

@@ -1,0 +1,34 @@
+/**
+ * Schema inference as a read: the planner chooses the sampled window and size (with their caps), Trino returns
+ * the payloads, the inferrer proposes typed fields.
+ */
+import type { FastifyInstance } from 'fastify';
+import { SchemaInferrer } from '../blob/infer.js';
+import { topicModel } from '../catalog/topic-model.js';
+import { compileQuery } from '../query/compile.js';
+import { plan, readPolicy } from '../query/planner.js';
+
+export interface InferQuery {
+  since?: string;
+  until?: string;
+  sample?: number;
+}
+
+export async function inferRead(app: FastifyInstance, topicId: string, query: InferQuery, signal?: AbortSignal) {
+  const { config, catalog, trino } = app.tg;
+  const table = await catalog.get(topicId);
+  const topic = topicModel(table, config);
+  const planned = plan({ kind: 'sample', topic, ...query }, readPolicy(config, topic.id));
+  const sql = compileQuery(planned.tree, { extraRow: false });
+  const inferrer = new SchemaInferrer();
+  const result = await trino.query(sql, { timeoutMs: config.queryTimeoutMs, signal });
+  for await (const batch of result.batches) {
+    for (const row of batch) inferrer.add(row[0] === null ? null : Buffer.from(row[0] as string, 'base64'));
+  }
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    topic: topic.id,
+    window: { since: iso(planned.position.lo!), until: iso(planned.position.hi!) },
+    ...inferrer.result(table.columns.map((c) => c.name)),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The one planning entry: every kind of read goes through plan(), and each pass it runs refuses or shapes the
+ * read the same way whichever route asked (events, explain, inference, cursor batches and lag).
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { loadConfig } from '../../src/config.js';
+import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
+import type { TopicModel } from '../../src/query/plan.js';
+import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';
+import { trinoTimestampText } from '../../src/query/time.js';
+
+const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
+const COLUMNS = [
+  table('key', 'varbinary'),
+  table('value', 'varbinary'),
+  table('timestamp_broker', 'timestamp(3)'),
+  table('timestamp_producer', 'timestamp(3)'),
+  table('headers', 'array(row(key varchar, value varbinary))'),
+];
+const STATUS: ColumnNode = {
+  kind: 'column',
+  name: 'status',
+  type: 'varchar',
+  source: { kind: 'json', from: 'value', path: ['status'] },
+};
+const orders: TopicModel = {
+  id: 'orders',
+  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'orders', topicKind: 'topic', columns: COLUMNS },
+  columns: new Map([...COLUMNS, STATUS].map((c) => [c.name, c])),
+  time: COLUMNS[2]!,
+};
+const items: TopicModel = {
+  id: 'items',
+  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'items', topicKind: 'table', columns: [] },
+  columns: new Map(),
+  time: null,
+};
+const NOW = Date.parse('2026-11-30T08:00:00.000Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const POLICY: ReadPolicy = {
+  defaultLimit: 100,
+  maxLimit: 1000,
+  batchDefaultLimit: 1000,
+  guardrail: { maxWindowMs: 7 * DAY, allowFullScan: false, complexPredicates: false },
+  infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: DAY, maxWindowMs: 7 * DAY },
+};
+/** A filter the storage cannot evaluate (a JSON field) and one it can (the key). */
+const RESIDUAL: PredicateNode = {
+  kind: 'compare',
+  op: 'eq',
+  column: STATUS,
+  value: { kind: 'literal', type: 'varchar', value: { t: 'varchar', v: 'paid' } },
+};
+const PUSHED: PredicateNode = { kind: 'is', column: COLUMNS[0]!, what: 'null' };
+
+function refusal(f: () => unknown): [string, number, string] {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof ApiError) return [err.code, err.status, err.message];
+    throw err;
+  }
+  throw new Error('expected a refusal, nothing was thrown');
+}
+
+describe('plan: events and explain', () => {
+  const read = (where: PredicateNode | null, since?: string, explain = false) =>
+    plan({ kind: 'read', topic: orders, read: { where, since }, token: null, explain }, POLICY, NOW);
+
+  it('a read whose filters are all residual needs since (the guardrail runs for every read)', () => {
+    expect(refusal(() => read(RESIDUAL))[0]).toBe('TG_TIME_BOUND_REQUIRED');
+    expect(read(RESIDUAL, '-1h').tree.limit).toBe(100);
+    expect(read(PUSHED).refused).toBeUndefined();
+  });
+
+  it('explain reports the refusal instead of throwing, with the tree it would run', () => {
+    const p = read(RESIDUAL, undefined, true);
+    expect(p.refused?.code).toBe('TG_TIME_BOUND_REQUIRED');
+    expect(p.tree.where).toMatchObject({ kind: 'and' });
+  });
+
+  it('a topic that allows full scans is not refused', () => {
+    const open = { ...POLICY, guardrail: { ...POLICY.guardrail, allowFullScan: true } };
+    expect(plan({ kind: 'read', topic: orders, read: { where: RESIDUAL }, token: null }, open, NOW).refused).toBe(
+      undefined,
+    );
+  });
+});
+
+describe('plan: schema inference samples', () => {
+  const sample = (q: { since?: string; until?: string; sample?: number }, topic = orders) =>
+    plan({ kind: 'sample', topic, ...q }, POLICY, NOW);
+
+  it('defaults to the last day and the default sample, unordered', () => {
+    const p = sample({});
+    expect([p.position.lo, p.position.hi, p.tree.limit, p.tree.order, p.tree.totalOrder]).toEqual([
+      NOW - DAY,
+      NOW,
+      1000,
+      [],
+      false,
+    ]);
+  });
+
+  it.each([
+    [{ sample: 5001 }, 'TG_TOO_EXPENSIVE', 'sample 5001 is above the maximum 5000'],
+    [{ since: '-8d' }, 'TG_TOO_EXPENSIVE', 'the window is wider than 168h: narrow since/until'],
+    [{ since: '-1h', until: '-2h' }, 'TG_BAD_TIME', 'until must be after since'],
+  ])('%j is refused', (q, code, message) => {
+    const [c, , m] = refusal(() => sample(q));
+    expect([c, m]).toEqual([code, message]);
+  });
+
+  it('a table without payloads is refused', () => {
+    expect(refusal(() => sample({}, items))[0]).toBe('TG_BAD_REQUEST');
+  });
+});
+
+describe('plan: cursor batches', () => {
+  const from = { ts: trinoTimestampText(NOW - 30 * DAY), skip: 2 };
+  const batch = (o: { where?: PredicateNode; limit?: number; pendingLimit?: number; ts?: string | null }) =>
+    plan(
+      {
+        kind: 'batch',
+        topic: orders,
+        read: { where: o.where ?? null },
+        from: { ...from, ts: o.ts === undefined ? from.ts : o.ts },
+        untilMs: NOW,
+        limit: o.limit,
+        pendingLimit: o.pendingLimit,
+      },
+      POLICY,
+    );
+
+  it('limits like every other read: the batch default, and more than the maximum is a 422 (not a silent cap)', () => {
+    expect(batch({}).tree.limit).toBe(1000);
+    expect(batch({ limit: 10 }).tree.limit).toBe(10);
+    expect(refusal(() => batch({ limit: 1001 })).slice(0, 2)).toEqual(['TG_TOO_EXPENSIVE', 422]);
+  });
+
+  it('an uncommitted batch is handed out again with the limit it was issued with', () => {
+    expect(batch({ limit: 5, pendingLimit: 2000 }).tree.limit).toBe(2000);
+  });
+
+  it('starts at the position (anchor and skip) and ends at until', () => {
+    const p = batch({});
+    expect([p.position.a, p.tree.offset, batchUntil(p)]).toEqual([from.ts, 2, trinoTimestampText(NOW)]);
+  });
+
+  it('residual-only filters: each batch reads at most the guardrail window from its position', () => {
+    expect(batch({ where: RESIDUAL }).position.hi).toBe(NOW - 30 * DAY + 7 * DAY);
+    expect(batch({ where: PUSHED }).position.hi).toBe(NOW);
+    expect(batch({ where: RESIDUAL, ts: trinoTimestampText(NOW - HOUR) }).position.hi).toBe(NOW);
+  });
+
+  it('residual-only filters from the very beginning are refused, naming the start', () => {
+    const [code, , message] = refusal(() => batch({ where: RESIDUAL, ts: null }));
+    expect(code).toBe('TG_TIME_BOUND_REQUIRED');
+    expect(message).toMatch(/start it at an instant/);
+  });
+});
+
+describe('readPolicy: one value from the settings', () => {
+  it('per-topic settings override the gateway settings', () => {
+    const config = {
+      ...loadConfig({ TOPICGATE_MAX_LIMIT: '500', TOPICGATE_DEFAULT_LIMIT: '50' }),
+      topics: { orders: { maxLimit: 20, allowFullScan: true } },
+    };
+    const p = readPolicy(config, 'orders');
+    expect([p.maxLimit, p.defaultLimit, p.batchDefaultLimit, p.guardrail.allowFullScan]).toEqual([20, 20, 20, true]);
+    const q = readPolicy(config, 'clicks');
+    expect([q.maxLimit, q.defaultLimit, q.batchDefaultLimit, q.guardrail.allowFullScan]).toEqual([500, 50, 500, false]);
+  });
+});
