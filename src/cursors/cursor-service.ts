@@ -13,7 +13,8 @@ import { topicModel } from '../catalog/topic-model.js';
 import { compileCount, compileTailSummary } from '../query/compile.js';
 import { resolver, type Plan, type TopicModel } from '../query/plan.js';
 import { batchUntil, plan, readPolicy } from '../query/planner.js';
-import { whereFromJson, type WhereJson } from '../query/read-request.js';
+import { whereFromJson } from '../query/read-request.js';
+import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
 import type { Keyring } from '../query/signed-token.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
@@ -22,7 +23,7 @@ import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor
 export interface CursorDefinition {
   topic: string;
   start: string;
-  filter?: WhereJson;
+  filter?: Where;
   select?: string[];
   settle: string;
 }

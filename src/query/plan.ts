@@ -3,7 +3,8 @@
  * against the topic's columns here, before anything is quoted; then the policy passes shape the tree.
  */
 import { ApiError } from '../errors.js';
-import type { AggregateFn, ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
+import type { ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
+import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
 import { parseDuration, parseInstant } from './time.js';
 import { typeFamily } from './values.js';
 import { queryHash, type PagePosition } from './paging.js';
@@ -19,20 +20,6 @@ export interface TopicModel {
   columns: ReadonlyMap<string, ColumnNode>;
   /** The broker time column, when the table has one. */
   time: ColumnNode | null;
-}
-
-export interface AggregateSpec {
-  fn: AggregateFn;
-  field?: string;
-  as?: string;
-  p?: number;
-}
-export type SelectSpec = string | AggregateSpec;
-export type GroupSpec = string | { bucket: string; as?: string };
-export interface OrderSpec {
-  field: string;
-  dir?: 'asc' | 'desc';
-  nulls?: 'first' | 'last';
 }
 
 export interface ReadRequest {

@@ -12,7 +12,9 @@ import {
   type ColumnResolver,
   type FilterOp,
 } from './filters.js';
-import type { GroupSpec, OrderSpec, ReadRequest, SelectSpec } from './plan.js';
+import type { OrderSpec, QueryBody } from '../schemas/read.js';
+import type { Where } from '../schemas/where.js';
+import type { ReadRequest } from './plan.js';
 
 /** GET parameters that are not column filters. */
 export const RESERVED_PARAMS = [
@@ -94,11 +96,8 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
   };
 }
 
-/** The JSON `where` of a POST body: {and:[...]}, {or:[...]}, {not:{...}}, {field, op, value}. */
-export type WhereJson =
-  { and: WhereJson[] } | { or: WhereJson[] } | { not: WhereJson } | { field: string; op: string; value?: unknown };
-
-export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0): PredicateNode {
+/** The JSON `where` of a POST body (and a cursor's `filter`): {and:[...]}, {or:[...]}, {not:{...}}, {field, op, value}. */
+export function whereFromJson(w: Where, resolve: ColumnResolver, depth = 0): PredicateNode {
   if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'where: nests deeper than 8 levels');
   if (!w || typeof w !== 'object' || Array.isArray(w)) {
     throw new ApiError(
@@ -107,8 +106,8 @@ export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0):
     );
   }
   if ('and' in w || 'or' in w) {
-    const kind = 'and' in w ? 'and' : 'or';
-    const items = (w as Record<string, WhereJson[]>)[kind]!.map((x) => whereFromJson(x, resolve, depth + 1));
+    const [kind, list] = 'and' in w ? (['and', w.and] as const) : (['or', w.or] as const);
+    const items = list.map((x) => whereFromJson(x, resolve, depth + 1));
     if (items.length === 0) throw new ApiError('TG_BAD_REQUEST', `where: empty ${kind}`);
     return items.length === 1 ? items[0]! : { kind, items };
   }
@@ -124,20 +123,6 @@ export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0):
     );
   }
   return buildPredicate(resolve(w.field), w.op as FilterOp, w.value === undefined ? null : w.value);
-}
-
-export interface QueryBody {
-  select?: SelectSpec[];
-  where?: WhereJson;
-  since?: string;
-  until?: string;
-  groupBy?: GroupSpec[];
-  order?: OrderSpec[];
-  limit?: number;
-  dedupe?: { by?: string[]; keep?: 'latest' | 'earliest' };
-  cursor?: string;
-  format?: string;
-  explain?: boolean;
 }
 
 export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): ReadRequest {

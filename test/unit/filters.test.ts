@@ -13,8 +13,8 @@ import {
   readRequestFromBody,
   readRequestFromQuery,
   whereFromJson,
-  type WhereJson,
 } from '../../src/query/read-request.js';
+import type { Where } from '../../src/schemas/where.js';
 
 const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const COLUMNS = [
@@ -441,7 +441,7 @@ describe('parseOrderParam', () => {
 });
 
 describe('the POST where tree', () => {
-  const CASES: [WhereJson, string][] = [
+  const CASES: [Where, string][] = [
     [{ field: 'id', op: 'eq', value: 5 }, `"id" = BIGINT '5'`],
     [{ field: 'id', op: 'eq', value: '9223372036854775807' }, `"id" = BIGINT '9223372036854775807'`],
     [{ field: 'name', op: 'in', value: ['a,b', 'c"d', "e'f"] }, `"name" IN ('a,b', 'c"d', 'e''f')`],
@@ -480,7 +480,7 @@ describe('the POST where tree', () => {
     expect(compilePredicate(whereFromJson(where, resolve))).toBe(sql);
   });
 
-  const BAD: [WhereJson, string, string][] = [
+  const BAD: [Where, string, string][] = [
     [
       { field: 'id', op: 'between', value: 1 },
       'TG_BAD_OPERATOR',
@@ -507,7 +507,7 @@ describe('the POST where tree', () => {
   });
 
   it('nesting deeper than 8 levels is TG_BAD_REQUEST', () => {
-    let w: WhereJson = { field: 'id', op: 'eq', value: 1 };
+    let w: Where = { field: 'id', op: 'eq', value: 1 };
     for (let i = 0; i < 8; i++) w = { not: w };
     expect(compilePredicate(whereFromJson(w, resolve))).toMatch(/^(NOT \(){8}"id" = BIGINT '1'\){8}$/);
     const e = apiError(() => whereFromJson({ not: w }, resolve));
