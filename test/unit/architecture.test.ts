@@ -25,7 +25,7 @@ function runtimeImports(file: string): string[] {
     const [, what, spec] = m as unknown as [string, string, string];
     if (/^type\b/.test(what)) continue;
     const names = /^\{([^}]*)\}$/.exec(what.trim())?.[1];
-    if (names !== undefined && names.split(',').every((n) => !n.trim() || /^type\s/.test(n.trim()))) continue;
+    if (names?.split(',').every((n) => !n.trim() || /^type\s/.test(n.trim()))) continue;
     out.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
   }
   return out;
