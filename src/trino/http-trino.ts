@@ -66,7 +66,7 @@ export class HttpTrino implements TrinoPort {
     let first: Page;
     try {
       if (opts.signal?.aborted) throw control.cancelled(undefined);
-      first = await this.firstPage(sql, headers, control);
+      first = await this.firstPage(sql, headers, user, control);
       if (first.error) throw new TrinoQueryError(first.error, first.id);
     } catch (err) {
       control.dispose();
@@ -103,8 +103,12 @@ export class HttpTrino implements TrinoPort {
   }
 
   /** POSTs the query, then follows nextUri until Trino names the columns (or finishes, or fails). */
-  private async firstPage(sql: string, headers: Record<string, string>, control: QueryControl): Promise<Page> {
-    const user = headers['X-Trino-User']!;
+  private async firstPage(
+    sql: string,
+    headers: Record<string, string>,
+    user: string,
+    control: QueryControl,
+  ): Promise<Page> {
     // The POST is not aborted with the query: its answer names the query to cancel. An abort while it is in
     // flight rejects at once, and the query is cancelled when Trino has answered.
     const post = this.connection
@@ -143,7 +147,7 @@ export class HttpTrino implements TrinoPort {
     control.signal.addEventListener('abort', () => void cancel(), { once: true });
     // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
     const lossless = (first.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
-    const fetch = (uri: string) => this.fetch(uri, user, control, lossless);
+    const fetchPage = (uri: string) => this.fetch(uri, user, control, lossless);
     async function* batches(): AsyncGenerator<unknown[][]> {
       try {
         for (;;) {
@@ -151,7 +155,7 @@ export class HttpTrino implements TrinoPort {
           if (current.data && current.data.length > 0) yield current.data;
           if (!current.nextUri) break;
           if (control.signal.aborted) throw control.cancelled(queryId);
-          current = await fetch(current.nextUri).catch((err: unknown) => {
+          current = await fetchPage(current.nextUri).catch((err: unknown) => {
             throw control.signal.aborted ? control.cancelled(queryId) : err;
           });
         }
@@ -168,6 +172,7 @@ export class HttpTrino implements TrinoPort {
   /** GETs a nextUri, retrying what the protocol allows; an abort rejects with the signal's reason. */
   private async fetch(uri: string, user: string, control: QueryControl, lossless: boolean): Promise<Page> {
     const { signal } = control;
+    const { retries, baseMs, maxMs } = this.connection.retry;
     const request: Exchange = {
       method: 'GET',
       url: this.connection.follow(uri),
@@ -179,10 +184,8 @@ export class HttpTrino implements TrinoPort {
         return parsePage(await this.connection.exchange(request), lossless);
       } catch (err) {
         if (signal.aborted) throw err;
-        if (attempt >= this.connection.retry.retries || !retryable(err)) throw unavailable(err);
-        await sleep(Math.min(this.connection.retry.baseMs * 2 ** attempt, this.connection.retry.maxMs), undefined, {
-          signal,
-        });
+        if (attempt >= retries || !retryable(err)) throw unavailable(err);
+        await sleep(Math.min(baseMs * 2 ** attempt, maxMs), undefined, { signal });
       }
     }
   }

@@ -149,3 +149,28 @@ describe.each([
     await expect.poll(() => h.cancelled()).toBe(true);
   });
 });
+
+describe('FakeTrinoPort scripting', () => {
+  it('records each query with its options; the latest matching script wins; unscripted SQL is an error', async () => {
+    const port = new FakeTrinoPort()
+      .answer(/FROM t/, { columns: COLUMNS, batches: [[[1]]] })
+      .answer('SELECT n FROM t WHERE n > 1', { columns: COLUMNS, batches: [[[2]]] });
+    expect((await port.all('SELECT n FROM t')).rows).toEqual([[1]]);
+    expect((await port.all('SELECT n FROM t WHERE n > 1', { user: 'alice', timeoutMs: 5 })).rows).toEqual([[2]]);
+    await expect(port.query('SELECT 1')).rejects.toThrow('FakeTrinoPort: no answer scripted for "SELECT 1"');
+    expect(port.queries.map((q) => [q.sql, q.opts, q.pulled, q.finished, q.cancelled])).toEqual([
+      ['SELECT n FROM t', {}, 1, true, false],
+      ['SELECT n FROM t WHERE n > 1', { user: 'alice', timeoutMs: 5 }, 1, true, false],
+    ]);
+  });
+
+  it('an Error as the answer rejects query(); cancel(id) and info() are scripted too', async () => {
+    const port = new FakeTrinoPort().answer(() => true, new Error('Trino is down'));
+    await expect(port.query('SELECT 1')).rejects.toThrow('Trino is down');
+    await port.cancel('q1');
+    expect(port.cancelledIds).toEqual(['q1']);
+    expect(await port.info()).toEqual({ starting: false, nodeVersion: { version: '476' } });
+    port.infoAnswer = new Error('unreachable');
+    await expect(port.info()).rejects.toThrow('unreachable');
+  });
+});
