@@ -6,7 +6,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { TopicCatalog } from './catalog/topic-catalog.js';
-import { TrinoClient } from './trino/trino-client.js';
+import { HttpTrino } from './trino/http-trino.js';
+import type { TrinoPort } from './trino/trino-port.js';
 import errorsPlugin, { sendError } from './plugins/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -23,7 +24,7 @@ import { Keyring } from './query/signed-token.js';
 
 export interface Services {
   config: Config;
-  trino: TrinoClient;
+  trino: TrinoPort;
   catalog: TopicCatalog;
   cursors: CursorService;
   store: CursorStore;
@@ -38,7 +39,7 @@ declare module 'fastify' {
 }
 
 export async function createServices(config: Config): Promise<Services> {
-  const trino = new TrinoClient({ server: config.trinoUrl, user: config.trinoUser });
+  const trino = new HttpTrino({ server: config.trinoUrl, user: config.trinoUser });
   const store = await openStore(config.stateUrl).catch((err: unknown) => {
     const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);

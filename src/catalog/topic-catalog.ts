@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { Config } from '../config.js';
 import { quoteIdent, stringLiteral } from '../query/sql-text.js';
-import type { TrinoClient } from '../trino/trino-client.js';
+import type { TrinoPort } from '../trino/trino-port.js';
 
 export interface ColumnInfo {
   name: string;
@@ -44,7 +44,7 @@ export class TopicCatalog {
   private loading: Promise<Map<string, TableInfo>> | undefined;
 
   constructor(
-    private readonly trino: TrinoClient,
+    private readonly trino: TrinoPort,
     private readonly config: Pick<Config, 'catalog' | 'schemas'>,
     private readonly ttlMs = 10_000,
   ) {}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseLosslessJson, quoteLongIntegers } from '../../src/trino/lossless-json.js';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';
 
 describe('parseLosslessJson: integers beyond 2^53 keep every digit', () => {
@@ -111,7 +111,7 @@ describe('quoteLongIntegers: the exact text rewrite', () => {
 
 describe('through the real Trino protocol', () => {
   it('BIGINT beyond 2^53 arrives exact; doubles and short integers stay numbers', async () => {
-    const trino = new TrinoClient({ server: trinoUrl(), user: 'test' });
+    const trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
     const { columns, rows } = await trino.all(
       `SELECT BIGINT '9007199254740993', BIGINT '-9223372036854775808', BIGINT '9223372036854775807', ` +
         `BIGINT '42', DOUBLE '1.0E20', DOUBLE '12345678901234567.5', '1234567890123456789'`,

@@ -17,12 +17,12 @@ import {
   timestampLiteral,
   varbinaryLiteral,
 } from '../../src/query/sql-text.js';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';
 
-let trino: TrinoClient;
+let trino: HttpTrino;
 beforeAll(() => {
-  trino = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
 });
 
 /** Runs a one-row query and returns its columns and single row. */

@@ -10,7 +10,7 @@ import {
   TrinoUnavailableError,
   toApiError,
 } from '../../src/trino/trino-errors.js';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';
 
 /** Text a client must never see in a 5xx: Trino's own message, with the kind of internals it carries. */
@@ -152,7 +152,7 @@ describe('real Trino failures map as the table says', () => {
       'TG_TIMEOUT',
     ],
   ])('%s -> %s -> %s', async (_label, sql, timeoutMs, errorName, code) => {
-    const trino = new TrinoClient({ server: trinoUrl(), user: 'test' });
+    const trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
     const failure = await trino.all(sql, timeoutMs ? { timeoutMs } : {}).then(
       () => undefined,
       (err: unknown) => err,
