@@ -5,7 +5,7 @@
 import { ApiError } from '../errors.js';
 import type { ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
 import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
-import { parseDuration, parseInstant } from './time.js';
+import { epochOfTrinoTimestamp, parseDuration, parseInstant } from './time.js';
 import { typeFamily } from './values.js';
 import { queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
@@ -41,7 +41,27 @@ export interface Plan {
   timeIndex: number | null;
   /** The request's own filters (without paging and window), for explain. */
   userWhere: PredicateNode | null;
+  /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */
+  slices: SlicePlan | null;
 }
+
+/**
+ * A page read as adjacent time slices [from, from + width), [.., .. + 2 * width), ... until it has its rows or the
+ * window ends (read/sliced-result.ts). Each slice is a range the storage evaluates, so a page reads about the
+ * rows it returns, wherever it sits in the window.
+ */
+export interface SlicePlan {
+  time: ColumnNode;
+  /** Start of the first slice (the anchor's millisecond, or since), epoch ms. */
+  fromMs: number;
+  /** End of the window (exclusive), epoch ms. */
+  hi: number;
+  /** Width of the first slice, ms. */
+  widthMs: number;
+}
+
+/** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
+const FIRST_SLICE_SHARE = 64;
 
 export function resolver(topic: TopicModel): (name: string) => ColumnNode {
   return (name) => {
@@ -204,7 +224,22 @@ export function planRead(
   tree = applyLimit(tree, policy, req.limit);
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);
-  return { tree, position, timeIndex: anchored ? timeIndex : null, userWhere };
+  const from = position.a !== undefined ? epochOfTrinoTimestamp(position.a) : position.lo;
+  const slices =
+    anchored &&
+    topic.time &&
+    first?.dir !== 'desc' &&
+    position.hi !== undefined &&
+    from !== undefined &&
+    position.loose !== true
+      ? {
+          time: topic.time,
+          fromMs: from,
+          hi: position.hi,
+          widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
+        }
+      : null;
+  return { tree, position, timeIndex: anchored ? timeIndex : null, userWhere, slices };
 }
 
 /**
