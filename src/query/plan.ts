@@ -29,7 +29,12 @@ export interface ReadRequest {
   until?: string;
   groupBy?: readonly GroupSpec[];
   order?: readonly OrderSpec[];
-  limit?: number;
+  /** Rows per response; `all`: every row of a closed window (bulk reads). */
+  limit?: number | 'all';
+  /** Bulk reads: time slices read at once (API.md "Bulk reads"). */
+  parallel?: number;
+  /** `order=none`: no order promised, so slices may interleave (bulk reads only). */
+  unordered?: boolean;
   dedupe?: { by?: readonly string[]; keep?: 'latest' | 'earliest' };
 }
 
@@ -43,6 +48,18 @@ export interface Plan {
   userWhere: PredicateNode | null;
   /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */
   slices: SlicePlan | null;
+  /** A bulk read (`limit=all`): the window as adjacent slices read `concurrency` at a time. */
+  bulk: BulkPlan | null;
+}
+
+/** Every row of a closed window, as adjacent whole-millisecond slices [bounds[i], bounds[i + 1]). */
+export interface BulkPlan {
+  time: ColumnNode;
+  bounds: readonly number[];
+  /** Slice queries running at once (`parallel`). */
+  concurrency: number;
+  /** Rows come in the query's order (slices written one after another); false: slices may interleave. */
+  ordered: boolean;
 }
 
 /**
@@ -175,7 +192,8 @@ export function planRead(
     if (col && /^(map|json)\b/.test(col.type))
       throw new ApiError('TG_BAD_VALUE', `order: ${o.name} (${col.type}) cannot be sorted`);
   }
-  if (!aggregate && order.length === 0 && topic.time) order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
+  if (!aggregate && order.length === 0 && topic.time && !req.unordered)
+    order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
 
   let dedupe = null;
   if (req.dedupe) {
@@ -219,9 +237,9 @@ export function planRead(
     limit: 0,
     offset: 0,
     dedupe,
-    totalOrder: true,
+    totalOrder: !req.unordered,
   };
-  tree = applyLimit(tree, policy, req.limit);
+  tree = req.limit === 'all' ? { ...tree, limit: Infinity } : applyLimit(tree, policy, req.limit);
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);
   const from = position.a !== undefined ? epochOfTrinoTimestamp(position.a) : position.lo;
@@ -239,7 +257,14 @@ export function planRead(
           widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
         }
       : null;
-  return { tree, position, timeIndex: anchored ? timeIndex : null, userWhere, slices };
+  return {
+    tree,
+    position,
+    timeIndex: anchored ? timeIndex : null,
+    userWhere,
+    slices: tree.limit === Infinity ? null : slices,
+    bulk: null,
+  };
 }
 
 /**
