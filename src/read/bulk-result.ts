@@ -31,12 +31,13 @@ export async function bulkResult(
   };
   // Every slice query started, by slice: the first `concurrency` start now, each later one when a slice ends.
   const started: Promise<TrinoResult>[] = [];
-  const startNext = () => {
-    if (started.length >= count) return undefined;
+  /** Starts the next slice's query; false when every slice has started. */
+  const startNext = (): boolean => {
+    if (started.length >= count) return false;
     const p = start(started.length);
     p.catch(() => undefined); // awaited where its rows are read; a failure surfaces there
     started.push(p);
-    return p;
+    return true;
   };
   for (let k = 0; k < bulk.concurrency; k++) startNext();
   const first = await started[0]!;
