@@ -27,11 +27,12 @@ import {
   TimeUnit,
   Utf8,
 } from 'apache-arrow';
-import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../trino/types.js';
+import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../trino/types.js';
+import { parseTimestamp, parseTimestampTz, type Instant } from '../trino-timestamp.js';
 import { BoolBuilder, BytesBuilder, Int64Builder, NumberBuilder, type ColumnBuilder } from './arrow-columns.js';
 import { DecimalBuilder } from './arrow-decimal.js';
 import { ListBuilder, MapBuilder, StructBuilder } from './arrow-nested.js';
-import { instantToUnits, parseTimestamp, parseTimestampTz, timestampToUnits, type Instant } from './timestamp-text.js';
+import { instantToUnits, timestampToUnits } from './timestamp-units.js';
 
 const INTEGER = /^[+-]?\d+$/;
 
