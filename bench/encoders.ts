@@ -6,7 +6,9 @@
  *   npm run bench:encoders [-- --rows 200000] [--runs 5] [--batch 2000] [--topics orders,clicks] [--formats json,csv]
  *
  * Each case drains one encoder over the same batches (bytes counted, then dropped). Runs go round-robin across the
- * cases after one warm-up each, so other load on the machine spreads evenly; the median run counts.
+ * cases after one warm-up each, so other load on the machine spreads evenly; the median run counts. The npm script
+ * runs Node with --expose-gc so that each run starts after a full collection. CPU time (user + system of this
+ * process) is printed beside wall time: on a shared machine it is the steadier of the two.
  */
 import { Buffer } from 'node:buffer';
 import { encoderRegistry, mediaTypeOfFormat, type FormatName } from '../src/encode/encoder-registry.js';
@@ -141,9 +143,13 @@ interface Run {
   bytes: number;
 }
 
+/** Collects the garbage of the previous run first (with --expose-gc), so that no run pays for another's. */
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
 /** Drains one encoder over the batches. */
 async function runOnce(format: FormatName, batches: Rows[]): Promise<Run> {
   const { encode } = encoderRegistry[mediaTypeOfFormat[format]];
+  collect();
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let bytes = 0;
