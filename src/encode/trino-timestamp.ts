@@ -34,17 +34,6 @@ export function parseTimestamp(text: string): Instant | null {
   return { seconds: utcSeconds(+y!, +mo!, +d!, +h!, +mi!, +s!), fraction: f ?? '' };
 }
 
-/** Parses `timestamp(p) with time zone` text into a UTC instant; null when the zone cannot be resolved. */
-export function parseTimestampTz(text: string): Instant | null {
-  const space = text.lastIndexOf(' ');
-  if (space < 0) return null;
-  const local = parseTimestamp(text.slice(0, space));
-  if (local === null) return null;
-  const zone = text.slice(space + 1);
-  const offset = zoneOffsetSeconds(zone, local.seconds);
-  return offset === null ? null : { seconds: local.seconds - offset, fraction: local.fraction };
-}
-
 /** The decimal number written by `s[at, at + len)`; NaN unless those are all digits. */
 export function digitsAt(s: string, at: number, len: number): number {
   let n = 0;
@@ -67,44 +56,59 @@ function utcSeconds(y: number, mo: number, d: number, h: number, mi: number, s: 
 
 const OFFSET = /^(?:UTC|GMT)?([+-])(\d\d):?(\d\d)$/;
 const UTC_NAMES = new Set(['UTC', 'Z', 'GMT', 'UT', 'Etc/UTC', 'Etc/GMT', 'Zulu']);
+
 /**
- * A memo of Intl formats by zone name (building one costs far more than using it). Module-level on purpose: it
- * changes no result, only how fast a known zone is resolved, and it is bounded (see zoneFormat).
+ * Parses `timestamp(p) with time zone` text into UTC instants. It keeps the Intl format of each zone name it has
+ * resolved (building one costs far more than using it, and Trino repeats the zone of every value): each value
+ * writer or column builder owns a parser, so nothing is kept between requests or shared between columns.
  */
-const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
+export class TimestampTzParser {
+  private readonly formats = new Map<string, Intl.DateTimeFormat | null>();
 
-/** Offset of `zone` (local minus UTC, seconds) for a local wall time given as if it were UTC; null if unknown. */
-function zoneOffsetSeconds(zone: string, localSeconds: number): number | null {
-  if (UTC_NAMES.has(zone)) return 0;
-  const m = OFFSET.exec(zone);
-  if (m !== null) return (m[1] === '-' ? -1 : 1) * (+m[2]! * 3600 + +m[3]! * 60);
-  const format = zoneFormat(zone);
-  if (format === null) return null;
-  // Local wall time -> instant: guess with the offset at the wall time, then correct once (DST edges).
-  return offsetAt(format, localSeconds - offsetAt(format, localSeconds));
-}
-
-function zoneFormat(zone: string): Intl.DateTimeFormat | null {
-  let format = zoneFormats.get(zone);
-  if (format === undefined) {
-    try {
-      format = new Intl.DateTimeFormat('en-US', {
-        timeZone: zone,
-        hourCycle: 'h23',
-        era: 'short',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      });
-    } catch {
-      format = null; // RangeError: not a zone this runtime knows
-    }
-    if (zoneFormats.size < 1000) zoneFormats.set(zone, format);
+  /** The UTC instant; null when the text is not a timestamp or its zone cannot be resolved. */
+  parse(text: string): Instant | null {
+    const space = text.lastIndexOf(' ');
+    if (space < 0) return null;
+    const local = parseTimestamp(text.slice(0, space));
+    if (local === null) return null;
+    const zone = text.slice(space + 1);
+    const offset = this.offsetSeconds(zone, local.seconds);
+    return offset === null ? null : { seconds: local.seconds - offset, fraction: local.fraction };
   }
-  return format;
+
+  /** Offset of `zone` (local minus UTC, seconds) for a local wall time given as if it were UTC; null if unknown. */
+  private offsetSeconds(zone: string, localSeconds: number): number | null {
+    if (UTC_NAMES.has(zone)) return 0;
+    const m = OFFSET.exec(zone);
+    if (m !== null) return (m[1] === '-' ? -1 : 1) * (+m[2]! * 3600 + +m[3]! * 60);
+    const format = this.format(zone);
+    if (format === null) return null;
+    // Local wall time -> instant: guess with the offset at the wall time, then correct once (DST edges).
+    return offsetAt(format, localSeconds - offsetAt(format, localSeconds));
+  }
+
+  private format(zone: string): Intl.DateTimeFormat | null {
+    let format = this.formats.get(zone);
+    if (format === undefined) {
+      try {
+        format = new Intl.DateTimeFormat('en-US', {
+          timeZone: zone,
+          hourCycle: 'h23',
+          era: 'short',
+          year: 'numeric',
+          month: 'numeric',
+          day: 'numeric',
+          hour: 'numeric',
+          minute: 'numeric',
+          second: 'numeric',
+        });
+      } catch {
+        format = null; // RangeError: not a zone this runtime knows
+      }
+      if (this.formats.size < 1000) this.formats.set(zone, format);
+    }
+    return format;
+  }
 }
 
 function offsetAt(format: Intl.DateTimeFormat, utc: number): number {

@@ -17,7 +17,7 @@ import { isJson, JsonScanner, utf8Sequence } from '../../src/encode/text/json-sc
 import { encodeNdjson } from '../../src/encode/text/ndjson-encoder.js';
 import { PageBuffer } from '../../src/encode/text/page-buffer.js';
 import { timestampToIso, timestampTzToIso } from '../../src/encode/text/timestamp-text.js';
-import { parseTimestamp } from '../../src/encode/trino-timestamp.js';
+import { parseTimestamp, TimestampTzParser } from '../../src/encode/trino-timestamp.js';
 import { columnType } from '../../src/encode/column-type.js';
 import { minifyJson } from '../../src/encode/text/json-minify.js';
 import { knownBase, rowFields, typeArg, type TrinoType } from '../../src/trino/types.js';
@@ -116,7 +116,7 @@ function refJson(type: TrinoType, v: unknown): string {
     case 'timestamp':
       return JSON.stringify(timestampToIso(String(v)));
     case 'timestamp with time zone':
-      return JSON.stringify(timestampTzToIso(String(v)));
+      return JSON.stringify(timestampTzToIso(String(v), new TimestampTzParser()));
     default:
       return JSON.stringify(String(v));
   }
@@ -143,7 +143,7 @@ function refText(type: TrinoType, v: unknown): string {
     case 'timestamp':
       return timestampToIso(String(v));
     case 'timestamp with time zone':
-      return timestampTzToIso(String(v));
+      return timestampTzToIso(String(v), new TimestampTzParser());
     default:
       return String(v);
   }

@@ -13,10 +13,13 @@ import type { PageBuffer } from './page-buffer.js';
 
 const QUOTE = 0x22;
 
-/** Per ASCII byte: 1 when a field holding it must be quoted (`"`, `,`, CR, LF), else 0. Bytes >= 0x80 never do. */
-export const CSV_SPECIAL: Uint8Array = Uint8Array.from({ length: 128 }, (_, c) =>
-  c === QUOTE || c === 0x2c || c === 0x0a || c === 0x0d ? 1 : 0,
-);
+/** True for the bytes that make a field need quotes: `"`, `,`, CR, LF (no byte >= 0x80 of UTF-8 text is one). */
+export function isCsvSpecial(c: number): boolean {
+  return c === QUOTE || c === 0x2c || c === 0x0a || c === 0x0d;
+}
+
+/** Per ASCII byte: 1 when isCsvSpecial, else 0 (for loops that already look bytes up in a table). */
+export const CSV_SPECIAL: Uint8Array = Uint8Array.from({ length: 128 }, (_, c) => (isCsvSpecial(c) ? 1 : 0));
 
 /** Per ASCII byte: 1 when it can be copied into an unquoted field as it is (the complement of CSV_SPECIAL). */
 export const CSV_PLAIN: Uint8Array = CSV_SPECIAL.map((x) => 1 - x);
@@ -54,12 +57,10 @@ export function csvFieldFrom(out: PageBuffer, start: number): void {
   let quotes = 0;
   for (let i = start; i < end; i++) {
     const c = b[i]!;
-    if (c < 0x80 && CSV_SPECIAL[c] !== 0) {
-      special = true;
-      if (c === QUOTE) quotes++;
-    }
+    if (c === QUOTE) quotes++;
+    else if (isCsvSpecial(c)) special = true;
   }
-  if (special) quoteCsvFrom(out, start, quotes);
+  if (special || quotes > 0) quoteCsvFrom(out, start, quotes);
 }
 
 /**

@@ -8,6 +8,7 @@ import { CSV_PLAIN, csvFieldFrom, writeCsvField } from './csv-field.js';
 import { JsonScanner } from './json-scan.js';
 import { writeJsonTypeCsv } from './json-type-text.js';
 import { asString, generic, jsonValueWriter, type ValueWriter } from './json-value-writer.js';
+import { TimestampTzParser } from '../trino-timestamp.js';
 import { timestampToIso, timestampTzToIso, writeIsoTimestamp } from './timestamp-text.js';
 import { VarbinaryText } from './varbinary-text.js';
 
@@ -45,8 +46,10 @@ export function csvValueWriter(type: TrinoType): ValueWriter {
     }
     case 'timestamp':
       return timestampCsv;
-    case 'timestamp with time zone':
-      return (v, out) => writeCsvField(out, timestampTzToIso(String(v)));
+    case 'timestamp with time zone': {
+      const parser = new TimestampTzParser();
+      return (v, out) => writeCsvField(out, timestampTzToIso(String(v), parser));
+    }
     default:
       // A number's text never needs quotes; anything else is text.
       return (v, out) => (typeof v === 'number' ? out.writeAscii(String(v)) : writeCsvField(out, String(v)));

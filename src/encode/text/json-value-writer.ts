@@ -23,6 +23,7 @@ import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '.
 import { JsonScanner } from './json-scan.js';
 import { jsonTypeText, writeJsonTypeJson } from './json-type-text.js';
 import { PageBuffer } from './page-buffer.js';
+import { TimestampTzParser } from '../trino-timestamp.js';
 import { timestampToIso, timestampTzToIso, writeIsoTimestamp } from './timestamp-text.js';
 import { VarbinaryText } from './varbinary-text.js';
 
@@ -87,11 +88,15 @@ const floatJsonWriter: ValueWriter = (v, out) =>
   typeof v === 'number' ? out.writeAscii(floatJson(v)) : out.write(floatJson(v));
 
 const booleanJson: ValueWriter = (v, out) => out.writeAscii(v === true || v === 'true' ? 'true' : 'false');
-const timestampTzJson: ValueWriter = (v, out) => out.write(JSON.stringify(timestampTzToIso(String(v))));
 
 function varbinaryJson(): ValueWriter {
   const varbinary = new VarbinaryText();
   return (v, out) => varbinary.writeJson(out, asString(v));
+}
+
+function timestampTzJson(): ValueWriter {
+  const parser = new TimestampTzParser();
+  return (v, out) => out.write(JSON.stringify(timestampTzToIso(String(v), parser)));
 }
 
 function jsonTypeJson(): ValueWriter {
@@ -99,7 +104,7 @@ function jsonTypeJson(): ValueWriter {
   return (v, out) => writeJsonTypeJson(out, asString(v), scanner);
 }
 
-/** The JSON writer of each scalar type, made once per column (the varbinary and json ones own a scanner). */
+/** The JSON writer of each scalar type, made once per column (some own scratch state: a scanner, a zone memo). */
 const SCALAR_JSON = {
   boolean: () => booleanJson,
   tinyint: () => intJsonWriter,
@@ -117,7 +122,7 @@ const SCALAR_JSON = {
   time: () => strJson,
   'time with time zone': () => strJson,
   timestamp: () => timestampJson,
-  'timestamp with time zone': () => timestampTzJson,
+  'timestamp with time zone': timestampTzJson,
   'interval day to second': () => strJson,
   'interval year to month': () => strJson,
   uuid: () => strJson,
@@ -226,8 +231,10 @@ function textWriter(type: TrinoType): TextWriter {
     }
     case 'timestamp':
       return (v) => timestampToIso(String(v));
-    case 'timestamp with time zone':
-      return (v) => timestampTzToIso(String(v));
+    case 'timestamp with time zone': {
+      const parser = new TimestampTzParser();
+      return (v) => timestampTzToIso(String(v), parser);
+    }
     default:
       return asString;
   }

@@ -2,7 +2,7 @@
  * Trino timestamp text -> ISO-8601 UTC text (`2026-11-01T00:00:00.000Z`) for the text formats, with every
  * fractional digit Trino sent.
  */
-import { parseTimestampTz, type Instant } from '../trino-timestamp.js';
+import type { Instant, TimestampTzParser } from '../trino-timestamp.js';
 import type { PageBuffer } from './page-buffer.js';
 
 /** `timestamp(p)` text as ISO-8601 UTC: `2026-11-01 00:00:00.000` -> `2026-11-01T00:00:00.000Z`. */
@@ -18,8 +18,8 @@ export function timestampToIso(text: string): string {
  * through Intl) are converted; text with a zone the runtime cannot resolve is returned unchanged rather than
  * guessed.
  */
-export function timestampTzToIso(text: string): string {
-  const instant = parseTimestampTz(text);
+export function timestampTzToIso(text: string, parser: TimestampTzParser): string {
+  const instant = parser.parse(text);
   return instant === null ? text : instantToIso(instant);
 }
 
