@@ -67,7 +67,10 @@ describe('isJson agrees with JSON.parse', () => {
       'x',
     ];
     let seed = 42;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
     let valid = 0;
     for (let t = 0; t < 200_000; t++) {
       let s = '';

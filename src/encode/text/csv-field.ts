@@ -42,7 +42,8 @@ export function writeCsvField(out: PageBuffer, s: string): void {
     const c = s.charCodeAt(k);
     if (c >= 0x80 || CSV_SPECIAL[c] !== 0) {
       out.write(s); // nothing committed yet: write it all, then make it a field in place
-      return csvFieldFrom(out, start);
+      csvFieldFrom(out, start);
+      return;
     }
     b[e++] = c;
   }

@@ -41,7 +41,7 @@ export class JsonScanner {
           if (depth === this.stack.length) this.grow();
           this.stack[depth++] = OBJ;
           if ((i = this.key(b, i, to)) < 0) return -1;
-          continue value;
+          continue; // the first member's value
         }
       } else if (c === 0x5b) {
         i = this.ws(b, i + 1, to);
@@ -49,7 +49,7 @@ export class JsonScanner {
         else {
           if (depth === this.stack.length) this.grow();
           this.stack[depth++] = ARR;
-          continue value;
+          continue; // the first element
         }
       } else if (c === 0x22) i = this.string(b, i, to);
       else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) i = number(b, i, to);

@@ -68,7 +68,10 @@ function writeJsonString(out: PageBuffer, s: string): void {
   b[e++] = 0x22;
   for (let k = 0; k < n; k++) {
     const c = s.charCodeAt(k);
-    if (c >= 0x80 || JSON_PLAIN[c] === 0) return out.write(JSON.stringify(s)); // nothing committed yet
+    if (c >= 0x80 || JSON_PLAIN[c] === 0) {
+      out.write(JSON.stringify(s)); // nothing committed yet
+      return;
+    }
     b[e++] = c;
   }
   b[e++] = 0x22;
