@@ -3,14 +3,20 @@
  * against the topic's columns here, before anything is quoted; then the policy passes shape the tree.
  */
 import { ApiError } from '../errors.js';
-import type { ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
-import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
-import { epochOfTrinoTimestamp, parseDuration, parseInstant } from './time.js';
-import { typeFamily } from './values.js';
-import { queryHash, type PagePosition } from './paging.js';
+import {
+  TIME_COLUMN,
+  type ColumnNode,
+  type OrderNode,
+  type PredicateNode,
+  type QueryNode,
+  type SelectNode,
+  type SourceNode,
+} from './nodes.js';
+import type { GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
+import { aggregateNode, bucketNode, uniqueNames } from './select-items.js';
+import { epochOfTrinoTimestamp } from './time.js';
+import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
-
-export const TIME_COLUMN = 'timestamp_broker';
 
 /** What a topic offers to a query: its table and every column a request may name. */
 export interface TopicModel {
@@ -91,41 +97,6 @@ export function resolver(topic: TopicModel): (name: string) => ColumnNode {
     }
     return c;
   };
-}
-
-const NUMERIC = new Set(['integer', 'decimal', 'double']);
-
-function aggregateNode(topic: TopicModel, spec: AggregateSpec, resolve: (n: string) => ColumnNode): SelectNode {
-  const column = spec.field === undefined ? null : resolve(spec.field);
-  const as = spec.as ?? (column ? `${spec.fn}_${column.name}` : spec.fn);
-  const needs = (ok: boolean, what: string) => {
-    if (!ok) throw new ApiError('TG_BAD_VALUE', `${spec.fn}: ${what}`, { fn: spec.fn, field: spec.field });
-  };
-  needs(column !== null || spec.fn === 'count', 'needs a field');
-  const family = column ? typeFamily(column.type) : 'other';
-  if (spec.fn === 'sum' || spec.fn === 'avg' || spec.fn === 'approx_percentile') {
-    needs(NUMERIC.has(family), `${column?.name} (${column?.type}) is not numeric`);
-  }
-  if (spec.fn === 'approx_percentile')
-    needs(typeof spec.p === 'number' && spec.p > 0 && spec.p < 1, 'p must be between 0 and 1');
-  if (spec.fn === 'latest' || spec.fn === 'earliest') needs(topic.time !== null, `${topic.id} has no ${TIME_COLUMN}`);
-  return { kind: 'aggregate', fn: spec.fn, column, p: spec.p, as, time: topic.time };
-}
-
-function bucketNode(topic: TopicModel, spec: { bucket: string; as?: string }): SelectNode {
-  if (!topic.time) throw new ApiError('TG_BAD_VALUE', `bucket: ${topic.id} has no ${TIME_COLUMN}`);
-  const ms = parseDuration(spec.bucket, 'bucket');
-  if (ms < 1 || ms > 366 * 86_400_000) throw new ApiError('TG_BAD_VALUE', 'bucket must be from 1ms to 366d');
-  return { kind: 'bucket', column: topic.time, ms, as: spec.as ?? 'bucket' };
-}
-
-function uniqueNames(select: readonly SelectNode[]): void {
-  const seen = new Set<string>();
-  for (const s of select) {
-    if (seen.has(s.as))
-      throw new ApiError('TG_BAD_REQUEST', `select: the output name ${JSON.stringify(s.as)} is used twice`);
-    seen.add(s.as);
-  }
 }
 
 /** Builds the tree for a read, positioned at `token` (already decoded) or at the first page. */
@@ -265,33 +236,4 @@ export function planRead(
     slices: tree.limit === Infinity ? null : slices,
     bulk: null,
   };
-}
-
-/**
- * The filters as plain data for the page-token hash: the node tree with each column reduced to its name (its type
- * and source follow from the topic). Hashing the tree, not its SQL, keeps tokens valid across changes in how SQL
- * is rendered.
- */
-function canonicalWhere(where: PredicateNode | null): string {
-  return JSON.stringify(where, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && (v as { kind?: unknown }).kind === 'column' ? (v as ColumnNode).name : v,
-  );
-}
-
-function firstPosition(h: string, anchored: boolean, topic: TopicModel, req: ReadRequest, now: number): PagePosition {
-  const p: PagePosition = { h, m: anchored ? 'anchor' : 'offset', s: 0 };
-  if ((req.since !== undefined || req.until !== undefined) && !topic.time) {
-    throw new ApiError('TG_BAD_REQUEST', `since/until: ${topic.id} has no ${TIME_COLUMN}`);
-  }
-  if (!topic.time) return p;
-  if (req.since !== undefined) p.lo = ceilMs(parseInstant(req.since, 'since', now));
-  // The first page pins the upper bound, so later pages read the same set even while the topic grows.
-  p.hi = req.until !== undefined ? ceilMs(parseInstant(req.until, 'until', now)) : now;
-  if (p.lo !== undefined && p.hi <= p.lo)
-    throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
-  return p;
-}
-
-function ceilMs(i: { epochMs: number; subMs: string }): number {
-  return i.subMs.replace(/0+$/, '') ? i.epochMs + 1 : i.epochMs;
 }

@@ -9,7 +9,8 @@ import { ApiError } from '../errors.js';
 import type { Config } from '../config.js';
 import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy } from './passes.js';
 import type { PagePosition } from './paging.js';
-import { planRead, TIME_COLUMN, type BulkPlan, type Plan, type ReadRequest, type TopicModel } from './plan.js';
+import { TIME_COLUMN } from './nodes.js';
+import { planRead, type BulkPlan, type Plan, type ReadRequest, type TopicModel } from './plan.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
