@@ -229,8 +229,15 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
   const position: PagePosition = { h: '', m: 'anchor', s: from.skip, hi };
   if (from.ts !== null) position.a = from.ts;
   const select = r.read.select ? [...new Set([TIME_COLUMN, ...r.read.select])] : undefined;
-  return planRead(topic, { ...r.read, select, limit }, limits, () => position);
+  const p = planRead(topic, { ...r.read, select, limit }, limits, () => position);
+  // A batch has no page before it to learn a width from, and is often an empty stretch of a backlog: wide first
+  // slices that grow fast find its rows (or its end) in a few queries.
+  if (!p.slices) return p;
+  const widthMs = Math.max(1, Math.ceil((p.slices.hi - p.slices.fromMs) / BATCH_FIRST_SLICE_SHARE));
+  return { ...p, slices: { ...p.slices, widthMs, growth: 4 } };
 }
+
+const BATCH_FIRST_SLICE_SHARE = 8;
 
 /** The exclusive upper bound a batch plan reads to, as Trino timestamp text. */
 export function batchUntil(p: Plan): string {
