@@ -228,7 +228,8 @@ export function planRead(
           fromMs: from,
           hi: position.hi,
           widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
-          growth: 2,
+          // Without a learnt width the first slice is a guess: grow fast to find the rows (or the window's end).
+          growth: position.w === undefined ? 4 : 2,
         }
       : null;
   return {

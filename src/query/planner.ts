@@ -116,7 +116,7 @@ function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolic
 }
 
 /** Slices of a bulk read when `parallel` is 1: enough that Trino sorts bounded parts, not the whole window. */
-const SEQUENTIAL_SLICES = 16;
+const SEQUENTIAL_SLICES = 4;
 const DEFAULT_MAX_PARALLEL = 8;
 
 /** `limit=all`, `parallel` and `order=none` go together as API.md "Bulk reads" says; anything else is refused. */
