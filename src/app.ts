@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { TopicCatalog } from './catalog/topic-catalog.js';
 import { HttpTrino } from './trino/http-trino.js';
 import type { TrinoPort } from './trino/trino-port.js';
+import { httpTrinoOptions } from './trino/trino-settings.js';
 import errorsPlugin, { sendError } from './plugins/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -39,7 +40,7 @@ declare module 'fastify' {
 }
 
 export async function createServices(config: Config): Promise<Services> {
-  const trino = new HttpTrino({ server: config.trinoUrl, user: config.trinoUser });
+  const trino = new HttpTrino(httpTrinoOptions(config));
   const store = await openStore(config.stateUrl).catch((err: unknown) => {
     const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);

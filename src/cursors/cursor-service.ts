@@ -11,8 +11,8 @@ import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileCount, compileTailSummary } from '../query/compile.js';
-import { resolver, type Plan, type TopicModel } from '../query/plan.js';
-import { batchUntil, plan, readPolicy } from '../query/planner.js';
+import { resolver, type TopicModel } from '../query/plan.js';
+import { batchUntil, plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
@@ -129,13 +129,14 @@ export class CursorService {
     from: Position,
     untilMs: number,
     limit: { asked?: number; pending?: number },
-  ): Plan {
+    caller?: Caller,
+  ): PlannedRead {
     const read = {
       select: def.select,
       where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
     };
     return plan(
-      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending },
+      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
       readPolicy(this.services.config, topic.id),
     );
   }
@@ -144,7 +145,8 @@ export class CursorService {
   async batch(
     name: string,
     limit: number | undefined,
-  ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
+    caller?: Caller,
+  ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: PlannedRead }> {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
@@ -153,15 +155,19 @@ export class CursorService {
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
     // batch is not kept: the next read looks for new events.
     if (old && old.rows > 0 && old.generation === cursor.generation && samePosition(old.from, cursor.position)) {
-      const again = this.plan(topic, def, old.from, epochOfTrinoTimestamp(old.until), {
-        asked: limit,
-        pending: old.limit,
-      });
+      const again = this.plan(
+        topic,
+        def,
+        old.from,
+        epochOfTrinoTimestamp(old.until),
+        { asked: limit, pending: old.limit },
+        caller,
+      );
       return { cursor, pending: old, plan: again };
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    const plan = this.plan(topic, def, from, settledMs, { asked: limit });
+    const plan = this.plan(topic, def, from, settledMs, { asked: limit }, caller);
     const untilMs = plan.position.hi!;
     const until = batchUntil(plan);
     const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
@@ -169,6 +175,7 @@ export class CursorService {
     let to = from;
     if (!empty) {
       const { rows: summary } = await this.services.trino.all(compileTailSummary(plan.tree, topic.time!), {
+        ...plan.run,
         timeoutMs: this.services.config.queryTimeoutMs,
       });
       const [n, last, trailing] = summary[0] as [number, string | null, number];
@@ -245,11 +252,13 @@ export class CursorService {
   }
 
   /** Events after the position that are visible now (up to now - settle), and how far behind the position is. */
-  async lag(cursor: CursorRecord): Promise<{ events: number; ms: number | null }> {
+  async lag(cursor: CursorRecord, caller?: Caller): Promise<{ events: number; ms: number | null }> {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const plan = this.plan(topic, def, cursor.position, Date.now() - parseDuration(def.settle, 'settle'), { asked: 1 });
+    const settled = Date.now() - parseDuration(def.settle, 'settle');
+    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller);
     const { rows } = await this.services.trino.all(compileCount(plan.tree), {
+      ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,
     });
     const events = Math.max(0, Number(rows[0]?.[0] ?? 0) - cursor.position.skip);

@@ -4,7 +4,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../errors.js';
 import { showPosition } from '../cursors/cursor-service.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
-import { mediaTypeOf, streamPlan } from '../read/run-read.js';
+import { callerOf, mediaTypeOf, streamPlan } from '../read/run-read.js';
 import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import {
   BatchQuery,
@@ -84,7 +84,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const c = await svc().get(request.params.name);
-      return { ...view(c), lag: await svc().lag(c) };
+      return { ...view(c), lag: await svc().lag(c, callerOf(request)) };
     },
   );
 
@@ -106,7 +106,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const { pending, plan } = await svc().batch(request.params.name, request.query.limit);
+      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, callerOf(request));
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
