@@ -10,7 +10,7 @@ import { PageTokens, type PagePosition } from '../query/paging.js';
 import type { ReadRequest, TopicModel } from '../query/plan.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
-import { toApiError } from '../trino/trino-errors.js';
+import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
 
 export interface ReadOptions {
@@ -129,6 +129,7 @@ export async function streamPlan(
     meta: o.meta,
     onError: (err: unknown) => {
       const e = toApiError(err);
+      logFailure(request.log, e, err);
       return { code: e.code, message: e.message, status: e.status };
     },
   };
