@@ -53,6 +53,11 @@ export interface TrinoPort {
   cancel(queryId: string): Promise<void>;
   /** Trino's `/v1/info`; rejects with TrinoUnavailableError. */
   info(signal?: AbortSignal): Promise<TrinoInfo>;
+  /**
+   * Cancels every query whose result is still streaming and resolves once Trino has been told (graceful
+   * shutdown: no query of the gateway is left running). Queries started later are not affected.
+   */
+  close(): Promise<void>;
 }
 
 /** Drains a result into memory: the body of every port's `all`. */
