@@ -142,6 +142,40 @@ describe('credentials', () => {
     }
   });
 
+  it('a wrong password stops start-up with one line (the catalog check), not "unreachable"', async () => {
+    const wrong = join(dir, 'wrong-start.password');
+    writeFileSync(wrong, 'not-the-password-9c1e\n');
+    const err = await startServer(loadConfig(env({ TOPICGATE_TRINO_PASSWORD_FILE: wrong, TOPICGATE_PORT: '0' }))).catch(
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe("Trino did not accept the gateway's credentials (HTTP 401)");
+  });
+
+  it('the password is in no response: explain, metrics, errors', async () => {
+    const secret = password('topicgate');
+    const { app: a, logs } = await app({ TOPICGATE_LOG_LEVEL: 'debug' });
+    try {
+      const bodies = await Promise.all(
+        [
+          `/v1/topics/orders/events?${SINCE}&limit=1&explain=true`,
+          `/v1/topics/orders/events?${SINCE}&limit=1&format=csv`,
+          '/v1/topics/nope/events',
+          '/readyz',
+          '/metrics',
+        ].map(async (url) => (await a.inject(url)).body),
+      );
+      expect(bodies[0]).toContain('"plan"');
+      const basic = Buffer.from(`topicgate:${secret}`).toString('base64');
+      for (const text of [...bodies, logs.join('')]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(basic);
+      }
+    } finally {
+      await a.close();
+    }
+  });
+
   it('the right password from TOPICGATE_TRINO_PASSWORD works the same as the file', async () => {
     const { app: a } = await app({
       TOPICGATE_TRINO_PASSWORD_FILE: '',
