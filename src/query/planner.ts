@@ -129,8 +129,21 @@ function trinoRun(action: ReadAction, caller: Caller | undefined, policy: ReadPo
     clientTags: [...new Set([action, ...policy.trino.clientTags])],
     session: policy.trino.session,
   };
-  if (policy.trino.impersonate && caller) run.user = caller.name;
+  if (policy.trino.impersonate && caller) run.user = trinoUser(caller.name);
   return run;
+}
+
+/**
+ * A principal as Trino's X-Trino-User: Trino reads the header as sent (no decoding), so only printable ASCII
+ * without leading or trailing blanks can name the same user there; anything else is refused, never altered.
+ */
+function trinoUser(name: string): string {
+  if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name)) {
+    throw new ApiError('TG_FORBIDDEN', `the principal ${JSON.stringify(name)} cannot be sent to Trino as a user`, {
+      principal: name,
+    });
+  }
+  return name;
 }
 
 function planEvents(

@@ -207,6 +207,17 @@ describe('plan: how each read goes to Trino', () => {
     }
   });
 
+  it.each(['jürgen', ' alice', 'alice ', 'a\nb', ''])(
+    'a principal that cannot travel as X-Trino-User (%j) is refused with 403, never altered',
+    (name) => {
+      const impersonate = { ...POLICY, trino: { ...POLICY.trino, impersonate: true } };
+      const [code, status] = refusal(() => plan({ ...requests.read, caller: { name } }, impersonate, NOW));
+      expect([code, status]).toEqual(['TG_FORBIDDEN', 403]);
+      // Without impersonation the name is not sent: nothing to refuse.
+      expect(plan({ ...requests.read, caller: { name } }, POLICY, NOW).run.user).toBeUndefined();
+    },
+  );
+
   it('readPolicy takes the session and tags of the topic from the config file', () => {
     const config = {
       ...loadConfig({ TOPICGATE_TRINO_IMPERSONATE: 'true' }),
