@@ -53,8 +53,8 @@ export type { HttpTrinoOptions } from './trino-connection.js';
 
 export class HttpTrino implements TrinoPort {
   private readonly connection: TrinoConnection;
-  /** The cancel of every result still streaming, for close(). */
-  private readonly streaming = new Set<() => Promise<void>>();
+  /** Every query not yet finished, failed or cancelled, for close(). */
+  private readonly active = new Set<QueryControl>();
   /** Cancellations (DELETEs) in flight, so close() can wait for them. */
   private readonly cancelling = new Set<Promise<void>>();
 
@@ -66,7 +66,7 @@ export class HttpTrino implements TrinoPort {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     const headers = statementHeaders(this.connection.identity, opts, timeoutMs);
     const user = headers['X-Trino-User']!;
-    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS);
+    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS, this.active);
     let first: Page;
     try {
       if (opts.signal?.aborted) throw control.cancelled(undefined);
@@ -91,7 +91,10 @@ export class HttpTrino implements TrinoPort {
   }
 
   async close(): Promise<void> {
-    for (const cancel of this.streaming) void cancel();
+    for (const control of this.active) control.abort();
+    // Each abort starts its query's cancellation within microtasks (queued, planning or streaming alike): let
+    // them run, then wait until every DELETE has been answered.
+    await new Promise((resolve) => setImmediate(resolve));
     while (this.cancelling.size > 0) await Promise.allSettled([...this.cancelling]);
   }
 
@@ -156,8 +159,6 @@ export class HttpTrino implements TrinoPort {
       if (current.nextUri) cancelled = this.cancelUri(current.nextUri, user);
       return cancelled;
     };
-    const streaming = this.streaming;
-    streaming.add(cancel);
     control.signal.addEventListener('abort', () => void cancel(), { once: true });
     // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
     const lossless = (first.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
@@ -177,7 +178,6 @@ export class HttpTrino implements TrinoPort {
       } finally {
         // Stopping early (client gone, error) must not leave the query running in Trino.
         await cancel();
-        streaming.delete(cancel);
         control.dispose();
       }
     }
