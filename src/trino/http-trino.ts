@@ -131,7 +131,7 @@ export class HttpTrino implements TrinoPort {
       );
     let page = await Promise.race([post, control.whenAborted]);
     if (page === undefined) {
-      this.track(post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {}));
+      void this.track(post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {}));
       throw control.cancelled(undefined);
     }
     try {
