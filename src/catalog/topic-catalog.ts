@@ -84,11 +84,6 @@ export class TopicCatalog {
     return t;
   }
 
-  /** Forget the cached listing (after loading new tables). */
-  invalidate(): void {
-    this.cache = undefined;
-  }
-
   private async load(): Promise<Map<string, TableInfo>> {
     const cat = quoteIdent(this.config.catalog);
     const { rows } = await this.trino.all(

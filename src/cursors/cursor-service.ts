@@ -1,5 +1,7 @@
 /**
- * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders").
+ * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). Over 250 lines on
+ * purpose: the whole lifecycle of a cursor (create, batch, commit, seek, lag, delete) is one class, because each
+ * step relies on the invariants the others keep (generation, pending batch, position).
  *
  * A position is (broker time T, skip k): all events before T are consumed, plus the first k events at T in the
  * topic's total row order (time, then every column), so a batch that ends inside a run of tied or identical
@@ -15,10 +17,11 @@ import { resolver, type TopicModel } from '../query/plan.js';
 import { batchUntil, plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
-import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
+import { epochOfTrinoTimestamp, parseDuration } from '../query/time.js';
 import type { Keyring } from '../query/signed-token.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
+import { describe, positionAt, samePosition } from './positions.js';
 
 export interface CursorDefinition {
   topic: string;
@@ -39,8 +42,6 @@ export interface PendingBatch {
   rows: number;
   limit: number;
 }
-
-export const CURSOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class CursorService {
   private readonly tokens: BatchTokens;
@@ -80,13 +81,7 @@ export class CursorService {
     if (input.select !== undefined) def.select = input.select;
     const topic = await this.topic(def.topic);
     parseDuration(def.settle, 'settle');
-    const position: Position =
-      def.start === 'earliest'
-        ? { ts: null, skip: 0 }
-        : {
-            ts: trinoTimestampText(def.start === 'latest' ? Date.now() : parseInstant(def.start, 'start').epochMs),
-            skip: 0,
-          };
+    const position = positionAt(def.start, 'start');
     this.plan(topic, def, position, Date.now(), { asked: 1 }); // validates filter, select and the guardrail
     const canonical = JSON.stringify(def);
     const existing = await this.store.get(name);
@@ -239,10 +234,7 @@ export class CursorService {
   }
 
   async seek(name: string, to: string): Promise<Position> {
-    const position: Position =
-      to === 'earliest'
-        ? { ts: null, skip: 0 }
-        : { ts: trinoTimestampText(to === 'latest' ? Date.now() : parseInstant(to, 'to').epochMs), skip: 0 };
+    const position = positionAt(to, 'to');
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     this.plan(await this.topic(def.topic), def, position, Date.now(), { asked: 1 }); // the guardrail may refuse it
@@ -289,17 +281,4 @@ export class CursorService {
     const pending = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
     return pending && this.tokens.valid(pending.token) ? pending : null;
   }
-}
-
-export function samePosition(a: Position, b: Position): boolean {
-  return a.ts === b.ts && a.skip === b.skip;
-}
-
-function describe(p: Position): string {
-  return p.ts === null ? `the beginning (+${p.skip})` : `${p.ts} (+${p.skip})`;
-}
-
-/** A position as the API shows it: an ISO instant (or null for the beginning) and the skip at that instant. */
-export function showPosition(p: Position): { timestamp: string | null; skip: number } {
-  return { timestamp: p.ts === null ? null : `${p.ts.replace(' ', 'T')}Z`, skip: p.skip };
 }

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../errors.js';
-import { showPosition } from '../cursors/cursor-service.js';
+import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
 import { callerOf, mediaTypeOf, streamPlan } from '../read/run-read.js';
 import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';

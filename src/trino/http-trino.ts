@@ -33,7 +33,7 @@ import {
   type TrinoResult,
   type TrinoRows,
 } from './trino-port.js';
-import { retryable, unavailable } from './wire-failures.js';
+import { backoffMs, retryable, unavailable } from './wire-failures.js';
 
 interface Page {
   id: string;
@@ -200,7 +200,7 @@ export class HttpTrino implements TrinoPort {
       } catch (err) {
         if (signal.aborted) throw err;
         if (attempt >= retries || !retryable(err)) throw unavailable(err);
-        await sleep(Math.min(baseMs * 2 ** attempt, maxMs), undefined, { signal });
+        await sleep(backoffMs(attempt, { baseMs, maxMs }), undefined, { signal });
       }
     }
   }

@@ -70,7 +70,7 @@ export class TrinoConnection {
     for (let renewed = false; ; renewed = true) {
       const authorization = await this.credentials.authorization();
       const headers: Record<string, string> = { 'User-Agent': 'topicgate', ...r.headers };
-      if (authorization) headers['Authorization'] = authorization;
+      if (authorization) headers.Authorization = authorization;
       const reply = await this.transport.send({ ...r, headers, timeoutMs: r.timeoutMs ?? this.requestTimeoutMs });
       if (reply.status >= 200 && reply.status < 300) return reply;
       if (reply.status === 401 && !renewed && (await this.credentials.renewed())) continue;

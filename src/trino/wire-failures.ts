@@ -39,3 +39,8 @@ export function unavailable(err: unknown): TrinoUnavailableError | TrinoRefusedE
   const code = (err as { code?: string })?.code;
   return new TrinoUnavailableError(`Trino is not reachable (${code ?? (err as Error)?.message ?? 'error'})`);
 }
+
+/** The wait before retry number `attempt` (0-based): doubling from `baseMs`, never above `maxMs`. */
+export function backoffMs(attempt: number, retry: { baseMs: number; maxMs: number }): number {
+  return Math.min(retry.baseMs * 2 ** attempt, retry.maxMs);
+}

@@ -89,7 +89,7 @@ describe('HttpTrino connection', () => {
     await r.cancel();
     await client.cancel('q1');
     const basic = `Basic ${Buffer.from(`gw:${PASSWORD}`).toString('base64')}`;
-    expect(f.log.map((l) => [l.method, l.headers['authorization'], l.headers['x-trino-user']])).toEqual([
+    expect(f.log.map((l) => [l.method, l.headers.authorization, l.headers['x-trino-user']])).toEqual([
       ['POST', basic, 'alice'],
       ['DELETE', basic, 'alice'],
       ['DELETE', basic, 'gw'],
@@ -129,7 +129,7 @@ describe('HttpTrino connection', () => {
   it('token file: a 401 reads the file at once and tries again with a rotated token, once', async () => {
     const f = await start(true);
     f.onPost = (_sql, h) =>
-      h['authorization'] === 'Bearer fresh'
+      h.authorization === 'Bearer fresh'
         ? { body: f.page(null, { columns: COLUMNS, data: [[1]] }) }
         : { status: 401 };
     const file = join(dir, 'token-b');
