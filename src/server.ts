@@ -72,7 +72,11 @@ async function main(): Promise<void> {
   const { app, url } = started;
   app.log.info({ url }, 'topicgate listening');
   const { shutdownGraceMs } = app.tg.config;
+  let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
+    // SIGINT then SIGTERM (or the reverse): one shutdown.
+    if (stopping) return;
+    stopping = true;
     app.log.info({ signal, graceMs: shutdownGraceMs }, 'shutting down: no new requests, running ones may finish');
     shutdown(app, shutdownGraceMs).then(
       (outcome) => {
