@@ -228,13 +228,17 @@ describe('Trino killed while 20 clients stream', () => {
     await loadSecureTopics(l, SIZES);
     const loadedAt = Date.now();
     // All 20 clients again, each retrying after a 503 as Retry-After asks (shortened here), until complete.
+    const seen = new Map<string, number>();
     const recovered = await Promise.all(
       clients.map(async ({ format }) =>
         until(
           `${format} read after the restart`,
           async () => {
             const r = await get(`/v1/topics/clicks/events?${SINCE}&limit=2000&format=${format}`);
-            return r.status === 200 && complete(format, r) ? Date.now() : undefined;
+            const ok = r.status === 200 && complete(format, r);
+            const key = ok ? 'complete' : `${r.status} ${r.status === 200 ? 'incomplete' : json(r).error?.code}`;
+            seen.set(key, (seen.get(key) ?? 0) + 1);
+            return ok ? Date.now() : undefined;
           },
           60_000,
         ),
@@ -247,7 +251,7 @@ describe('Trino killed while 20 clients stream', () => {
         `${((loadedAt - readyAgain) / 1000).toFixed(1)} s; first client complete ` +
         `${((Math.min(...recovered) - loadedAt) / 1000).toFixed(1)} s and all 20 (2000 rows each, at once) ` +
         `${((allBack - loadedAt) / 1000).toFixed(1)} s after the reload (kill to recovery ` +
-        `${((allBack - killedAt) / 1000).toFixed(1)} s)`,
+        `${((allBack - killedAt) / 1000).toFixed(1)} s); answers on the way: ${JSON.stringify(Object.fromEntries(seen))}`,
     );
     // Generous bounds (a shared 2-core machine): recovery needs no gateway restart, and does not crawl.
     expect(readyAgain - trinoReadyAt).toBeLessThan(10_000);
