@@ -35,6 +35,9 @@ const TopicSettings = Type.Object(
     ),
     /** Client tags added to every query on this topic, for Trino resource-group selectors. */
     tags: Type.Optional(Type.Array(Type.String({ pattern: '^[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]+$' }))),
+    /** Bulk reads: time slices read at once by default, and at most (API.md "Bulk reads"). */
+    parallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    maxParallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   },
   { additionalProperties: false },
 );

@@ -31,6 +31,13 @@ export const PagePositionSchema = Type.Object(
     /** Pinned window, epoch ms: since (inclusive) and until (exclusive). */
     lo: Type.Optional(EpochMs),
     hi: Type.Optional(EpochMs),
+    /**
+     * The skip counts rows from the anchor across milliseconds (a next page presumed before its rows were seen),
+     * not only rows at the anchor's millisecond: such a page is not read in time slices.
+     */
+    loose: Type.Optional(Type.Literal(true)),
+    /** Width of the next page's first time slice, ms (learnt from the rows per ms of this page). */
+    w: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   },
   { additionalProperties: false },
 );
@@ -83,7 +90,9 @@ export interface PageTimes {
  * the rows at that time (plus the old skip when the whole page stayed in the old anchor's millisecond).
  */
 export function nextPosition(cur: PagePosition, times: PageTimes | null, rows: number): PagePosition {
-  if (!times || cur.m !== 'anchor' || times.total === 0) return { ...cur, s: cur.s + rows };
+  if (!times || cur.m !== 'anchor' || times.total === 0)
+    return cur.m === 'anchor' && rows > 0 ? { ...cur, s: cur.s + rows, loose: true } : { ...cur, s: cur.s + rows };
   const s = times.trailing === times.total && times.last === cur.a ? cur.s + times.trailing : times.trailing;
-  return { ...cur, a: times.last, s };
+  const { loose: _, ...rest } = cur;
+  return { ...rest, a: times.last, s };
 }

@@ -5,7 +5,7 @@
 import { ApiError } from '../errors.js';
 import type { ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
 import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
-import { parseDuration, parseInstant } from './time.js';
+import { epochOfTrinoTimestamp, parseDuration, parseInstant } from './time.js';
 import { typeFamily } from './values.js';
 import { queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
@@ -29,7 +29,12 @@ export interface ReadRequest {
   until?: string;
   groupBy?: readonly GroupSpec[];
   order?: readonly OrderSpec[];
-  limit?: number;
+  /** Rows per response; `all`: every row of a closed window (bulk reads). */
+  limit?: number | 'all';
+  /** Bulk reads: time slices read at once (API.md "Bulk reads"). */
+  parallel?: number;
+  /** `order=none`: no order promised, so slices may interleave (bulk reads only). */
+  unordered?: boolean;
   dedupe?: { by?: readonly string[]; keep?: 'latest' | 'earliest' };
 }
 
@@ -41,7 +46,39 @@ export interface Plan {
   timeIndex: number | null;
   /** The request's own filters (without paging and window), for explain. */
   userWhere: PredicateNode | null;
+  /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */
+  slices: SlicePlan | null;
+  /** A bulk read (`limit=all`): the window as adjacent slices read `concurrency` at a time. */
+  bulk: BulkPlan | null;
 }
+
+/** Every row of a closed window, as adjacent whole-millisecond slices [bounds[i], bounds[i + 1]). */
+export interface BulkPlan {
+  time: ColumnNode;
+  bounds: readonly number[];
+  /** Slice queries running at once (`parallel`). */
+  concurrency: number;
+  /** Rows come in the query's order (slices written one after another); false: slices may interleave. */
+  ordered: boolean;
+}
+
+/**
+ * A page read as adjacent time slices [from, from + width), [.., .. + 2 * width), ... until it has its rows or the
+ * window ends (read/sliced-result.ts). Each slice is a range the storage evaluates, so a page reads about the
+ * rows it returns, wherever it sits in the window.
+ */
+export interface SlicePlan {
+  time: ColumnNode;
+  /** Start of the first slice (the anchor's millisecond, or since), epoch ms. */
+  fromMs: number;
+  /** End of the window (exclusive), epoch ms. */
+  hi: number;
+  /** Width of the first slice, ms. */
+  widthMs: number;
+}
+
+/** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
+const FIRST_SLICE_SHARE = 64;
 
 export function resolver(topic: TopicModel): (name: string) => ColumnNode {
   return (name) => {
@@ -155,7 +192,8 @@ export function planRead(
     if (col && /^(map|json)\b/.test(col.type))
       throw new ApiError('TG_BAD_VALUE', `order: ${o.name} (${col.type}) cannot be sorted`);
   }
-  if (!aggregate && order.length === 0 && topic.time) order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
+  if (!aggregate && order.length === 0 && topic.time && !req.unordered)
+    order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
 
   let dedupe = null;
   if (req.dedupe) {
@@ -199,12 +237,34 @@ export function planRead(
     limit: 0,
     offset: 0,
     dedupe,
-    totalOrder: true,
+    totalOrder: !req.unordered,
   };
-  tree = applyLimit(tree, policy, req.limit);
+  tree = req.limit === 'all' ? { ...tree, limit: Infinity } : applyLimit(tree, policy, req.limit);
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);
-  return { tree, position, timeIndex: anchored ? timeIndex : null, userWhere };
+  const from = position.a !== undefined ? epochOfTrinoTimestamp(position.a) : position.lo;
+  const slices =
+    anchored &&
+    topic.time &&
+    first?.dir !== 'desc' &&
+    position.hi !== undefined &&
+    from !== undefined &&
+    position.loose !== true
+      ? {
+          time: topic.time,
+          fromMs: from,
+          hi: position.hi,
+          widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
+        }
+      : null;
+  return {
+    tree,
+    position,
+    timeIndex: anchored ? timeIndex : null,
+    userWhere,
+    slices: tree.limit === Infinity ? null : slices,
+    bulk: null,
+  };
 }
 
 /**
