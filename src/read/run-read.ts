@@ -140,7 +140,8 @@ export async function streamPlan(
     meta: o.meta,
     onError: (err: unknown) => {
       const e = toApiError(err);
-      logFailure(request.log, e, err);
+      // A client that went away is not a failure to log (its query is cancelled, as it should be).
+      if (!abort.signal.aborted) logFailure(request.log, e, err);
       return { code: e.code, message: e.message, status: e.status };
     },
   };
