@@ -15,6 +15,8 @@ import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
 export interface ReadPolicy extends LimitPolicy {
+  /** How the topic's queries are sent to Trino (API.md "Trino connection"). */
+  trino: { impersonate: boolean; session: Readonly<Record<string, string>>; clientTags: readonly string[] };
   /** Events in a cursor batch when the loader names no limit. */
   batchDefaultLimit: number;
   guardrail: GuardrailPolicy;
@@ -29,42 +31,67 @@ export interface BatchPosition {
   skip: number;
 }
 
+/**
+ * Who asked. Seam for the access issue: its authentication sets `request.principal` (a name and roles); until it
+ * lands, routes pass what they have (nothing, on an open gateway) and queries run as the gateway's own user.
+ */
+export interface Caller {
+  readonly name: string;
+}
+
+/** The action a read serves, as Trino sees it in the client tags (the access rules' action names). */
+export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors';
+
+/** How one planned read is sent to Trino: as whom, with which client tags and session properties. */
+export interface TrinoRun {
+  /** The Trino user (`X-Trino-User`) when impersonating the caller; absent: the gateway's own user. */
+  user?: string;
+  clientTags: readonly string[];
+  session: Readonly<Record<string, string>>;
+}
+
 export type PlanRequest =
   /** Events or an aggregation, GET or POST; `token` decodes the page cursor for this query's hash. */
-  | {
-      kind: 'read';
-      topic: TopicModel;
-      read: ReadRequest;
-      token: ((h: string) => PagePosition) | null;
-      /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
-      explain?: boolean;
-    }
-  /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
-  | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
-  /**
-   * A cursor batch after `from`, before `untilMs` (now minus settle). `limit` is what the loader asked for;
-   * `pendingLimit` is the limit of an uncommitted batch being handed out again (already checked when issued).
-   */
-  | {
-      kind: 'batch';
-      topic: TopicModel;
-      read: ReadRequest;
-      from: BatchPosition;
-      untilMs: number;
-      limit?: number | 'all';
-      pendingLimit?: number | 'all';
-    };
+  (
+    | {
+        kind: 'read';
+        topic: TopicModel;
+        read: ReadRequest;
+        token: ((h: string) => PagePosition) | null;
+        /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
+        explain?: boolean;
+      }
+    /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
+    | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
+    /**
+     * A cursor batch after `from`, before `untilMs` (now minus settle). `limit` is what the loader asked for;
+     * `pendingLimit` is the limit of an uncommitted batch being handed out again (already checked when issued).
+     */
+    | {
+        kind: 'batch';
+        topic: TopicModel;
+        read: ReadRequest;
+        from: BatchPosition;
+        untilMs: number;
+        limit?: number | 'all';
+        pendingLimit?: number | 'all';
+      }
+  ) & { caller?: Caller };
 
 export interface PlannedRead extends Plan {
   /** Explain only: the refusal the guardrail would give this query. */
   refused?: ApiError;
+  /** How this read goes to Trino. */
+  run: TrinoRun;
 }
 
 /** The policy of a topic, from the settings (per-topic settings override the gateway's). */
 export function readPolicy(config: Config, topicId: string): ReadPolicy {
   const topic = config.topics[topicId];
   const maxLimit = topic?.maxLimit ?? config.maxLimit;
+  const session = Object.fromEntries(Object.entries(topic?.session ?? {}).map(([k, v]) => [k, String(v)]));
   return {
+    trino: { impersonate: config.trinoImpersonate, session, clientTags: topic?.tags ?? [] },
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
     maxLimit,
     batchDefaultLimit: Math.min(10_000, maxLimit),
@@ -85,17 +112,49 @@ export function readPolicy(config: Config, topicId: string): ReadPolicy {
 
 /** Plans one read; throws the ApiError of the first pass that refuses it. */
 export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now()): PlannedRead {
+  const run = (action: ReadAction) => trinoRun(action, request.caller, policy);
   switch (request.kind) {
     case 'read':
-      return planEvents(request, policy, now);
+      return { ...planEvents(request, policy, now), run: run(request.explain ? 'explain' : 'read') };
     case 'sample':
-      return planSample(request, policy, now);
+      return { ...planSample(request, policy, now), run: run('infer') };
     case 'batch':
-      return planBatch(request, policy);
+      return { ...planBatch(request, policy), run: run('cursors') };
   }
 }
 
-function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolicy, now: number): PlannedRead {
+/**
+ * The Trino side of a read: the action and the topic's tags beside the connection's own `topicgate` tag, the
+ * topic's session properties, and the caller as the Trino user when impersonating (Trino's impersonation and
+ * table rules then decide; a denial comes back as 403 TG_FORBIDDEN).
+ */
+function trinoRun(action: ReadAction, caller: Caller | undefined, policy: ReadPolicy): TrinoRun {
+  const run: TrinoRun = {
+    clientTags: [...new Set([action, ...policy.trino.clientTags])],
+    session: policy.trino.session,
+  };
+  if (policy.trino.impersonate && caller) run.user = trinoUser(caller.name);
+  return run;
+}
+
+/**
+ * A principal as Trino's X-Trino-User: Trino reads the header as sent (no decoding), so only printable ASCII
+ * without leading or trailing blanks can name the same user there; anything else is refused, never altered.
+ */
+function trinoUser(name: string): string {
+  if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name)) {
+    throw new ApiError('TG_FORBIDDEN', `the principal ${JSON.stringify(name)} cannot be sent to Trino as a user`, {
+      principal: name,
+    });
+  }
+  return name;
+}
+
+function planEvents(
+  r: Extract<PlanRequest, { kind: 'read' }>,
+  policy: ReadPolicy,
+  now: number,
+): Plan & { refused?: ApiError } {
   checkBulkRequest(r.read, r.token !== null);
   const planned = planRead(r.topic, r.read, policy, r.token, now);
   const p = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
@@ -165,7 +224,7 @@ function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: ReadPol
   return { time: topic.time!, bounds, concurrency: parallel, ordered: !read.unordered };
 }
 
-function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPolicy, now: number): PlannedRead {
+function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPolicy, now: number): Plan {
   const { topic } = r;
   if (!topic.time || topic.source.topicKind !== 'topic') {
     throw new ApiError('TG_BAD_REQUEST', `${topic.id} is not a topic table: it has no JSON payload to infer from`);
@@ -206,7 +265,7 @@ function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPol
  * bounded steps instead of being refused; a cursor at the very beginning has no lower bound, so such a filter
  * needs a start instant (refused here, naming it).
  */
-function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolicy): PlannedRead {
+function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolicy): Plan {
   const { topic, from } = r;
   if (!topic.time)
     throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no ${TIME_COLUMN}: cursors need topic tables`);
