@@ -5,20 +5,50 @@
  * Every column is resolved (and so checked) before a node is built.
  */
 import { ApiError } from '../errors.js';
-import type { ColumnNode, CompareOp, LiteralNode, PredicateNode } from './nodes.js';
-import { literalFor, typeFamily, type Rounding } from './values.js';
+import type { ArrayOp, ColumnNode, CompareOp, IsWhat, LiteralNode, PredicateNode } from './nodes.js';
+import { arrayElementType, literalFor, rowFieldType, typeFamily, type Rounding } from './values.js';
+import { likePattern, regexPattern } from './patterns.js';
 
 export type ColumnResolver = (name: string) => ColumnNode;
 
-const COMPARE_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const satisfies readonly CompareOp[];
-export const FILTER_OPS = [...COMPARE_OPS, 'in', 'like', 'ilike', 'is'] as const;
+const COMPARE_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'isdistinct'] as const satisfies readonly CompareOp[];
+const ARRAY_OPS = ['cs', 'cd', 'ov'] as const satisfies readonly ArrayOp[];
+export const FILTER_OPS = [...COMPARE_OPS, 'in', 'like', 'ilike', 'match', 'imatch', 'is', ...ARRAY_OPS] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
+/** Operators that take PostgREST's `(any)` / `(all)` modifier: `eq(any).{a,b}`, `like(all).{*a*,*b*}`. */
+export const QUANTIFIABLE_OPS = ['eq', 'like', 'ilike', 'gt', 'gte', 'lt', 'lte', 'match', 'imatch'] as const;
+export type Quantifier = 'any' | 'all';
+
+/**
+ * PostgREST operators with no Trino counterpart on topic tables: refused with a message that says why, never
+ * mistaken for an unknown operator (docs/postgrest-parity.md).
+ */
+const NO_COUNTERPART: Readonly<Record<string, string>> = {
+  fts: 'full-text search (PostgreSQL tsvector/tsquery)',
+  plfts: 'full-text search (PostgreSQL tsvector/tsquery)',
+  phfts: 'full-text search (PostgreSQL tsvector/tsquery)',
+  wfts: 'full-text search (PostgreSQL tsvector/tsquery)',
+  sl: 'a range operator (PostgreSQL range types)',
+  sr: 'a range operator (PostgreSQL range types)',
+  nxl: 'a range operator (PostgreSQL range types)',
+  nxr: 'a range operator (PostgreSQL range types)',
+  adj: 'a range operator (PostgreSQL range types)',
+};
+
 /** Rounding direction that keeps a comparison exact when the value is finer than the column. */
-const ROUNDING = { eq: 'exact', neq: 'exact', gt: 'down', gte: 'up', lt: 'up', lte: 'down' } as const satisfies Record<
-  CompareOp,
-  Rounding
->;
+const ROUNDING = {
+  eq: 'exact',
+  neq: 'exact',
+  isdistinct: 'exact',
+  gt: 'down',
+  gte: 'up',
+  lt: 'up',
+  lte: 'down',
+} as const satisfies Record<CompareOp, Rounding>;
+
+/** The most values one list (in, any/all, cs/cd/ov) may carry. */
+const MAX_LIST = 1000;
 
 function badOp(column: string, op: string, why?: string): ApiError {
   return new ApiError(
@@ -30,12 +60,41 @@ function badOp(column: string, op: string, why?: string): ApiError {
 }
 
 /**
- * Splits `a,b,"c,d",f(x,y)` on the commas outside double quotes and parentheses. Items keep their quotes
+ * An operator as written: `eq`, `eq(any)`, `like(all)`. PostgREST's full-text and range operators are refused
+ * with the reason (`fts(english)` included); anything else unknown is a TG_BAD_OPERATOR listing the operators.
+ */
+export function parseOperator(column: string, text: string): { op: FilterOp; quant: Quantifier | null } {
+  const m = /^([a-z]+)(?:\((any|all)\))?$/.exec(text);
+  const base = m?.[1] ?? /^([a-z]+)\(/.exec(text)?.[1] ?? text;
+  const missing = NO_COUNTERPART[base];
+  if (missing) {
+    throw badOp(
+      column,
+      base,
+      `${column}: ${base} is ${missing}, which has no Trino counterpart here; use like, ilike or match for text`,
+    );
+  }
+  if (!m || !(FILTER_OPS as readonly string[]).includes(m[1]!)) throw badOp(column, text);
+  const op = m[1] as FilterOp;
+  const quant = (m[2] ?? null) as Quantifier | null;
+  if (quant && !(QUANTIFIABLE_OPS as readonly string[]).includes(op)) {
+    throw badOp(
+      column,
+      text,
+      `${column}: ${op} takes no (${quant}) modifier; it applies to ${QUANTIFIABLE_OPS.join(', ')}`,
+    );
+  }
+  return { op, quant };
+}
+
+/**
+ * Splits `a,b,"c,d",f(x,y),g.{1,2}` on the commas outside double quotes, parentheses and braces. Items keep their quotes
  * (unquote() removes them where a value is expected), so quoted text may hold any reserved character.
  */
 export function splitList(text: string, what: string): string[] {
   const out: string[] = [];
   let depth = 0;
+  let braces = 0;
   let quoted = false;
   let start = 0;
   const unbalanced = () => new ApiError('TG_BAD_REQUEST', `${what}: unbalanced quotes or parentheses`);
@@ -47,12 +106,14 @@ export function splitList(text: string, what: string): string[] {
     } else if (c === '"') quoted = true;
     else if (c === '(') depth++;
     else if (c === ')' && --depth < 0) throw unbalanced();
-    else if (c === ',' && depth === 0) {
+    else if (c === '{') braces++;
+    else if (c === '}' && --braces < 0) throw unbalanced();
+    else if (c === ',' && depth === 0 && braces === 0) {
       out.push(text.slice(start, i).trim());
       start = i + 1;
     }
   }
-  if (quoted || depth !== 0) throw unbalanced();
+  if (quoted || depth !== 0 || braces !== 0) throw unbalanced();
   out.push(text.slice(start).trim());
   return out;
 }
@@ -63,24 +124,41 @@ export function unquote(item: string): string {
   return item.slice(1, -1).replace(/\\(.)/gs, '$1');
 }
 
-/** `*` is the wildcard; literal % and _ are escaped so they match themselves. */
-function likePattern(text: string): { pattern: string; escape: boolean } {
-  const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return { pattern: escaped.replace(/\*/g, '%'), escape: escaped !== text };
-}
-
 /**
- * One column filter: `op.value` or `not.op.value` for `column`. Inside or=/and= groups a value may be
- * double-quoted to carry commas, dots and parentheses (`quotedValues`).
+ * One column filter: `op.value`, `op(any).{a,b}` or `not.op.value` for `column`. Inside or=/and= groups a value may
+ * be double-quoted to carry commas, dots and parentheses (`quotedValues`).
  */
 export function parseColumnFilter(column: ColumnNode, expr: string, quotedValues = false): PredicateNode {
   if (expr.startsWith('not.')) return { kind: 'not', inner: parseColumnFilter(column, expr.slice(4), quotedValues) };
   const dot = expr.indexOf('.');
-  const op = dot < 0 ? expr : expr.slice(0, dot);
+  const opText = dot < 0 ? expr : expr.slice(0, dot);
   const value = dot < 0 ? undefined : expr.slice(dot + 1);
-  if (!(FILTER_OPS as readonly string[]).includes(op)) throw badOp(column.name, op);
-  if (value === undefined) throw new ApiError('TG_BAD_VALUE', `${column.name}: ${op} needs a value (${op}.<value>)`);
-  return buildPredicate(column, op as FilterOp, quotedValues && op !== 'in' ? unquote(value) : value);
+  const { op, quant } = parseOperator(column.name, opText);
+  if (value === undefined) {
+    throw new ApiError('TG_BAD_VALUE', `${column.name}: ${opText} needs a value (${opText}.<value>)`, {
+      column: column.name,
+    });
+  }
+  if (quant) return buildQuantified(column, op, quant, braceList(column.name, opText, value));
+  const listed = op === 'in' || (ARRAY_OPS as readonly string[]).includes(op);
+  return buildPredicate(column, op, quotedValues && !listed ? unquote(value) : value);
+}
+
+/**
+ * `op(any)` / `op(all)` over a list: any of (all of) the comparisons holds. `eq(any)` is an IN list (pushed like
+ * one); an empty list is false for any and true for all, as PostgreSQL's `= ANY('{}')` / `= ALL('{}')`.
+ */
+export function buildQuantified(column: ColumnNode, op: FilterOp, quant: Quantifier, values: unknown): PredicateNode {
+  const items = Array.isArray(values) ? values : null;
+  if (!items) throw new ApiError('TG_BAD_VALUE', `${column.name}: ${op}(${quant}) needs a list of values`);
+  if (items.length > MAX_LIST) {
+    throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: ${op}(${quant}) takes at most ${MAX_LIST} values`);
+  }
+  if (op === 'eq' && quant === 'any') return buildPredicate(column, 'in', items);
+  const none: PredicateNode = { kind: 'in', column, values: [] };
+  if (items.length === 0) return quant === 'any' ? none : { kind: 'not', inner: none };
+  const preds = items.map((v) => buildPredicate(column, op, v));
+  return preds.length === 1 ? preds[0]! : { kind: quant === 'any' ? 'or' : 'and', items: preds };
 }
 
 /** Builds the node for an operator and its textual value (GET) or JSON value (POST). */
@@ -93,19 +171,25 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
     case 'gte':
     case 'lt':
     case 'lte':
-      if (family === 'other' || (family === 'boolean' && op !== 'eq' && op !== 'neq')) {
+    case 'isdistinct': {
+      const equality = op === 'eq' || op === 'neq' || op === 'isdistinct';
+      if (family === 'other' || (family === 'boolean' && !equality)) {
         throw badOp(column.name, op, `${column.name} (${column.type}) does not support ${op}`);
       }
       return { kind: 'compare', op, column, value: literalFor(column, value, ROUNDING[op]) };
+    }
     case 'in': {
       const items = Array.isArray(value) ? value : inList(column.name, String(value));
-      if (items.length === 0) throw new ApiError('TG_BAD_VALUE', `${column.name}: in needs at least one value`);
-      if (items.length > 1000) throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: in takes at most 1000 values`);
+      if (items.length > MAX_LIST) {
+        throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: in takes at most ${MAX_LIST} values`);
+      }
       if (family === 'other') throw badOp(column.name, op, `${column.name} (${column.type}) does not support in`);
       return { kind: 'in', column, values: items.map((v): LiteralNode => literalFor(column, v)) };
     }
     case 'like':
-    case 'ilike': {
+    case 'ilike':
+    case 'match':
+    case 'imatch': {
       if (family !== 'varchar' && family !== 'varbinary') {
         throw badOp(column.name, op, `${column.name} (${column.type}) does not support ${op}; it matches text`);
       }
@@ -113,22 +197,62 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
       if (value.includes('\u0000') || !value.isWellFormed()) {
         throw new ApiError('TG_BAD_VALUE', `${column.name}: the pattern contains a NUL or an unpaired surrogate`);
       }
-      return { kind: 'like', column, ...likePattern(value), caseInsensitive: op === 'ilike' };
-    }
-    case 'is': {
-      const what = value === null ? 'null' : String(value);
-      if (what !== 'null' && what !== 'true' && what !== 'false') {
-        throw new ApiError(
-          'TG_BAD_VALUE',
-          `${column.name}: is takes null, true or false, not ${JSON.stringify(value)}`,
-        );
+      if (op === 'match' || op === 'imatch') {
+        return { kind: 'match', column, pattern: regexPattern(column.name, value), caseInsensitive: op === 'imatch' };
       }
-      if (what !== 'null' && family !== 'boolean') {
-        throw badOp(column.name, op, `${column.name} (${column.type}) is not boolean; use is.null`);
-      }
-      return { kind: 'is', column, what };
+      return { kind: 'like', column, ...likePattern(column.name, value), caseInsensitive: op === 'ilike' };
     }
+    case 'is':
+      return isPredicate(column, value);
+    case 'cs':
+    case 'cd':
+    case 'ov':
+      return arrayPredicate(column, op, value);
   }
+}
+
+const IS_VALUES = ['null', 'not_null', 'true', 'false', 'unknown'] as const satisfies readonly IsWhat[];
+
+/** `is.null`, `is.not_null`, and on booleans `is.true`, `is.false`, `is.unknown`; any letter case, as PostgREST. */
+function isPredicate(column: ColumnNode, value: unknown): PredicateNode {
+  const what = (value === null ? 'null' : String(value)).toLowerCase();
+  if (!(IS_VALUES as readonly string[]).includes(what)) {
+    throw new ApiError(
+      'TG_BAD_VALUE',
+      `${column.name}: is takes ${IS_VALUES.join(', ')}, not ${JSON.stringify(value)}`,
+      { column: column.name },
+    );
+  }
+  if (what !== 'null' && what !== 'not_null' && typeFamily(column.type) !== 'boolean') {
+    throw badOp(column.name, 'is', `${column.name} (${column.type}) is not boolean; use is.null or is.not_null`);
+  }
+  return { kind: 'is', column, what: what as IsWhat };
+}
+
+/**
+ * `cs`, `cd`, `ov` on an array column: the values have the element type. For an array of rows with a `key` field
+ * (`headers`), the values are keys: `headers=cs.{trace}` holds when a header named trace is present.
+ */
+function arrayPredicate(column: ColumnNode, op: ArrayOp, value: unknown): PredicateNode {
+  const refuse = () =>
+    badOp(
+      column.name,
+      op,
+      `${column.name} (${column.type}) does not support ${op}; it applies to arrays of scalars and to headers`,
+    );
+  let type = arrayElementType(column.type);
+  let field: string | null = null;
+  if (type?.startsWith('row(')) {
+    type = rowFieldType(type, 'key');
+    field = 'key';
+  }
+  if (!type || typeFamily(type) === 'other') throw refuse();
+  const items = Array.isArray(value) ? value : braceList(column.name, op, String(value));
+  if (items.length > MAX_LIST) {
+    throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: ${op} takes at most ${MAX_LIST} values`);
+  }
+  const elementColumn: ColumnNode = { ...column, type };
+  return { kind: 'array', op, column, field, values: items.map((v) => literalFor(elementColumn, v)) };
 }
 
 function inList(column: string, text: string): string[] {
@@ -139,9 +263,19 @@ function inList(column: string, text: string): string[] {
   return inner.trim() === '' ? [] : splitList(inner, column).map(unquote);
 }
 
+/** PostgreSQL's array literal as PostgREST takes it: `{a,b,"c,d"}`; `{}` is empty. */
+function braceList(column: string, op: string, text: string): string[] {
+  if (!text.startsWith('{') || !text.endsWith('}')) {
+    throw new ApiError('TG_BAD_VALUE', `${column}: ${op} takes a list in braces, like ${op}.{a,b,"c,d"}`);
+  }
+  const inner = text.slice(1, -1);
+  return inner.trim() === '' ? [] : splitList(inner, column).map(unquote);
+}
+
 /** A logic group `(item,item,...)` for `or`/`and` (possibly negated), with `col.op.value` items. */
 export function parseLogic(kind: 'and' | 'or', body: string, resolve: ColumnResolver, depth = 0): PredicateNode {
   if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'boolean groups nest deeper than 8 levels');
+  body = body.trim();
   if (!body.startsWith('(') || !body.endsWith(')')) {
     throw new ApiError('TG_BAD_REQUEST', `${kind}: the group must be in parentheses, like ${kind}=(a.eq.1,b.lt.2)`);
   }
@@ -151,7 +285,7 @@ export function parseLogic(kind: 'and' | 'or', body: string, resolve: ColumnReso
 }
 
 function parseLogicItem(item: string, resolve: ColumnResolver, depth: number): PredicateNode {
-  const group = /^(not\.)?(and|or)(\(.*\))$/s.exec(item);
+  const group = /^(not\.)?(and|or)\s*(\(.*\))$/s.exec(item);
   if (group) {
     const inner = parseLogic(group[2] as 'and' | 'or', group[3]!, resolve, depth + 1);
     return group[1] ? { kind: 'not', inner } : inner;

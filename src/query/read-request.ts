@@ -5,12 +5,12 @@
 import { ApiError } from '../errors.js';
 import { and, type PredicateNode } from './nodes.js';
 import {
-  FILTER_OPS,
   buildPredicate,
+  buildQuantified,
   parseColumnFilter,
   parseLogic,
+  parseOperator,
   type ColumnResolver,
-  type FilterOp,
 } from './filters.js';
 import type { OrderSpec, QueryBody } from '../schemas/read.js';
 import type { Where } from '../schemas/where.js';
@@ -112,17 +112,18 @@ export function whereFromJson(w: Where, resolve: ColumnResolver, depth = 0): Pre
     return items.length === 1 ? items[0]! : { kind, items };
   }
   if ('not' in w) return { kind: 'not', inner: whereFromJson(w.not, resolve, depth + 1) };
-  if (!(FILTER_OPS as readonly string[]).includes(w.op)) {
-    throw new ApiError(
-      'TG_BAD_OPERATOR',
-      `where: ${w.field}: unknown operator ${JSON.stringify(w.op)}; use one of ${FILTER_OPS.join(', ')}`,
-      {
-        column: w.field,
-        operator: w.op,
-      },
-    );
+  const column = resolve(w.field);
+  let parsed: ReturnType<typeof parseOperator>;
+  try {
+    parsed = parseOperator(column.name, w.op);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    throw new ApiError(err.code, `where: ${err.message}`, err.details);
   }
-  return buildPredicate(resolve(w.field), w.op as FilterOp, w.value === undefined ? null : w.value);
+  const value = w.value === undefined ? null : w.value;
+  return parsed.quant
+    ? buildQuantified(column, parsed.op, parsed.quant, value)
+    : buildPredicate(column, parsed.op, value);
 }
 
 export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): ReadRequest {
