@@ -121,7 +121,8 @@ export const EventsQuery = Type.Object(
     ),
     since: Type.Optional(
       Type.String({
-        description: 'Inclusive start on timestamp_broker: ISO-8601 with zone, or -15m, -2h, -7d, now',
+        description:
+          'Inclusive start on timestamp_broker: ISO-8601 (UTC when no zone is given), or -15m, -2h, -7d, now',
         examples: ['2026-11-01T00:00:00Z'],
       }),
     ),
