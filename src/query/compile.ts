@@ -71,6 +71,41 @@ export function compileLiteral(lit: LiteralNode): string {
   }
 }
 
+/** Text of UTF-8 bytes, or NULL when they are not UTF-8 (from_utf8 alone would substitute U+FFFD silently). */
+function utf8Text(raw: string): string {
+  return `CASE WHEN to_utf8(from_utf8(${raw})) = ${raw} THEN from_utf8(${raw}) END`;
+}
+
+/** A JSON scalar read as `type`: text as is, a timestamp from ISO-8601 text, anything else by try_cast. */
+function scalarAs(scalar: string, type: string): string {
+  const family = typeFamily(type);
+  if (family === 'varchar') return scalar;
+  if (family === 'timestamp') {
+    // ISO-8601 text with a zone (as JSON payloads carry it) to the zone-less UTC timestamp of the column type.
+    return `try(CAST(from_iso8601_timestamp(${scalar}) AT TIME ZONE 'UTC' AS ${type}))`;
+  }
+  return `try_cast(${scalar} AS ${type})`;
+}
+
+/**
+ * An ad-hoc arrow path (json-path-column.ts) over a JSON-holding column: varbinary must be UTF-8 (else NULL), text
+ * that is not JSON gives NULL (json_extract never fails on it). `->` is the JSON value; `->>` its text as
+ * PostgreSQL's `->>` gives it: a scalar unquoted, an object or array as JSON text, JSON null as NULL. A path
+ * retyped by a comparison's literal is the scalar read as that type (mistyped: NULL).
+ */
+function compileJsonPath(c: ColumnNode, src: Extract<ColumnNode['source'], { kind: 'json-path' }>): string {
+  const base = compileColumn(src.base);
+  const doc = typeFamily(src.base.type) === 'varbinary' ? utf8Text(base) : base;
+  const path = jsonPathLiteral(src.path);
+  if (c.type === 'json') return `json_extract(${doc}, ${path})`;
+  if (c.type === 'varchar') {
+    const j = `json_extract(${doc}, ${path})`;
+    return `IF(is_json_scalar(${j}), json_extract_scalar(${j}, '$'), json_format(${j}))`;
+  }
+  if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${doc}, ${path}) AS ${c.type})`;
+  return scalarAs(`json_extract_scalar(${doc}, ${path})`, c.type);
+}
+
 /**
  * A column reference. Expanded fields are Trino JSON functions over the payload: invalid UTF-8 gives NULL
  * (from_utf8 would silently substitute U+FFFD), non-JSON and missing or mistyped fields give NULL (try_cast).
@@ -78,17 +113,11 @@ export function compileLiteral(lit: LiteralNode): string {
 export function compileColumn(c: ColumnNode): string {
   const src = c.source;
   if (src.kind === 'table') return quoteIdent(c.name);
-  const raw = quoteIdent(src.from);
-  const text = `CASE WHEN to_utf8(from_utf8(${raw})) = ${raw} THEN from_utf8(${raw}) END`;
+  if (src.kind === 'json-path') return compileJsonPath(c, src);
+  const text = utf8Text(quoteIdent(src.from));
   const path = jsonPathLiteral(src.path);
-  const family = typeFamily(c.type);
-  if (family === 'other') return `try_cast(json_extract(${text}, ${path}) AS ${c.type})`;
-  const scalar = `json_extract_scalar(${text}, ${path})`;
-  if (family === 'timestamp') {
-    // ISO-8601 text with a zone (as JSON payloads carry it) to the zone-less UTC timestamp of the column type.
-    return `try(CAST(from_iso8601_timestamp(${scalar}) AT TIME ZONE 'UTC' AS ${c.type}))`;
-  }
-  return family === 'varchar' ? scalar : `try_cast(${scalar} AS ${c.type})`;
+  if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${text}, ${path}) AS ${c.type})`;
+  return scalarAs(`json_extract_scalar(${text}, ${path})`, c.type);
 }
 
 /** A text column for pattern matching: varbinary through from_utf8 (invalid bytes become U+FFFD, as in like). */

@@ -8,6 +8,8 @@ import { ApiError } from '../errors.js';
 import type { ArrayOp, ColumnNode, CompareOp, IsWhat, LiteralNode, PredicateNode } from './nodes.js';
 import { arrayElementType, literalFor, rowFieldType, typeFamily, type Rounding } from './values.js';
 import { likePattern, regexPattern } from './patterns.js';
+import { pathColumnFor } from './json-path-column.js';
+import { refLength } from './column-ref.js';
 
 export type ColumnResolver = (name: string) => ColumnNode;
 
@@ -140,7 +142,7 @@ export function parseColumnFilter(column: ColumnNode, expr: string, quotedValues
     });
   }
   if (quant) return buildQuantified(column, op, quant, braceList(column.name, opText, value));
-  const listed = op === 'in' || (ARRAY_OPS as readonly string[]).includes(op);
+  const listed = op === 'in' || isArrayOp(op);
   return buildPredicate(column, op, quotedValues && !listed ? unquote(value) : value);
 }
 
@@ -163,6 +165,34 @@ export function buildQuantified(column: ColumnNode, op: FilterOp, quant: Quantif
 
 /** Builds the node for an operator and its textual value (GET) or JSON value (POST). */
 export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown): PredicateNode {
+  if (column.source.kind === 'json-path') {
+    // An ad-hoc JSON path takes the type its operator and value give it (json-path-column.ts).
+    const listed =
+      op === 'in'
+        ? listOf(column.name, op, value, inList)
+        : isArrayOp(op)
+          ? listOf(column.name, op, value, braceList)
+          : value;
+    const typed = pathColumnFor(column, op, listed);
+    return buildTyped(typed, op, listed);
+  }
+  return buildTyped(column, op, value);
+}
+
+function isArrayOp(op: string): op is ArrayOp {
+  return (ARRAY_OPS as readonly string[]).includes(op);
+}
+
+function listOf(
+  column: string,
+  op: string,
+  value: unknown,
+  parse: (column: string, op: string, text: string) => string[],
+): unknown[] {
+  return Array.isArray(value) ? value : parse(column, op, String(value));
+}
+
+function buildTyped(column: ColumnNode, op: FilterOp, value: unknown): PredicateNode {
   const family = typeFamily(column.type);
   switch (op) {
     case 'eq':
@@ -179,7 +209,7 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
       return { kind: 'compare', op, column, value: literalFor(column, value, ROUNDING[op]) };
     }
     case 'in': {
-      const items = Array.isArray(value) ? value : inList(column.name, String(value));
+      const items = listOf(column.name, op, value, inList);
       if (items.length > MAX_LIST) {
         throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: in takes at most ${MAX_LIST} values`);
       }
@@ -247,7 +277,7 @@ function arrayPredicate(column: ColumnNode, op: ArrayOp, value: unknown): Predic
     field = 'key';
   }
   if (!type || typeFamily(type) === 'other') throw refuse();
-  const items = Array.isArray(value) ? value : braceList(column.name, op, String(value));
+  const items = listOf(column.name, op, value, braceList);
   if (items.length > MAX_LIST) {
     throw new ApiError('TG_TOO_EXPENSIVE', `${column.name}: ${op} takes at most ${MAX_LIST} values`);
   }
@@ -255,7 +285,7 @@ function arrayPredicate(column: ColumnNode, op: ArrayOp, value: unknown): Predic
   return { kind: 'array', op, column, field, values: items.map((v) => literalFor(elementColumn, v)) };
 }
 
-function inList(column: string, text: string): string[] {
+function inList(column: string, _op: string, text: string): string[] {
   if (!text.startsWith('(') || !text.endsWith(')')) {
     throw new ApiError('TG_BAD_VALUE', `${column}: in takes a list in parentheses, like in.(a,b,"c,d")`);
   }
@@ -290,19 +320,12 @@ function parseLogicItem(item: string, resolve: ColumnResolver, depth: number): P
     const inner = parseLogic(group[2] as 'and' | 'or', group[3]!, resolve, depth + 1);
     return group[1] ? { kind: 'not', inner } : inner;
   }
-  let name: string;
-  let rest: string;
-  if (item.startsWith('"')) {
-    const end = item.indexOf('".', 1);
-    if (end < 0) throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}`);
-    name = item.slice(1, end);
-    rest = item.slice(end + 2);
-  } else {
-    const dot = item.indexOf('.');
-    if (dot <= 0)
-      throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}: expected column.operator.value`);
-    name = item.slice(0, dot);
-    rest = item.slice(dot + 1);
+  // The column reference ends at the first dot outside double quotes: `"a.b".eq.1`, `value->>"x.y".eq.1`.
+  const end = refLength(item);
+  if (end <= 0 || end >= item.length) {
+    throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}: expected column.operator.value`);
   }
+  const name = item.slice(0, end);
+  const rest = item.slice(end + 1);
   return parseColumnFilter(resolve(name), rest, true);
 }

@@ -4,8 +4,14 @@
  */
 import type { AGGREGATE_FNS } from '../schemas/read.js';
 
-/** Where a column's value comes from: a table column, or a JSON field of the payload (blob expansion). */
-export type ColumnSource = { kind: 'table' } | { kind: 'json'; from: string; path: readonly (string | number)[] };
+/**
+ * Where a column's value comes from: a table column, a declared JSON field of the payload (blob expansion), or an
+ * ad-hoc JSON arrow path into any JSON-holding column (`value->customer->>country`; `text` for a final `->>`).
+ */
+export type ColumnSource =
+  | { kind: 'table' }
+  | { kind: 'json'; from: string; path: readonly (string | number)[] }
+  | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean };
 
 export interface ColumnNode {
   kind: 'column';

@@ -7,6 +7,8 @@ import type { ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, Sourc
 import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
 import { parseDuration, parseInstant } from './time.js';
 import { typeFamily } from './values.js';
+import { parseColumnRef, splitAlias } from './column-ref.js';
+import { jsonPathColumn, pathColumnForAggregate } from './json-path-column.js';
 import { queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
 
@@ -43,9 +45,16 @@ export interface Plan {
   userWhere: PredicateNode | null;
 }
 
+/**
+ * Resolves a column reference of a request against the topic: a column or expanded field, double-quoted or not, or
+ * an arrow path into a JSON-holding one (column-ref.ts, json-path-column.ts).
+ */
 export function resolver(topic: TopicModel): (name: string) => ColumnNode {
-  return (name) => {
+  return (text) => {
+    const ref = parseColumnRef(text);
+    const name = ref.name;
     const c = topic.columns.get(name);
+    if (c && ref.path.length) return jsonPathColumn(c, ref);
     if (!c) {
       throw new ApiError('TG_UNKNOWN_COLUMN', `${topic.id} has no column ${JSON.stringify(name)}`, {
         column: name,
@@ -59,8 +68,8 @@ export function resolver(topic: TopicModel): (name: string) => ColumnNode {
 const NUMERIC = new Set(['integer', 'decimal', 'double']);
 
 function aggregateNode(topic: TopicModel, spec: AggregateSpec, resolve: (n: string) => ColumnNode): SelectNode {
-  const column = spec.field === undefined ? null : resolve(spec.field);
-  const as = spec.as ?? (column ? `${spec.fn}_${column.name}` : spec.fn);
+  const column = spec.field === undefined ? null : pathColumnForAggregate(resolve(spec.field), spec.fn);
+  const as = spec.as ?? (column ? `${spec.fn}_${outputName(column)}` : spec.fn);
   const needs = (ok: boolean, what: string) => {
     if (!ok) throw new ApiError('TG_BAD_VALUE', `${spec.fn}: ${what}`, { fn: spec.fn, field: spec.field });
   };
@@ -80,6 +89,27 @@ function bucketNode(topic: TopicModel, spec: { bucket: string; as?: string }): S
   const ms = parseDuration(spec.bucket, 'bucket');
   if (ms < 1 || ms > 366 * 86_400_000) throw new ApiError('TG_BAD_VALUE', 'bucket must be from 1ms to 366d');
   return { kind: 'bucket', column: topic.time, ms, as: spec.as ?? 'bucket' };
+}
+
+const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The output name of a column: its name, or for an arrow path its last key (as PostgREST names it). */
+function outputName(c: ColumnNode): string {
+  if (c.source.kind !== 'json-path') return c.name;
+  const keys = c.source.path.filter((k): k is string => typeof k === 'string');
+  return keys.at(-1) ?? c.name;
+}
+
+/** A select item `[alias:]reference` (PostgREST's renaming). */
+function selectColumn(item: string, resolve: (n: string) => ColumnNode): SelectNode {
+  const { alias, ref } = splitAlias(item);
+  if (alias !== null && !ALIAS.test(alias)) {
+    throw new ApiError('TG_BAD_REQUEST', `select: the alias ${JSON.stringify(alias)} must match ${ALIAS.source}`, {
+      parameter: 'select',
+    });
+  }
+  const column = resolve(ref);
+  return { kind: 'select-column', column, as: alias ?? outputName(column) };
 }
 
 function uniqueNames(select: readonly SelectNode[]): void {
@@ -103,17 +133,21 @@ export function planRead(
   const items = req.select ?? [];
   const groupSpecs = req.groupBy ?? [];
   let select: SelectNode[] = items.map((s) =>
-    typeof s === 'string' ? { kind: 'select-column', column: resolve(s), as: s } : aggregateNode(topic, s, resolve),
+    typeof s === 'string' ? selectColumn(s, resolve) : aggregateNode(topic, s, resolve),
   );
   const groupBy: string[] = [];
   // Group keys not already selected come first, in groupBy order.
   const keys: SelectNode[] = [];
   for (const g of groupSpecs) {
     if (typeof g === 'string') {
+      // A key is a selected item named g, or selecting the same column (or path); else it is added in front.
       const col = resolve(g);
-      if (!select.some((s) => s.kind === 'select-column' && s.as === g))
-        keys.push({ kind: 'select-column', column: col, as: g });
-      groupBy.push(g);
+      const same = select.find(
+        (s) => s.kind === 'select-column' && (s.as === g || (s.column.name === col.name && s.column.type === col.type)),
+      );
+      const as = same?.as ?? outputName(col);
+      if (!same) keys.push({ kind: 'select-column', column: col, as });
+      groupBy.push(as);
     } else {
       const b = bucketNode(topic, g);
       keys.push(b);

@@ -10,8 +10,10 @@ import {
   parseColumnFilter,
   parseLogic,
   parseOperator,
+  splitList,
   type ColumnResolver,
 } from './filters.js';
+import { refLength } from './column-ref.js';
 import type { OrderSpec, QueryBody } from '../schemas/read.js';
 import type { Where } from '../schemas/where.js';
 import type { ReadRequest } from './plan.js';
@@ -40,10 +42,12 @@ function single(name: string, v: unknown): string | undefined {
 
 /** `order=a.desc.nullslast,b` -> order specs. */
 export function parseOrderParam(text: string): OrderSpec[] {
-  return text.split(',').map((part) => {
-    const bits = part.trim().split('.');
-    const spec: OrderSpec = { field: bits[0] ?? '' };
-    for (const b of bits.slice(1)) {
+  return splitList(text, 'order').map((part) => {
+    // The column reference ends at the first dot outside double quotes (`value->>"a.b".desc`).
+    const end = refLength(part);
+    const spec: OrderSpec = { field: part.slice(0, end) };
+    const mods = part.slice(end + 1);
+    for (const b of end < part.length ? mods.split('.') : []) {
       if (b === 'asc' || b === 'desc') spec.dir = b;
       else if (b === 'nullsfirst') spec.nulls = 'first';
       else if (b === 'nullslast') spec.nulls = 'last';
@@ -81,13 +85,7 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
     });
   }
   return {
-    select:
-      select === undefined
-        ? undefined
-        : select
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
+    select: select === undefined ? undefined : splitList(select, 'select').filter(Boolean),
     where: and(...filters),
     since: single('since', query.since),
     until: single('until', query.until),

@@ -51,7 +51,7 @@ export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
 function columnRow(c: ColumnNode, expandPath: string | undefined): string {
   // Filters on an expanded field run after the scan: the API then wants a time window (TG_TIME_BOUND_REQUIRED).
   const origin =
-    c.source.kind === 'table'
+    c.source.kind !== 'json'
       ? 'table'
       : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}; filters on it need ${code('since')}`;
   const filters = filterExamples(c).map(code).join(' ');
