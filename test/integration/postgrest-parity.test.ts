@@ -17,6 +17,8 @@ afterAll(() => app.close());
 const DAY = 'since=2026-11-01T00:00:00Z&until=2026-11-02T00:00:00Z';
 const DAY_SQL = `timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-02 00:00:00'`;
 const KEY = `from_utf8(key)`;
+/** A JSON field of the payload by hand (the demo's non-UTF-8 values are not JSON either). */
+const S = (path: string) => `json_extract_scalar(from_utf8(value), '${path}')`;
 
 /** The rows (key as base64, broker time, producer time) the gateway returns, sorted. */
 async function gatewayRows(params: string): Promise<string[]> {
@@ -103,6 +105,45 @@ const SUPPORTED: [string, string, 'some' | 'none' | 'all'][] = [
   ['timestamp_broker=lt.2026-11-01T01:00:00', `timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`, 'some'],
   ['timestamp_producer=gte.2026-11-01 23:30', `timestamp_producer >= TIMESTAMP '2026-11-01 23:30:00'`, 'some'],
   ['timestamp_broker=lt.2026-11-01T03:00:00%2B02:00', `timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`, 'some'],
+  // JSON arrow paths (ad-hoc, on the raw value): ->> text, -> JSON; a number or time literal types the comparison.
+  ['value->>status=eq.paid', `${S('$.status')} = 'paid'`, 'some'],
+  ['"value"->>"status"=eq.paid', `${S('$.status')} = 'paid'`, 'some'],
+  ['value->status=eq.paid', `${S('$.status')} = 'paid'`, 'some'],
+  ['value->customer->address->>country=in.(DE,FR)', `${S('$.customer.address.country')} IN ('DE', 'FR')`, 'some'],
+  ['value->items->0->>sku=eq.SKU-3', `${S('$.items[0].sku')} = 'SKU-3'`, 'some'],
+  ['value->items->1->>price=gte.19.5', `CAST(${S('$.items[1].price')} AS double) >= 19.5`, 'some'],
+  ['value->>amount=gt.400', `try_cast(${S('$.amount')} AS double) > 400`, 'some'],
+  ['value->amount=lte.1', `try_cast(${S('$.amount')} AS double) <= 1`, 'some'],
+  ['value->>amount=eq.twelve', `${S('$.amount')} = 'twelve'`, 'some'],
+  ['value->>order_id=eq.1000001', `try_cast(${S('$.order_id')} AS double) = 1000001`, 'some'],
+  ['value->>trace_id=like.9007199254740993', `${S('$.trace_id')} = '9007199254740993'`, 'some'],
+  [
+    'value->>created_at=lt.2026-11-01T00:30:00Z',
+    `from_iso8601_timestamp(${S('$.created_at')}) < from_iso8601_timestamp('2026-11-01T00:30:00Z')`,
+    'some',
+  ],
+  ['value->>status=like.p*', `${S('$.status')} LIKE 'p%'`, 'some'],
+  ['value->>status=ilike.*AID', `lower(${S('$.status')}) LIKE '%aid'`, 'some'],
+  ['value->>status=match.^(paid|shipped)$', `regexp_like(${S('$.status')}, '^(paid|shipped)$')`, 'some'],
+  ['value->>status=eq(any).{paid,pending}', `${S('$.status')} IN ('paid', 'pending')`, 'some'],
+  ['value->>amount=gt(all).{100,200}', `try_cast(${S('$.amount')} AS double) > 200`, 'some'],
+  ['value->>status=not.in.(paid)', `NOT (${S('$.status')} IN ('paid'))`, 'some'],
+  ['value->>status=isdistinct.paid', `${S('$.status')} IS DISTINCT FROM 'paid'`, 'some'],
+  ['value->>amount=is.null', `${S('$.amount')} IS NULL`, 'some'],
+  ['value->customer=is.not_null', `json_extract(from_utf8(value), '$.customer') IS NOT NULL`, 'some'],
+  [
+    'value->>customer=like.{"id":"c1"*',
+    `json_format(json_extract(from_utf8(value), '$.customer')) LIKE '{"id":"c1"%'`,
+    'some',
+  ],
+  ['value->>"été"=is.null', 'TRUE', 'all'],
+  [
+    'or=(value->>status.eq.paid,value->customer->address->>country.eq.DE)',
+    `${S('$.status')} = 'paid' OR ${S('$.customer.address.country')} = 'DE'`,
+    'some',
+  ],
+  ['"key"=eq.order-1000001', `${KEY} = 'order-1000001'`, 'some'],
+  ['or=("key".eq.order-1000001,"key".is.null)', `${KEY} = 'order-1000001' OR key IS NULL`, 'some'],
   // Boolean groups: whitespace after or/and.
   [
     'or=(key.eq.order-1000001, and (key.is.null,timestamp_broker.lt.2026-11-01T01:00:00Z))',
