@@ -130,7 +130,9 @@ export function planRead(
   now = Date.now(),
 ): Plan {
   const resolve = resolver(topic);
-  const items = req.select ?? [];
+  // PostgREST's `*` (what supabase-js sends by default) is every column: table columns, then expanded fields.
+  const all = [...topic.source.columns, ...[...topic.columns.values()].filter((c) => c.source.kind === 'json')];
+  const items = (req.select ?? []).flatMap((s) => (s === '*' ? all.map((c) => c.name) : [s]));
   const groupSpecs = req.groupBy ?? [];
   let select: SelectNode[] = items.map((s) =>
     typeof s === 'string' ? selectColumn(s, resolve) : aggregateNode(topic, s, resolve),
@@ -166,11 +168,7 @@ export function planRead(
     }
     if (req.dedupe) throw new ApiError('TG_BAD_REQUEST', 'dedupe applies to event reads, not to aggregations');
   }
-  if (select.length === 0) {
-    select = topic.source.columns.map((c) => ({ kind: 'select-column', column: c, as: c.name }));
-    for (const c of topic.columns.values())
-      if (c.source.kind === 'json') select.push({ kind: 'select-column', column: c, as: c.name });
-  }
+  if (select.length === 0) select = all.map((c) => ({ kind: 'select-column', column: c, as: c.name }));
   uniqueNames(select);
 
   const outputs = new Map(select.map((s) => [s.as, s]));

@@ -63,6 +63,20 @@ export function parseOrderParam(text: string): OrderSpec[] {
   });
 }
 
+/** A filter parameter's column; PostgREST's `offset` (when no column has that name) is refused, naming the alternative. */
+function resolveParam(name: string, resolve: ColumnResolver) {
+  try {
+    return resolve(name);
+  } catch (err) {
+    if (name !== 'offset' || !(err instanceof ApiError) || err.code !== 'TG_UNKNOWN_COLUMN') throw err;
+    throw new ApiError(
+      'TG_BAD_REQUEST',
+      'offset is not supported: follow the next cursor of each page (pages are exact under ties and duplicates)',
+      { parameter: 'offset' },
+    );
+  }
+}
+
 /** Reads GET parameters into a ReadRequest; every unknown parameter is a column filter on a known column. */
 export function readRequestFromQuery(query: Record<string, unknown>, resolve: ColumnResolver): ReadRequest {
   const filters: PredicateNode[] = [];
@@ -73,7 +87,7 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
       if (name === 'or' || name === 'and') filters.push(parseLogic(name, text, resolve));
       else if (name === 'not.or' || name === 'not.and')
         filters.push({ kind: 'not', inner: parseLogic(name === 'not.or' ? 'or' : 'and', text, resolve) });
-      else filters.push(parseColumnFilter(resolve(name), text));
+      else filters.push(parseColumnFilter(resolveParam(name, resolve), text));
     }
   }
   const select = single('select', query.select);

@@ -190,3 +190,71 @@ describe('refused forms: a 400 naming the operator', () => {
     expect(error.message).toContain(` ${op} `);
   });
 });
+
+// Other PostgREST syntax. [GET parameters, status, error code or null, text the body contains]
+const SYNTAX: [string, number, string | null, string][] = [
+  ['select=*&key=eq.order-1000001', 200, null, '"headers"'],
+  ['select=*,status:value->>status&key=eq.order-1000001', 200, null, '"status":"pending"'],
+  ['select=k:key&key=eq.order-1000001', 200, null, '"k":"order-1000001"'],
+  ['select="key"&"key"=eq.order-1000001', 200, null, '"key":"order-1000001"'],
+  ['offset=10', 400, 'TG_BAD_REQUEST', 'offset is not supported: follow the next cursor'],
+  ['select=*,customers(*)', 400, 'TG_UNKNOWN_COLUMN', 'has no column \\"customers(*)\\"'],
+  ['select=amount.sum()', 400, 'TG_UNKNOWN_COLUMN', 'has no column \\"amount.sum()\\"'],
+  ['select=key::text', 400, 'TG_BAD_REQUEST', 'casts (::) have no counterpart here'],
+  ['headers->0->>key=eq.trace', 400, 'TG_BAD_REQUEST', 'holds no JSON text'],
+  ['value->-1->>sku=is.null', 400, 'TG_BAD_REQUEST', 'negative array indexes have no Trino counterpart here'],
+  ['value->items=cs.["a"]', 400, 'TG_BAD_VALUE', 'cs takes a list in braces'],
+  ['key=eq(any).(a,b)', 400, 'TG_BAD_VALUE', 'eq(any) takes a list in braces'],
+  ['timestamp_broker=ov.[2026-11-01,2026-11-02)', 400, 'TG_BAD_OPERATOR', 'does not support ov'],
+  ['key=is.maybe', 400, 'TG_BAD_VALUE', 'is takes null, not_null, true, false, unknown'],
+  ['key=like.abc\\', 400, 'TG_BAD_VALUE', 'the pattern ends with the escape character'],
+  ['key=match.(', 400, 'TG_BAD_VALUE', 'is not a regular expression'],
+];
+
+describe('other syntax: select=*, renaming, quoted names; refusals name the culprit', () => {
+  it.each(SYNTAX)('%s', async (params, status, code, text) => {
+    const res = await app.inject(`/v1/topics/orders/events?${encodeURI(params)}&${DAY}`);
+    expect(res.statusCode, res.body).toBe(status);
+    if (code) expect(res.json().error.code).toBe(code);
+    expect(res.body).toContain(text);
+  });
+
+  it('order by a ->> path sorts its text as PostgreSQL does (NULLS LAST)', async () => {
+    const res = await app.inject(
+      `/v1/topics/orders/events?select=amount:value->>amount&order=value->>amount.desc.nullslast&limit=50&${DAY}`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const want = await sql(`SELECT ${S('$.amount')} FROM orders WHERE ${DAY_SQL} ORDER BY 1 DESC NULLS LAST LIMIT 50`);
+    expect(res.json().rows.map((r: { amount: string | null }) => [r.amount])).toEqual(want);
+  });
+});
+
+describe('headers and methods PostgREST clients send', () => {
+  const url = `/v1/topics/orders/events?key=eq.order-1000001&${DAY}`;
+
+  it('Range and Prefer headers are ignored: the same rows', async () => {
+    const plain = await app.inject(url);
+    const withHeaders = await app.inject({
+      url,
+      headers: { range: '0-0', 'range-unit': 'items', prefer: 'count=exact' },
+    });
+    expect(plain.json().rows.length).toBeGreaterThan(1);
+    expect(withHeaders.json().rows).toEqual(plain.json().rows);
+  });
+
+  it('a PostgREST-specific media type is a 406', async () => {
+    const res = await app.inject({ url, headers: { accept: 'application/vnd.pgrst.object+json' } });
+    expect([res.statusCode, res.json().error.code]).toEqual([406, 'TG_NOT_ACCEPTABLE']);
+  });
+
+  it.each(['PATCH', 'PUT', 'DELETE'] as const)('%s on a topic does not exist (read-only)', async (method) => {
+    const res = await app.inject({ method, url: '/v1/topics/orders/events?key=eq.x', payload: {} });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.code).toBe('TG_NOT_FOUND');
+  });
+
+  it('RPC does not exist', async () => {
+    const res = await app.inject({ method: 'POST', url: '/rpc/anything', payload: {} });
+    expect([res.statusCode, res.json().error.code]).toEqual([404, 'TG_NOT_FOUND']);
+  });
+});

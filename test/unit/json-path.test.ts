@@ -242,6 +242,14 @@ describe('select, order, groupBy and aggregates with paths', () => {
     );
   });
 
+  it('select=* is every column (PostgREST; supabase-js sends it), and may be followed by paths', () => {
+    const names = (select: string) => plan(readRequestFromQuery({ select }, resolve)).tree.select.map((s) => s.as);
+    const all = ['key', 'value', 'timestamp_broker', 'headers', 'note', 'n', 'doc'];
+    expect(names('*')).toEqual(all);
+    expect(plan(readRequestFromQuery({}, resolve)).tree.select.map((s) => s.as)).toEqual(all);
+    expect(names('*,country:value->>country')).toEqual([...all, 'country']);
+  });
+
   it('a bad alias and ordering by JSON are 400s', () => {
     expect(apiError(() => plan(readRequestFromQuery({ select: '1x:value->>a' }, resolve))).message).toBe(
       'select: the alias "1x" must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$',
