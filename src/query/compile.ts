@@ -90,7 +90,8 @@ function scalarAs(scalar: string, type: string): string {
 /**
  * An ad-hoc arrow path (json-path-column.ts) over a JSON-holding column: varbinary must be UTF-8 (else NULL), text
  * that is not JSON gives NULL (json_extract never fails on it). `->` is the JSON value; `->>` its text as
- * PostgreSQL's `->>` gives it: a scalar unquoted, an object or array as JSON text, JSON null as NULL. A path
+ * PostgreSQL's `->>` gives it: a scalar unquoted (numbers as written), an object or array as JSON text, JSON null as
+ * NULL. A path
  * retyped by a comparison's literal is the scalar read as that type (mistyped: NULL).
  */
 function compileJsonPath(c: ColumnNode, src: Extract<ColumnNode['source'], { kind: 'json-path' }>): string {
@@ -99,8 +100,9 @@ function compileJsonPath(c: ColumnNode, src: Extract<ColumnNode['source'], { kin
   const path = jsonPathLiteral(src.path);
   if (c.type === 'json') return `json_extract(${doc}, ${path})`;
   if (c.type === 'varchar') {
-    const j = `json_extract(${doc}, ${path})`;
-    return `IF(is_json_scalar(${j}), json_extract_scalar(${j}, '$'), json_format(${j}))`;
+    // A scalar costs one parse of the document (COALESCE is lazy); only objects, arrays, JSON null and missing keys
+    // take the second, where JSON null's text 'null' becomes NULL (a JSON string "null" is a scalar: kept).
+    return `COALESCE(json_extract_scalar(${doc}, ${path}), NULLIF(json_format(json_extract(${doc}, ${path})), 'null'))`;
   }
   if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${doc}, ${path}) AS ${c.type})`;
   return scalarAs(`json_extract_scalar(${doc}, ${path})`, c.type);

@@ -182,7 +182,7 @@ describe('paging a path query in every format (Link: rel="next")', () => {
     const json: unknown[] = [];
     let next: string | null = q;
     while (next) {
-      const body = (await get(next)).json();
+      const body: { rows: unknown[]; next: string | null } = (await get(next)).json();
       json.push(...body.rows);
       next = body.next;
     }

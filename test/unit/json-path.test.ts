@@ -34,10 +34,8 @@ const topic: TopicModel = {
 };
 const resolve = resolver(topic);
 const V = `CASE WHEN to_utf8(from_utf8("value")) = "value" THEN from_utf8("value") END`;
-const text = (doc: string, path: string) => {
-  const j = `json_extract(${doc}, '${path}')`;
-  return `IF(is_json_scalar(${j}), json_extract_scalar(${j}, '$'), json_format(${j}))`;
-};
+const text = (doc: string, path: string) =>
+  `COALESCE(json_extract_scalar(${doc}, '${path}'), NULLIF(json_format(json_extract(${doc}, '${path}')), 'null'))`;
 
 function apiError(f: () => unknown): ApiError {
   try {
