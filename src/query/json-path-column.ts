@@ -9,7 +9,7 @@
 import { ApiError } from '../errors.js';
 import type { ColumnNode } from './nodes.js';
 import { refText, type ColumnRef } from './column-ref.js';
-import { arrayElementType, typeFamily } from './values.js';
+import { typeFamily } from './values.js';
 
 /** Builds the path column over `base`; a base that cannot hold JSON text is a 400 naming it. */
 export function jsonPathColumn(base: ColumnNode, ref: ColumnRef): ColumnNode {
@@ -95,9 +95,4 @@ export function pathColumnForAggregate(c: ColumnNode, fn: string): ColumnNode {
   if (fn === 'sum' || fn === 'avg' || fn === 'approx_percentile') return retype(c, 'double');
   if (fn === 'latest' || fn === 'earliest' || fn === 'count') return c;
   return retype(c, 'varchar');
-}
-
-/** True when the path's element type after retyping is an array (for cs/cd/ov). */
-export function isArrayType(type: string): boolean {
-  return arrayElementType(type) !== null;
 }
