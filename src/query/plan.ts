@@ -178,7 +178,14 @@ export function planRead(
       throw new ApiError('TG_UNKNOWN_COLUMN', `order: ${o.field} is not an output of this aggregation`, {
         column: o.field,
       });
-    return { name: o.field, dir: o.dir ?? 'asc', nulls: o.nulls, column: resolve(o.field) };
+    // By its canonical name (`"key"` is key, a path's keys normalized), so it matches a selected output of the same
+    // column and the page-token hash does not depend on how the request spelled it.
+    const column = resolve(o.field);
+    const out = outputs.get(column.name);
+    if (out?.kind === 'select-column' && out.column.name === column.name && out.column.type === column.type) {
+      return { name: column.name, dir: o.dir ?? 'asc', nulls: o.nulls };
+    }
+    return { name: column.name, dir: o.dir ?? 'asc', nulls: o.nulls, column };
   });
   for (const o of order) {
     const col =

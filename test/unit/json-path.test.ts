@@ -248,6 +248,27 @@ describe('select, order, groupBy and aggregates with paths', () => {
     expect(names('*,country:value->>country')).toEqual([...all, 'country']);
   });
 
+  it('quoted names in order, and dedupe by a path', () => {
+    const ordered = plan(
+      readRequestFromQuery({ select: 'key', order: '"key".desc,value->>"a.b".asc.nullsfirst' }, resolve),
+    );
+    expect(ordered.tree.order.map((o) => [o.name, o.dir, o.nulls ?? null])).toEqual([
+      ['key', 'desc', null],
+      ['value->>"a.b"', 'asc', 'first'],
+    ]);
+    expect(compileQuery(ordered.tree)).toContain(
+      `ORDER BY "key" DESC, ${text(V, '$["a.b"]')} ASC NULLS FIRST, "value" DESC, "timestamp_broker" DESC, "headers" DESC`,
+    );
+    const anchored = plan(
+      readRequestFromQuery({ select: 'key,timestamp_broker', order: '"timestamp_broker"' }, resolve),
+    );
+    expect(anchored.position.m).toBe('anchor');
+    const deduped = plan({ select: ['key'], where: null, dedupe: { by: ['value->>order_id'], keep: 'latest' } });
+    expect(compileQuery(deduped.tree)).toContain(
+      `row_number() OVER (PARTITION BY ${text(V, '$["order_id"]')} ORDER BY`,
+    );
+  });
+
   it('a bad alias and ordering by JSON are 400s', () => {
     expect(apiError(() => plan(readRequestFromQuery({ select: '1x:value->>a' }, resolve))).message).toBe(
       'select: the alias "1x" must match ^[A-Za-z_][A-Za-z0-9_]{0,127}$',
