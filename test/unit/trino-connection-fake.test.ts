@@ -128,7 +128,9 @@ describe('HttpTrino connection', () => {
   it('token file: a 401 reads the file at once and tries again with a rotated token, once', async () => {
     const f = await start(true);
     f.onPost = (_sql, h) =>
-      h.authorization === 'Bearer fresh' ? { body: f.page(null, { columns: COLUMNS, data: [[1]] }) } : { status: 401 };
+      h.authorization === 'Bearer fresh'
+        ? { body: f.page(null, { columns: COLUMNS, data: [[1]] }) }
+        : { status: 401 };
     const file = join(dir, 'token-b');
     writeFileSync(file, 'stale');
     const client = new HttpTrino({ server: f.base, user: 'gw', tokenFile: file, ca: certs.ca, ...recheck(3_600_000) });
