@@ -12,7 +12,8 @@
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
-import { compileCount, compileTailSummary } from '../query/compile.js';
+import { compileCount } from '../query/compile.js';
+import { summarizeBatch } from '../read/sliced-result.js';
 import { resolver, type Plan, type TopicModel } from '../query/plan.js';
 import { batchUntil, plan, readPolicy } from '../query/planner.js';
 import { whereFromJson } from '../query/read-request.js';
@@ -40,7 +41,8 @@ export interface PendingBatch {
   /** Upper bound (exclusive) of the batch, Trino timestamp text. */
   until: string;
   rows: number;
-  limit: number;
+  /** The batch's limit; `all`: every settled event after the position. */
+  limit: number | 'all';
 }
 
 export class CursorService {
@@ -123,7 +125,7 @@ export class CursorService {
     def: CursorDefinition,
     from: Position,
     untilMs: number,
-    limit: { asked?: number; pending?: number },
+    limit: { asked?: number | 'all'; pending?: number | 'all' },
   ): Plan {
     const read = {
       select: def.select,
@@ -138,7 +140,7 @@ export class CursorService {
   /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
   async batch(
     name: string,
-    limit: number | undefined,
+    limit: number | 'all' | undefined,
   ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
@@ -156,23 +158,28 @@ export class CursorService {
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    const plan = this.plan(topic, def, from, settledMs, { asked: limit });
-    const untilMs = plan.position.hi!;
-    const until = batchUntil(plan);
+    let plan = this.plan(topic, def, from, settledMs, { asked: limit });
+    let untilMs = plan.position.hi!;
     const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
     let rows = 0;
     let to = from;
     if (!empty) {
-      const { rows: summary } = await this.services.trino.all(compileTailSummary(plan.tree, topic.time!), {
+      const summary = await summarizeBatch(this.services.trino, plan, topic.time!, {
         timeoutMs: this.services.config.queryTimeoutMs,
       });
-      const [n, last, trailing] = summary[0] as [number, string | null, number];
-      rows = Number(n);
+      rows = summary.rows;
+      const { last, trailing } = summary;
+      // The batch ends where the slice that completed it ends: its read is bounded there too.
+      if (summary.endMs < untilMs) {
+        untilMs = summary.endMs;
+        plan = this.plan(topic, def, from, untilMs, { asked: limit });
+      }
       if (rows > 0 && last !== null)
-        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: Number(trailing) };
+        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: trailing };
       // A batch the guardrail ended early with nothing in it still moves the cursor past its window.
-      else if (rows === 0 && untilMs < settledMs) to = { ts: until, skip: 0 };
+      else if (rows === 0 && untilMs < settledMs) to = { ts: batchUntil(plan), skip: 0 };
     }
+    const until = batchUntil(plan);
     const body: BatchBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
     const sealed = this.tokens.seal(body);
     const pending: PendingBatch = {
@@ -182,7 +189,7 @@ export class CursorService {
       to,
       until,
       rows,
-      limit: plan.tree.limit,
+      limit: plan.tree.limit === Infinity ? 'all' : plan.tree.limit,
     };
     if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
       throw new ApiError(

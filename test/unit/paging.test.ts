@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { PageTokens, nextPosition, queryHash, type PagePosition, type PageTimes } from '../../src/query/paging.js';
 import { Keyring } from '../../src/query/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
@@ -141,11 +141,11 @@ describe('nextPosition', () => {
       { ...base, m: 'offset', s: 60 },
     ],
     [
-      'anchor mode without times (page not settled): skip on from the same anchor',
+      'anchor mode without times (page not settled): skip on from the same anchor, marked loose (not sliced)',
       { ...base, m: 'anchor', a: T0, s: 2 },
       null,
       20,
-      { ...base, m: 'anchor', a: T0, s: 22 },
+      { ...base, m: 'anchor', a: T0, s: 22, loose: true },
     ],
     [
       'anchor mode, empty page',
@@ -273,7 +273,7 @@ describe('PageCutter', () => {
     const c = new PageCutter(inMemoryResult(cols, [rows(1, 2), rows(3, 4), rows(5)]), 4, 0);
     await c.prefetch(1);
     expect(c.settled).toBe(false);
-    expect(c.next({ h: H, m: 'anchor', a: T(0), s: 1 })).toEqual({ h: H, m: 'anchor', a: T(0), s: 5 });
+    expect(c.next({ h: H, m: 'anchor', a: T(0), s: 1 })).toEqual({ h: H, m: 'anchor', a: T(0), s: 5, loose: true });
     expect(c.presumedNext({ h: H, m: 'offset', s: 0 })).toEqual({ h: H, m: 'offset', s: 4 });
   });
 });
