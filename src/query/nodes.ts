@@ -7,8 +7,14 @@ import type { AGGREGATE_FNS } from '../schemas/read.js';
 /** The broker time column of a topic table: time windows, paging anchors and slices are on it. */
 export const TIME_COLUMN = 'timestamp_broker';
 
-/** Where a column's value comes from: a table column, or a JSON field of the payload (blob expansion). */
-export type ColumnSource = { kind: 'table' } | { kind: 'json'; from: string; path: readonly (string | number)[] };
+/**
+ * Where a column's value comes from: a table column, a declared JSON field of the payload (blob expansion), or an
+ * ad-hoc JSON arrow path into any JSON-holding column (`value->customer->>country`; `text` for a final `->>`).
+ */
+export type ColumnSource =
+  | { kind: 'table' }
+  | { kind: 'json'; from: string; path: readonly (string | number)[] }
+  | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean };
 
 export interface ColumnNode {
   kind: 'column';
@@ -36,14 +42,29 @@ export interface LiteralNode {
   value: LiteralValue;
 }
 
-export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
+/** `isdistinct` is SQL's IS DISTINCT FROM (PostgREST's `isdistinct`): NULL-safe inequality. */
+export type CompareOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'isdistinct';
+
+/** What `is` tests (PostgREST's `is.null`, `is.not_null`, `is.true`, `is.false`, `is.unknown`). */
+export type IsWhat = 'null' | 'not_null' | 'true' | 'false' | 'unknown';
+
+/** PostgreSQL's array operators: `@>` contains, `<@` is contained by, `&&` overlaps. */
+export type ArrayOp = 'cs' | 'cd' | 'ov';
 
 export type PredicateNode =
   | { kind: 'compare'; op: CompareOp; column: ColumnNode; value: LiteralNode }
+  /** An empty list matches nothing (PostgREST's `in.()`): compiled as FALSE. */
   | { kind: 'in'; column: ColumnNode; values: readonly LiteralNode[] }
-  /** `pattern` is the SQL LIKE pattern; `escape` is set when the pattern escapes % or _. */
+  /** `pattern` is the SQL LIKE pattern; `escape` is set when it holds a backslash escape (ESCAPE '\'). */
   | { kind: 'like'; column: ColumnNode; pattern: string; escape: boolean; caseInsensitive: boolean }
-  | { kind: 'is'; column: ColumnNode; what: 'null' | 'true' | 'false' }
+  /** A regular expression (PostgREST's `match` / `imatch`); always evaluated after the scan. */
+  | { kind: 'match'; column: ColumnNode; pattern: string; caseInsensitive: boolean }
+  | { kind: 'is'; column: ColumnNode; what: IsWhat }
+  /**
+   * Array containment and overlap. `field` names the row field compared when the elements are rows (the header
+   * keys of `headers`); the values have the element's (or the field's) type.
+   */
+  | { kind: 'array'; op: ArrayOp; column: ColumnNode; field: string | null; values: readonly LiteralNode[] }
   | { kind: 'not'; inner: PredicateNode }
   | { kind: 'and' | 'or'; items: readonly PredicateNode[] }
   /** Paging position: rows at or after (or before, for descending order) this broker time. */

@@ -13,7 +13,9 @@ import {
   type SourceNode,
 } from './nodes.js';
 import type { GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
-import { aggregateNode, bucketNode, uniqueNames } from './select-items.js';
+import { aggregateNode, bucketNode, outputName, selectColumn, uniqueNames } from './select-items.js';
+import { parseColumnRef } from './column-ref.js';
+import { jsonPathColumn } from './json-path-column.js';
 import { epochOfTrinoTimestamp } from './time.js';
 import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
@@ -88,9 +90,16 @@ export interface SlicePlan {
 /** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
 const FIRST_SLICE_SHARE = 64;
 
+/**
+ * Resolves a column reference of a request against the topic: a column or expanded field, double-quoted or not, or
+ * an arrow path into a JSON-holding one (column-ref.ts, json-path-column.ts).
+ */
 export function resolver(topic: TopicModel): (name: string) => ColumnNode {
-  return (name) => {
+  return (text) => {
+    const ref = parseColumnRef(text);
+    const name = ref.name;
     const c = topic.columns.get(name);
+    if (c && ref.path.length) return jsonPathColumn(c, ref);
     if (!c) {
       throw new ApiError('TG_UNKNOWN_COLUMN', `${topic.id} has no column ${JSON.stringify(name)}`, {
         column: name,
@@ -110,20 +119,26 @@ export function planRead(
   now = Date.now(),
 ): Plan {
   const resolve = resolver(topic);
-  const items = req.select ?? [];
+  // PostgREST's `*` (what supabase-js sends by default) is every column: table columns, then expanded fields.
+  const all = [...topic.source.columns, ...[...topic.columns.values()].filter((c) => c.source.kind === 'json')];
+  const items = (req.select ?? []).flatMap((s) => (s === '*' ? all.map((c) => c.name) : [s]));
   const groupSpecs = req.groupBy ?? [];
   let select: SelectNode[] = items.map((s) =>
-    typeof s === 'string' ? { kind: 'select-column', column: resolve(s), as: s } : aggregateNode(topic, s, resolve),
+    typeof s === 'string' ? selectColumn(s, resolve) : aggregateNode(topic, s, resolve),
   );
   const groupBy: string[] = [];
   // Group keys not already selected come first, in groupBy order.
   const keys: SelectNode[] = [];
   for (const g of groupSpecs) {
     if (typeof g === 'string') {
+      // A key is a selected item named g, or selecting the same column (or path); else it is added in front.
       const col = resolve(g);
-      if (!select.some((s) => s.kind === 'select-column' && s.as === g))
-        keys.push({ kind: 'select-column', column: col, as: g });
-      groupBy.push(g);
+      const same = select.find(
+        (s) => s.kind === 'select-column' && (s.as === g || (s.column.name === col.name && s.column.type === col.type)),
+      );
+      const as = same?.as ?? outputName(col);
+      if (!same) keys.push({ kind: 'select-column', column: col, as });
+      groupBy.push(as);
     } else {
       const b = bucketNode(topic, g);
       keys.push(b);
@@ -142,11 +157,7 @@ export function planRead(
     }
     if (req.dedupe) throw new ApiError('TG_BAD_REQUEST', 'dedupe applies to event reads, not to aggregations');
   }
-  if (select.length === 0) {
-    select = topic.source.columns.map((c) => ({ kind: 'select-column', column: c, as: c.name }));
-    for (const c of topic.columns.values())
-      if (c.source.kind === 'json') select.push({ kind: 'select-column', column: c, as: c.name });
-  }
+  if (select.length === 0) select = all.map((c) => ({ kind: 'select-column', column: c, as: c.name }));
   uniqueNames(select);
 
   const outputs = new Map(select.map((s) => [s.as, s]));
@@ -156,7 +167,14 @@ export function planRead(
       throw new ApiError('TG_UNKNOWN_COLUMN', `order: ${o.field} is not an output of this aggregation`, {
         column: o.field,
       });
-    return { name: o.field, dir: o.dir ?? 'asc', nulls: o.nulls, column: resolve(o.field) };
+    // By its canonical name (`"key"` is key, a path's keys normalized), so it matches a selected output of the same
+    // column and the page-token hash does not depend on how the request spelled it.
+    const column = resolve(o.field);
+    const out = outputs.get(column.name);
+    if (out?.kind === 'select-column' && out.column.name === column.name && out.column.type === column.type) {
+      return { name: column.name, dir: o.dir ?? 'asc', nulls: o.nulls };
+    }
+    return { name: column.name, dir: o.dir ?? 'asc', nulls: o.nulls, column };
   });
   for (const o of order) {
     const col =

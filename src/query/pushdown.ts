@@ -2,7 +2,9 @@
  * Which predicates the VAST storage evaluates itself ("pushed") and which Trino evaluates after the scan
  * ("residual"), by the VAST connector's rules (VAST_TOPIC_TABLES.md): per-column ranges, equalities, IN lists
  * and IS [NOT] NULL on bare scalar columns, ANDed across columns; `LIKE '%text%'` on varchar; OR across
- * different columns only with vast.complex_predicate_pushdown; nothing with a function on the column.
+ * different columns only with vast.complex_predicate_pushdown; nothing with a function on the column (regular
+ * expressions, array operators, JSON paths). IS DISTINCT FROM a literal is a domain on the column (all values but
+ * one, plus NULL), which Trino hands the connector like any range.
  */
 import type { ColumnNode, PredicateNode } from './nodes.js';
 import { compilePredicate } from './compile.js';
@@ -25,8 +27,11 @@ function bareScalar(c: ColumnNode): boolean {
 /** The single column a pushable predicate constrains, or null when it cannot be pushed. */
 function pushableColumns(p: PredicateNode, rules: PushdownRules): Set<string> | null {
   switch (p.kind) {
-    case 'compare':
     case 'in':
+      // An empty list is the constant FALSE: it reads nothing, and Trino folds it away.
+      if (p.values.length === 0) return new Set();
+      return bareScalar(p.column) ? new Set([p.column.name]) : null;
+    case 'compare':
     case 'anchor':
     case 'is':
       return bareScalar(p.column) ? new Set([p.column.name]) : null;
@@ -39,6 +44,10 @@ function pushableColumns(p: PredicateNode, rules: PushdownRules): Set<string> | 
         /^%[^%_]+%$/.test(p.pattern);
       return ok ? new Set([p.column.name]) : null;
     }
+    case 'match':
+    case 'array':
+      // A function on the column (regexp_like, array_except, arrays_overlap): evaluated after the scan.
+      return null;
     case 'not':
       // NOT of a range, equality, IN or IS NULL is still a domain on the column; NOT LIKE is not.
       if (p.inner.kind === 'like') return null;

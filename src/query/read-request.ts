@@ -5,13 +5,15 @@
 import { ApiError } from '../errors.js';
 import { and, type PredicateNode } from './nodes.js';
 import {
-  FILTER_OPS,
   buildPredicate,
+  buildQuantified,
   parseColumnFilter,
   parseLogic,
+  parseOperator,
+  splitList,
   type ColumnResolver,
-  type FilterOp,
 } from './filters.js';
+import { refLength } from './column-ref.js';
 import type { OrderSpec, QueryBody } from '../schemas/read.js';
 import type { Where } from '../schemas/where.js';
 import type { ReadRequest } from './plan.js';
@@ -41,10 +43,12 @@ function single(name: string, v: unknown): string | undefined {
 
 /** `order=a.desc.nullslast,b` -> order specs. */
 export function parseOrderParam(text: string): OrderSpec[] {
-  return text.split(',').map((part) => {
-    const bits = part.trim().split('.');
-    const spec: OrderSpec = { field: bits[0] ?? '' };
-    for (const b of bits.slice(1)) {
+  return splitList(text, 'order').map((part) => {
+    // The column reference ends at the first dot outside double quotes (`value->>"a.b".desc`).
+    const end = refLength(part);
+    const spec: OrderSpec = { field: part.slice(0, end) };
+    const mods = part.slice(end + 1);
+    for (const b of end < part.length ? mods.split('.') : []) {
       if (b === 'asc' || b === 'desc') spec.dir = b;
       else if (b === 'nullsfirst') spec.nulls = 'first';
       else if (b === 'nullslast') spec.nulls = 'last';
@@ -60,6 +64,20 @@ export function parseOrderParam(text: string): OrderSpec[] {
   });
 }
 
+/** A filter parameter's column; PostgREST's `offset` (when no column has that name) is refused, naming the alternative. */
+function resolveParam(name: string, resolve: ColumnResolver) {
+  try {
+    return resolve(name);
+  } catch (err) {
+    if (name !== 'offset' || !(err instanceof ApiError) || err.code !== 'TG_UNKNOWN_COLUMN') throw err;
+    throw new ApiError(
+      'TG_BAD_REQUEST',
+      'offset is not supported: follow the next cursor of each page (pages are exact under ties and duplicates)',
+      { parameter: 'offset' },
+    );
+  }
+}
+
 /** Reads GET parameters into a ReadRequest; every unknown parameter is a column filter on a known column. */
 export function readRequestFromQuery(query: Record<string, unknown>, resolve: ColumnResolver): ReadRequest {
   const filters: PredicateNode[] = [];
@@ -70,7 +88,7 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
       if (name === 'or' || name === 'and') filters.push(parseLogic(name, text, resolve));
       else if (name === 'not.or' || name === 'not.and')
         filters.push({ kind: 'not', inner: parseLogic(name === 'not.or' ? 'or' : 'and', text, resolve) });
-      else filters.push(parseColumnFilter(resolve(name), text));
+      else filters.push(parseColumnFilter(resolveParam(name, resolve), text));
     }
   }
   const select = single('select', query.select);
@@ -88,13 +106,7 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
     });
   }
   return {
-    select:
-      select === undefined
-        ? undefined
-        : select
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
+    select: select === undefined ? undefined : splitList(select, 'select').filter(Boolean),
     where: and(...filters),
     since: single('since', query.since),
     until: single('until', query.until),
@@ -121,17 +133,18 @@ export function whereFromJson(w: Where, resolve: ColumnResolver, depth = 0): Pre
     return items.length === 1 ? items[0]! : { kind, items };
   }
   if ('not' in w) return { kind: 'not', inner: whereFromJson(w.not, resolve, depth + 1) };
-  if (!(FILTER_OPS as readonly string[]).includes(w.op)) {
-    throw new ApiError(
-      'TG_BAD_OPERATOR',
-      `where: ${w.field}: unknown operator ${JSON.stringify(w.op)}; use one of ${FILTER_OPS.join(', ')}`,
-      {
-        column: w.field,
-        operator: w.op,
-      },
-    );
+  const column = resolve(w.field);
+  let parsed: ReturnType<typeof parseOperator>;
+  try {
+    parsed = parseOperator(column.name, w.op);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    throw new ApiError(err.code, `where: ${err.message}`, err.details);
   }
-  return buildPredicate(resolve(w.field), w.op as FilterOp, w.value === undefined ? null : w.value);
+  const value = w.value === undefined ? null : w.value;
+  return parsed.quant
+    ? buildQuantified(column, parsed.op, parsed.quant, value)
+    : buildPredicate(column, parsed.op, value);
 }
 
 export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): ReadRequest {

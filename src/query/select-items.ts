@@ -1,4 +1,4 @@
-/** Select items that are not plain columns: aggregates and time buckets, checked against the topic. */
+/** Select items: columns with PostgREST's `alias:` renaming, aggregates and time buckets, checked against the topic. */
 import { ApiError } from '../errors.js';
 import type { SelectNode, ColumnNode } from './nodes.js';
 import type { AggregateSpec } from '../schemas/read.js';
@@ -6,12 +6,35 @@ import { TIME_COLUMN } from './nodes.js';
 import type { TopicModel } from './plan.js';
 import { parseDuration } from './time.js';
 import { typeFamily } from './values.js';
+import { splitAlias } from './column-ref.js';
+import { pathColumnForAggregate } from './json-path-column.js';
+
+const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The output name of a column: its name, or for an arrow path its last key (as PostgREST names it). */
+export function outputName(c: ColumnNode): string {
+  if (c.source.kind !== 'json-path') return c.name;
+  const keys = c.source.path.filter((k): k is string => typeof k === 'string');
+  return keys.at(-1) ?? c.name;
+}
+
+/** A select item `[alias:]reference` (PostgREST's renaming). */
+export function selectColumn(item: string, resolve: (n: string) => ColumnNode): SelectNode {
+  const { alias, ref } = splitAlias(item);
+  if (alias !== null && !ALIAS.test(alias)) {
+    throw new ApiError('TG_BAD_REQUEST', `select: the alias ${JSON.stringify(alias)} must match ${ALIAS.source}`, {
+      parameter: 'select',
+    });
+  }
+  const column = resolve(ref);
+  return { kind: 'select-column', column, as: alias ?? outputName(column) };
+}
 
 const NUMERIC = new Set(['integer', 'decimal', 'double']);
 
 export function aggregateNode(topic: TopicModel, spec: AggregateSpec, resolve: (n: string) => ColumnNode): SelectNode {
-  const column = spec.field === undefined ? null : resolve(spec.field);
-  const as = spec.as ?? (column ? `${spec.fn}_${column.name}` : spec.fn);
+  const column = spec.field === undefined ? null : pathColumnForAggregate(resolve(spec.field), spec.fn);
+  const as = spec.as ?? (column ? `${spec.fn}_${outputName(column)}` : spec.fn);
   const needs = (ok: boolean, what: string) => {
     if (!ok) throw new ApiError('TG_BAD_VALUE', `${spec.fn}: ${what}`, { fn: spec.fn, field: spec.field });
   };

@@ -1,7 +1,8 @@
 /**
- * Times in requests: ISO-8601 instants with a zone (`2026-11-30T08:00:00Z`, `...+02:00`), dates
- * (`2026-11-30`, midnight UTC), or relative to now (`now`, `-15m`, `-2h`, `-7d`, `-30s`, `-500ms`).
- * Broker timestamps are zone-less and treated as UTC (VAST_TOPIC_TABLES.md).
+ * Times in requests: ISO-8601 instants (`2026-11-30T08:00:00Z`, `...+02:00`), dates (`2026-11-30`, midnight UTC),
+ * or relative to now (`now`, `-15m`, `-2h`, `-7d`, `-30s`, `-500ms`). Broker and producer timestamps are zone-less
+ * and treated as UTC (VAST_TOPIC_TABLES.md), so an instant written without a zone is read as UTC too (issue 16:
+ * PostgREST users write `2026-11-30T08:00:00`; it used to be refused).
  */
 import { durationMs } from '../duration.js';
 import { ApiError } from '../errors.js';
@@ -34,16 +35,11 @@ export function parseInstant(text: string, what: string, now = Date.now()): Inst
   if (!m) {
     throw new ApiError(
       'TG_BAD_TIME',
-      `${what}=${JSON.stringify(text)} is not a time: use ISO-8601 with a zone (2026-11-30T08:00:00Z) or relative (now, -15m, -2h, -7d)`,
+      `${what}=${JSON.stringify(text)} is not a time: use ISO-8601 (2026-11-30T08:00:00Z; UTC when no zone is given) or relative (now, -15m, -2h, -7d)`,
       { parameter: what },
     );
   }
   const [, y, mo, d, h, mi, sec, frac = '', zone] = m;
-  if (h !== undefined && zone === undefined) {
-    throw new ApiError('TG_BAD_TIME', `${what}=${JSON.stringify(text)} has no zone: add Z or an offset like +02:00`, {
-      parameter: what,
-    });
-  }
   const ms = frac.padEnd(3, '0').slice(0, 3);
   const iso = `${y}-${mo}-${d}T${h ?? '00'}:${mi ?? '00'}:${sec ?? '00'}.${ms}${normalizeZone(zone ?? 'Z')}`;
   const epochMs = Date.parse(iso);

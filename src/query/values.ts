@@ -31,6 +31,36 @@ export function typeFamily(type: string): TypeFamily {
   return 'other';
 }
 
+/** `array(T)` -> `T`; null for any other type. */
+export function arrayElementType(type: string): string | null {
+  const m = /^array\((.*)\)$/s.exec(type.trim());
+  return m ? m[1]!.trim() : null;
+}
+
+/** The type of the field `name` of `row(name type, ...)`; null when the row has no such field. */
+export function rowFieldType(type: string, name: string): string | null {
+  const m = /^row\((.*)\)$/s.exec(type.trim());
+  if (!m) return null;
+  let depth = 0;
+  let start = 0;
+  const fields: string[] = [];
+  const body = m[1]!;
+  for (let i = 0; i <= body.length; i++) {
+    const c = body[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if ((c === ',' && depth === 0) || c === undefined) {
+      fields.push(body.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  for (const f of fields) {
+    const sp = /^("?)([^"\s]+)\1\s+(.+)$/s.exec(f);
+    if (sp && sp[2] === name) return sp[3]!;
+  }
+  return null;
+}
+
 /** Precision of a timestamp(p) type; 3 when unspecified. */
 export function timestampPrecision(type: string): number {
   const m = /^timestamp\((\d+)\)/.exec(type);

@@ -28,9 +28,9 @@ export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
   const n = c.name;
   switch (typeFamily(c.type)) {
     case 'varchar':
-      return [`${n}=eq.text`, `${n}=in.(a,b,"c,d")`, `${n}=like.*text*`, `${n}=is.null`];
+      return [`${n}=eq.text`, `${n}=in.(a,b,"c,d")`, `${n}=like.*text*`, `${n}=match.^te?xt$`, `${n}=is.null`];
     case 'varbinary':
-      return [`${n}=eq.text`, `${n}=eq.\\xff00`, `${n}=like.*text*`, `${n}=is.null`];
+      return [`${n}=eq.text`, `${n}=eq.\\xff00`, `${n}=like.*text*`, `${n}=is.null`, `${n}->>field=eq.text`];
     case 'integer':
       return [`${n}=eq.42`, `${n}=gte.10`, `${n}=in.(1,2,3)`];
     case 'decimal':
@@ -44,14 +44,49 @@ export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
     case 'date':
       return [`${n}=eq.2026-11-01`];
     case 'other':
-      return [`${n}=is.null`];
+      return c.type.startsWith('array(') ? [`${n}=is.null`, `${n}=cs.{a,b}`, `${n}=ov.{a,b}`] : [`${n}=is.null`];
   }
+}
+
+/** A window of the demo data, so the examples below find rows (and satisfy the guardrail on JSON paths). */
+const DEMO_DAY = 'since=2026-11-01T00:00:00Z&until=2026-11-02T00:00:00Z&limit=5';
+
+/**
+ * JSON arrow paths into the payload of the demo topics (issue 16): each runs as shown (test/integration/openapi.test.ts).
+ * Other topics get the generic form.
+ */
+export const PATH_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  orders: [
+    'value->>status=eq.paid',
+    'value->customer->address->>country=in.(DE,FR)',
+    'value->items->0->>sku=eq.SKU-3',
+    'value->>amount=gt.400',
+    'select=key,country:value->customer->address->>country,first_sku:value->items->0->>sku',
+    'order=value->>amount.desc&select=key,amount:value->amount',
+  ],
+  clicks: ['value->>page=like./p/1*', 'value->>ms=gte.2900', 'value->>ref=is.null&select=key,page:value->>page'],
+  s3_events: [
+    'value->Records->0->>eventName=like.ObjectRemoved:*',
+    'select=key,size:value->Records->0->s3->object->>size,object:value->Records->0->s3->object',
+  ],
+};
+
+function pathExamples(t: TableInfo, base: string): string {
+  if (t.kind !== 'topic') return '';
+  const list = PATH_EXAMPLES[t.id] ?? ['value->>field=eq.text', 'select=key,f:value->a->>b'];
+  const links = list.map((q) => {
+    const url = `${base}/events?${q}&${DEMO_DAY}`;
+    return PATH_EXAMPLES[t.id] ? `<a href="${escapeHtml(url)}">${code(q)}</a>` : code(q);
+  });
+  return `<p>JSON fields of the payload, without declaring them: ${links.join(' ')}. ${code('->')} steps into JSON (the
+result is JSON), ${code('->>')} ends the path with text; a number is an array index. Such filters run after the scan, so
+they need ${code('since')}.</p>`;
 }
 
 function columnRow(c: ColumnNode, expandPath: string | undefined): string {
   // Filters on an expanded field run after the scan: the API then wants a time window (TG_TIME_BOUND_REQUIRED).
   const origin =
-    c.source.kind === 'table'
+    c.source.kind !== 'json'
       ? 'table'
       : `expansion of ${code(c.source.from)} at ${code(expandPath ?? '')}; filters on it need ${code('since')}`;
   const filters = filterExamples(c).map(code).join(' ');
@@ -88,6 +123,7 @@ function topicSection(
 <p>Trino table ${code(`${config.catalog}.${t.schema}.${t.table}`)}. Try ${`<a href="${escapeHtml(sample)}">${code(sample)}</a>`},
 describe it with <a href="${escapeHtml(base)}">${code(base)}</a>.</p>
 ${time}
+${pathExamples(t, base)}
 ${expansionNote(t, tables, config.topics)}
 <table><thead><tr><th>column</th><th>Trino type</th><th>origin</th><th>filters (query parameters)</th></tr></thead>
 <tbody>
@@ -115,8 +151,10 @@ export function renderTopicDocs(
 <body>
 <h1>Served topics</h1>
 <p>Every column below can be selected (${code('select=a,b')}), filtered, ordered (${code('order=a.desc')}) and grouped.
-A filter is a query parameter ${code('column=[not.]op.value')}; combine several with ${code('&')}, or group them:
-${code('or=(a.eq.1,b.lt.2)')}. Values of varbinary columns are UTF-8 text or ${code('\\x')} + hex bytes.
+A filter is a query parameter ${code('column=[not.]op.value')} in PostgREST's grammar (every operator and its
+differences: docs/postgrest-parity.md); combine several with ${code('&')}, or group them: ${code('or=(a.eq.1,b.lt.2)')}.
+Values of varbinary columns are UTF-8 text or ${code('\\x')} + hex bytes. A JSON arrow path is a column too:
+${code('value->customer->>country=eq.DE')}, ${code('select=key,country:value->customer->>country')}.
 Back to the <a href="/docs/">API reference (Swagger UI)</a> or the <a href="/openapi.json">OpenAPI document</a>.</p>
 <ul>
 ${toc.join('\n')}

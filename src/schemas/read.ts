@@ -25,7 +25,12 @@ const ALIAS = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 export const AggregateSpec = Type.Object(
   {
     fn: Type.Enum(AGGREGATE_FNS, { type: 'string' }),
-    field: Type.Optional(Type.String({ description: 'The column aggregated (not for count)' })),
+    field: Type.Optional(
+      Type.String({
+        description:
+          'The column aggregated (not for count); a JSON arrow path such as `value->>amount` is read as a number by sum, avg and approx_percentile',
+      }),
+    ),
     as: Type.Optional(Type.String({ pattern: ALIAS, description: 'Name of the result column' })),
     p: Type.Optional(Type.Number({ description: 'Percentile for approx_percentile, 0 to 1' })),
   },
@@ -37,13 +42,16 @@ export const AggregateSpec = Type.Object(
 export type AggregateSpec = Static<typeof AggregateSpec>;
 
 export const SelectSpec = Type.Union([
-  Type.String({ description: 'A column or expanded field (a group key when aggregating)' }),
+  Type.String({
+    description:
+      'A column, expanded field or JSON arrow path (`value->>status`), optionally renamed `alias:column` (a group key when aggregating)',
+  }),
   AggregateSpec,
 ]);
 export type SelectSpec = Static<typeof SelectSpec>;
 
 export const GroupSpec = Type.Union([
-  Type.String({ description: 'A column or expanded field' }),
+  Type.String({ description: 'A column, expanded field or JSON arrow path (`value->>status`)' }),
   Type.Object(
     {
       // A duration read by query/time.ts parseDuration (the one parser), so no pattern here.
@@ -86,14 +94,15 @@ export const EventsQuery = Type.Object(
   {
     select: Type.Optional(
       Type.String({
-        description: 'Comma-separated columns and expanded fields; default all',
+        description:
+          'Comma-separated columns, expanded fields and JSON arrow paths, each optionally renamed `alias:column` (`country:value->customer->address->>country`); default all',
         examples: ['key,value,timestamp_broker'],
       }),
     ),
     order: Type.Optional(
       Type.String({
         description:
-          '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated; default `timestamp_broker` ascending; `none` (with limit=all): no order promised',
+          '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated (a column, or a JSON arrow path such as `value->>status.desc`); default `timestamp_broker` ascending; `none` (with limit=all): no order promised',
         examples: ['timestamp_broker.asc'],
       }),
     ),
@@ -134,7 +143,8 @@ export const EventsQuery = Type.Object(
     ),
     since: Type.Optional(
       Type.String({
-        description: 'Inclusive start on timestamp_broker: ISO-8601 with zone, or -15m, -2h, -7d, now',
+        description:
+          'Inclusive start on timestamp_broker: ISO-8601 (UTC when no zone is given), or -15m, -2h, -7d, now',
         examples: ['2026-11-01T00:00:00Z'],
       }),
     ),
@@ -160,9 +170,12 @@ export const EventsQuery = Type.Object(
   {
     additionalProperties: Type.Union([Type.String(), Type.Array(Type.String())]),
     description:
-      'Any other parameter is a filter on the column (or expanded field) of that name: `col=[not.]op.value` with op eq, neq, gt, gte, lt, lte, ' +
-      '`in.(a,b,"c,d")`, like, ilike (`*` is the wildcard), `is.null|true|false`. Values of varbinary columns (`key`, `value`) are UTF-8 text ' +
-      'or `\\x` + hex bytes; timestamps are ISO-8601. Repeat a parameter to AND two filters on one column. ' +
+      'Any other parameter is a filter on the column (or expanded field, or JSON arrow path) of that name: `col=[not.]op.value` with op eq, neq, gt, gte, lt, lte, isdistinct, ' +
+      '`in.(a,b,"c,d")`, like, ilike (`*`, `%` and `_` are wildcards), match, imatch (regular expressions), `is.null|not_null|true|false|unknown`, ' +
+      'cs, cd, ov on arrays (`headers=cs.{trace}`), and `op(any).{a,b}` / `op(all).{a,b}`. A JSON arrow path filters a payload field without declaring it: ' +
+      '`value->>status=eq.paid`, `value->customer->address->>country=in.(DE,FR)`, `value->items->0->>sku=eq.SKU-3` (evaluated after the scan: name `since`). ' +
+      'Values of varbinary columns (`key`, `value`) are UTF-8 text or `\\x` + hex bytes; timestamps are ISO-8601 (UTC when no zone is given). ' +
+      'Repeat a parameter to AND two filters on one column. ' +
       'The columns of each topic are listed by `GET /v1/topics/{topic}` and on the page `/docs/topics`.',
     examples: [{ key: 'eq.order-1000002' }],
   },

@@ -3,12 +3,20 @@ import { Type, type Static } from '@fastify/type-provider-typebox';
 
 const WhereLeaf = Type.Object(
   {
-    field: Type.String({ description: 'A column or expanded field', examples: ['key'] }),
+    field: Type.String({
+      description: 'A column, expanded field or JSON arrow path (`value->>status`)',
+      examples: ['key'],
+    }),
     // Not an enum: an unknown operator is a TG_BAD_OPERATOR that names the operators, not a schema failure.
-    op: Type.String({ description: 'eq, neq, gt, gte, lt, lte, in, like, ilike, is', examples: ['eq'] }),
+    op: Type.String({
+      description:
+        'eq, neq, gt, gte, lt, lte, isdistinct, in, like, ilike, match, imatch, is, cs, cd, ov; `eq(any)`, `like(all)`, ... take a list',
+      examples: ['eq'],
+    }),
     value: Type.Optional(
       Type.Unknown({
-        description: 'The value: a list for `in`, null/true/false for `is`; varbinary values as in GET filters',
+        description:
+          'The value: a list for `in`, `cs`, `cd`, `ov` and `op(any|all)`; null, not_null, true, false or unknown for `is`; varbinary values as in GET filters',
       }),
     ),
   },

@@ -107,6 +107,29 @@ describe('hostile corpus', () => {
       `/v1/topics/orders_expanded/events?order_id=gt.${e}`,
       `/v1/topics/orders/schema/infer?since=${e}`,
       `/v1/topics/orders/schema/infer?until=${e}`,
+      // JSON arrow paths and the operators of issue 16, inside a window the guardrail accepts, so they reach Trino.
+      ...[
+        `value->>${e}=eq.1`,
+        `value->${e}->>x=eq.${e}`,
+        `value->>"${e}"=eq.${e}`,
+        `value->"${e}"->0->>"${e}"=in.(${e},1)`,
+        `value->>x=gt.${e}`,
+        `${e}->>a=eq.1`,
+        `key->>${e}=like.*${e}*`,
+        `value->>x=match.${e}`,
+        `value->>x=imatch(any).{${e},"${e}"}`,
+        `value->x=cs.{${e}}`,
+        `headers=ov.{${e},"${e}"}`,
+        `key=eq(all).{${e}}`,
+        `value->>x=is.${e}`,
+        `value->>x=${e}.1`,
+        `select=a:value->>${e}`,
+        `select=value->${e},value->>"${e}"`,
+        `select=${e}:value->>a`,
+        `order=value->>${e}.desc`,
+        `order=value->>"${e}"`,
+        `or=(value->>${e}.eq.${e},value->"${e}".is.null)`,
+      ].map((q) => `/v1/topics/orders/events?${q}&since=2026-11-01T00:00:00Z&until=2026-11-01T01:00:00Z`),
     ];
     for (const url of urls) assert4xxOr200(await app.inject(`${url}&limit=5`), url);
     const bodies = [
@@ -122,6 +145,22 @@ describe('hostile corpus', () => {
       { dedupe: { by: [s] } },
       { since: s },
       { cursor: s },
+      ...[
+        { where: { field: `value->>${s}`, op: 'eq', value: s } },
+        { where: { field: `value->"${s}"->>x`, op: 'in', value: [s, 1] } },
+        { where: { field: 'value->>x', op: 'match', value: s } },
+        { where: { field: 'value->>x', op: 'like(any)', value: [s] } },
+        { where: { field: 'value->x', op: 'ov', value: [s] } },
+        { select: [`value->>${s}`, `a:value->"${s}"`] },
+        { select: [`value->>${s}`, { fn: 'count' }], groupBy: [`value->>${s}`] },
+        {
+          select: [
+            { fn: 'sum', field: `value->>${s}` },
+            { fn: 'max', field: `value->"${s}"` },
+          ],
+        },
+        { order: [{ field: `value->>${s}` }] },
+      ].map((b) => ({ ...b, since: '2026-11-01T00:00:00Z', until: '2026-11-01T01:00:00Z' })),
     ];
     for (const payload of bodies) {
       const res = await app.inject({
@@ -180,7 +219,7 @@ describe('hostile corpus', () => {
         'TG_BAD_REQUEST',
       ],
       [
-        { method: 'POST', url: '/v1/topics/orders/query', payload: { where: { field: 'key', op: 'in', value: [] } } },
+        { method: 'POST', url: '/v1/topics/orders/query', payload: { where: { field: 'key', op: 'in', value: 'x' } } },
         400,
         'TG_BAD_VALUE',
       ],

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
-import { renderTopicDocs } from '../../src/routes/topic-docs.js';
+import { PATH_EXAMPLES, renderTopicDocs } from '../../src/routes/topic-docs.js';
 import { generateOpenapi, OPENAPI_FILE } from '../../scripts/openapi.js';
 import { testApp } from '../helpers.js';
 
@@ -194,7 +194,7 @@ describe('each route documents the codes it answers with', () => {
     ['POST /v1/topics/{topic}/query', json('POST', '/v1/topics/orders/query', { bogus: 1 }), 'TG_BAD_REQUEST'],
     [
       'POST /v1/topics/{topic}/query',
-      json('POST', '/v1/topics/orders/query', { where: { field: 'key', op: 'in', value: [] } }),
+      json('POST', '/v1/topics/orders/query', { where: { field: 'key', op: 'in', value: 'x' } }),
       'TG_BAD_VALUE',
     ],
     [
@@ -348,7 +348,14 @@ describe('the examples are the demo data', () => {
   const tryLinks = [...(doc.info.description as string).matchAll(/\]\((\/v1\/topics\/[^)]+)\)/g)].map((m) => m[1]!);
 
   it('the description links queries on orders, clicks and s3_events', () => {
-    expect(tryLinks.map((l) => l.split('/')[3])).toEqual(['orders', 'clicks', 's3_events']);
+    expect(tryLinks.map((l) => l.split('/')[3])).toEqual([
+      'orders',
+      'clicks',
+      's3_events',
+      'orders',
+      'orders',
+      's3_events',
+    ]);
   });
 
   it.each(tryLinks)('the description link %s answers with complete rows', async (link) => {
@@ -448,12 +455,26 @@ describe('/docs/topics', () => {
     for (const t of ['orders', 'clicks', 's3_events', 'orders_expanded'])
       expect(res.body).toContain(`<section id="topic-${t}">`);
     expect(res.body).toContain(
-      '<tr><td><code>headers</code></td><td><code>array(row(key varchar, value varbinary))</code></td><td>table</td><td><code>headers=is.null</code></td></tr>',
+      '<tr><td><code>headers</code></td><td><code>array(row(key varchar, value varbinary))</code></td><td>table</td><td><code>headers=is.null</code> <code>headers=cs.{a,b}</code> <code>headers=ov.{a,b}</code></td></tr>',
     );
     expect(res.body).toContain(
       '<tr><td><code>amount</code></td><td><code>decimal(12,2)</code></td><td>table</td><td><code>amount=gt.9.99</code>',
     );
     expect(res.body).toContain('<code>key=eq.\\xff00</code>');
+  });
+
+  it('shows JSON arrow paths on each demo topic, and every example link runs and finds rows', async () => {
+    const page = (await app.inject('/docs/topics')).body;
+    const links = [...page.matchAll(/<a href="([^"]*\/events\?[^"]*-&gt;[^"]*)">/g)].map((m) =>
+      m[1]!.replaceAll('&amp;', '&').replaceAll('&gt;', '>').replaceAll('&quot;', '"'),
+    );
+    expect(links.length).toBe(Object.values(PATH_EXAMPLES).flat().length);
+    for (const url of links) {
+      const res = await app.inject(url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      expect(res.json().rows.length, url).toBeGreaterThan(0);
+    }
+    expect(page).toContain('<code>value-&gt;&gt;field=eq.text</code>');
   });
 
   it('shows expanded fields from the config file, with their JSON path, and the filters work', async () => {

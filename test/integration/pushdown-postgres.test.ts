@@ -257,3 +257,32 @@ describe('results: the pushed-down reads return what the unpushed ones do', () =
     expect(rowsPg).toEqual(rowsMem);
   });
 });
+
+describe("issue 16's operators: the classifier's labels hold on a connector that pushes down", () => {
+  const P = 'timestamp_producer';
+  // [GET filter, the column the scan must carry a constraint on (pushed), or null when Trino must filter (residual)]
+  const CASES: [string, string | null][] = [
+    [`${P}=isdistinct.2026-11-01T12:00:00Z`, P],
+    [`${P}=is.not_null`, P],
+    [`${P}=eq(any).{2026-11-01T12:00:00Z,2026-11-01T12:00:20Z}`, P],
+    [`${P}=gte(all).{2026-11-01T12:00:00Z,2026-11-01T13:00:00Z}`, P],
+    ['value->>status=eq.paid', null],
+    ['key=match.^order-1', null],
+    ['key=like(any).{order-1*,order-2*}', null],
+    ['value->items->0->>sku=eq.SKU-1', null],
+  ];
+  it.each(CASES)('%s', async (filter, column) => {
+    const e = await explainGet(pg, `${TIME_QUERY}&${encodeURI(filter)}`);
+    const own = [...e.pushdown.pushed, ...e.pushdown.residual].filter((p) => !PUSHED_TIME.includes(p));
+    expect(own.length).toBeGreaterThan(0); // gte(all) is two conjuncts
+    const scan = theScan(e.plan);
+    if (column) {
+      expect(e.pushdown.residual).toEqual([]);
+      expect(constrainedColumns(scan.table).sort()).toEqual([column, 'timestamp_broker'].sort());
+    } else {
+      expect(e.pushdown.residual).toEqual(own);
+      expect(constrainedColumns(scan.table)).toEqual(['timestamp_broker']);
+      expect(filterPredicates(e.plan).length).toBeGreaterThan(0);
+    }
+  });
+});

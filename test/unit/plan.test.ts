@@ -405,7 +405,7 @@ describe('planRead refusals', () => {
       orders,
       { since: 'yesterday' },
       'TG_BAD_TIME',
-      'since="yesterday" is not a time: use ISO-8601 with a zone (2026-11-30T08:00:00Z) or relative (now, -15m, -2h, -7d)',
+      'since="yesterday" is not a time: use ISO-8601 (2026-11-30T08:00:00Z; UTC when no zone is given) or relative (now, -15m, -2h, -7d)',
     ],
     [
       'a limit over the maximum',

@@ -106,13 +106,13 @@ const CASES: [string, Record<string, string | string[]>, typeof OFF, PushdownRep
   ['LIKE of only wildcards', { name: 'like.**' }, OFF, { pushed: [], residual: [`"name" LIKE '%%'`] }],
   [
     'LIKE with an escaped %',
-    { name: 'like.*50%*' },
+    { name: 'like.*50\\%*' },
     OFF,
     { pushed: [], residual: [`"name" LIKE '%50\\%%' ESCAPE '\\'`] },
   ],
   [
     'LIKE with an escaped _',
-    { name: 'like.*a_b*' },
+    { name: 'like.*a\\_b*' },
     OFF,
     { pushed: [], residual: [`"name" LIKE '%a\\_b%' ESCAPE '\\'`] },
   ],
@@ -129,6 +129,41 @@ const CASES: [string, Record<string, string | string[]>, typeof OFF, PushdownRep
     { pushed: [], residual: [`from_utf8("key") LIKE '%abc%'`] },
   ],
   ['NOT LIKE', { name: 'not.like.*abc*' }, OFF, { pushed: [], residual: [`NOT ("name" LIKE '%abc%')`] }],
+  // PostgREST's wildcards (issue 16): a substring written with % is the same pushed LIKE; _ is a wildcard.
+  ['LIKE %text% written with %', { name: 'like.%abc%' }, OFF, { pushed: [`"name" LIKE '%abc%'`], residual: [] }],
+  ['LIKE with a _ wildcard', { name: 'like.*a_b*' }, OFF, { pushed: [], residual: [`"name" LIKE '%a_b%'`] }],
+  [
+    'like(any) of substrings is an OR on one column',
+    { name: 'like(any).{*a*,*b*}' },
+    OFF,
+    {
+      pushed: [`("name" LIKE '%a%' OR "name" LIKE '%b%')`],
+      residual: [],
+    },
+  ],
+  [
+    'eq(any) is an IN list',
+    { id: 'eq(any).{1,2}' },
+    OFF,
+    { pushed: [`"id" IN (BIGINT '1', BIGINT '2')`], residual: [] },
+  ],
+  [
+    'IS DISTINCT FROM is a domain',
+    { id: 'isdistinct.5' },
+    OFF,
+    { pushed: [`"id" IS DISTINCT FROM BIGINT '5'`], residual: [] },
+  ],
+  ['is.not_null', { key: 'is.not_null' }, OFF, { pushed: [`"key" IS NOT NULL`], residual: [] }],
+  ['is.unknown on a boolean', { active: 'is.unknown' }, OFF, { pushed: [`"active" IS NULL`], residual: [] }],
+  ['an empty in list is FALSE, read by nobody', { id: 'in.()' }, OFF, { pushed: ['FALSE'], residual: [] }],
+  ['not.in.() is TRUE', { id: 'not.in.()' }, OFF, { pushed: ['NOT (FALSE)'], residual: [] }],
+  ['a regular expression', { name: 'match.^a' }, OFF, { pushed: [], residual: [`try(regexp_like("name", '^a'))`] }],
+  [
+    'an array operator on headers',
+    { headers: 'cs.{trace}' },
+    OFF,
+    { pushed: [], residual: [`cardinality(array_except(ARRAY['trace'], transform("headers", e -> e."key"))) = 0`] },
+  ],
   // JSON fields of the payload are evaluated by Trino after the scan.
   [
     'a JSON field equality',

@@ -42,6 +42,11 @@ describe('parseInstant', () => {
     ['2026-11-30T10:00:00 02:00', at('2026-11-30T08:00:00.000Z'), ''],
     ['2026-11-30T10:00:00 0200', at('2026-11-30T08:00:00.000Z'), ''],
     ['2026-11-30', at('2026-11-30T00:00:00.000Z'), ''],
+    // Without a zone: UTC, the zone of broker and producer timestamps (issue 16).
+    ['2026-11-30T08:00:00', at('2026-11-30T08:00:00.000Z'), ''],
+    ['2026-11-30T08:00', at('2026-11-30T08:00:00.000Z'), ''],
+    ['2026-11-30 08:00:00.123', at('2026-11-30T08:00:00.123Z'), ''],
+    ['2026-11-30T08:00:00.1234567', at('2026-11-30T08:00:00.123Z'), '4567'],
     ['2024-02-29', at('2024-02-29T00:00:00.000Z'), ''],
     ['  2026-11-30T08:00:00Z  ', at('2026-11-30T08:00:00.000Z'), ''],
     ['1970-01-01T00:00:00Z', 0, ''],
@@ -58,12 +63,10 @@ describe('parseInstant', () => {
     expect(parseInstant(text, 'since', NOW)).toEqual({ epochMs, subMs });
   });
 
-  const NOT_A_TIME = 'is not a time: use ISO-8601 with a zone (2026-11-30T08:00:00Z) or relative (now, -15m, -2h, -7d)';
+  const NOT_A_TIME =
+    'is not a time: use ISO-8601 (2026-11-30T08:00:00Z; UTC when no zone is given) or relative (now, -15m, -2h, -7d)';
   // [text, message after `since=<text> `]
   const BAD: [string, string][] = [
-    ['2026-11-30T08:00:00', 'has no zone: add Z or an offset like +02:00'],
-    ['2026-11-30T08:00', 'has no zone: add Z or an offset like +02:00'],
-    ['2026-11-30 08:00:00.123', 'has no zone: add Z or an offset like +02:00'],
     ['2026-02-30', 'is not a valid date-time'],
     ['2026-02-29T00:00:00Z', 'is not a valid date-time'],
     ['2026-04-31T12:00:00Z', 'is not a valid date-time'],
