@@ -145,6 +145,21 @@ describe('Parquet output read by pyarrow', () => {
     expect(parquetFooterRows(Buffer.concat(chunks))).toBe(40_000n);
   });
 
+  it('a paused consumer holds the writer back: pages are pulled only while row groups fill', async () => {
+    const result = inMemoryResult(TOPIC_COLUMNS, topicPages(80, 2000, 600)); // 96 MB: six 16 MiB row groups
+    const gen = encodeParquet(result, { next: null });
+    await gen.next(); // the first row group
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 5));
+      return result.pulled;
+    };
+    const pulled = await settle();
+    // The writer fills the next row group, one more waits in the stream between writer and reader, then it stops.
+    expect(pulled).toBeLessThan(50);
+    expect(await settle()).toBe(pulled);
+    await gen.return(undefined);
+  });
+
   it('a failure before the first byte rejects (the route still answers with a status)', async () => {
     await expect(drain(encodeParquet(allTypes(new Error('boom')), { next: null }))).rejects.toThrow('boom');
     const bad = inMemoryResult([{ name: 'n', type: 'bigint' }], [[[1]], [['not a number']]]);
