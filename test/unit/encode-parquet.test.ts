@@ -160,6 +160,17 @@ describe('Parquet output read by pyarrow', () => {
     await gen.return(undefined);
   });
 
+  it('concurrent files share the WebAssembly writer without mixing', async () => {
+    const one = inMemoryResult(TOPIC_COLUMNS, topicPages(3, 500, 100), { queryId: 'one' });
+    const two = inMemoryResult(TOPIC_COLUMNS, topicPages(5, 300, 50), { queryId: 'two' });
+    const [a, b] = await Promise.all([one, two].map((r) => drain(encodeParquet(r, { next: null }))));
+    const [readA, readB] = [readWithPyarrow(a!, true), readWithPyarrow(b!, true)];
+    expect(readA).toMatchObject({ complete: true, num_rows: 1500, metadata: { 'topicgate.query_id': 'one' } });
+    expect(readB).toMatchObject({ complete: true, num_rows: 1500, metadata: { 'topicgate.query_id': 'two' } });
+    expect(readA.rows[0]).toMatchObject({ key: Buffer.from('k1499').toString('hex') });
+    expect(readB.rows[0]!.value).toHaveLength(100); // 50 bytes as hex
+  });
+
   it('a failure before the first byte rejects (the route still answers with a status)', async () => {
     await expect(drain(encodeParquet(allTypes(new Error('boom')), { next: null }))).rejects.toThrow('boom');
     const bad = inMemoryResult([{ name: 'n', type: 'bigint' }], [[[1]], [['not a number']]]);
