@@ -120,7 +120,7 @@ export const ReadResponses = {
         schema: Type.String({
           format: 'binary',
           description:
-            "One Parquet file (Snappy) with the Arrow output's types (Binary, Int64, Decimal, Timestamp adjusted to UTC, nested list/struct/map; the Arrow schema is embedded); row groups of at most 16 MiB or 262144 rows, sent as they fill; the footer comes last",
+            "One Parquet file (Snappy) with the Arrow output's types (Binary, Int64, Decimal, Timestamp adjusted to UTC, nested list/struct/map; the Arrow schema is embedded); row groups of at most 8 MiB or 131072 rows, sent as they fill; the footer comes last",
         }),
       },
     },

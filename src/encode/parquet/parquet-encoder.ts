@@ -6,9 +6,9 @@
  * Snappy-compressed.
  *
  * Streaming: the writer collects pages into a row group and sends the row group as soon as it is full (ROW_GROUP_*
- * below), so the gateway holds at most one row group whatever the result size; the footer follows the last row
- * group. Pages are pulled only while the writer fills a row group and it flushes only when the client has taken
- * the previous one, so a slow client holds the Trino query back as with the other formats. The first bytes leave
+ * below), so the gateway holds a few row groups whatever the result size; the footer follows the last row group.
+ * Pages are pulled only while the writer fills a row group, and it flushes only when the client has taken what
+ * came before, so a slow client holds the Trino query back as with the other formats. The first bytes leave
  * with the first full row group (or at the end), so an error until then still gets a proper status.
  *
  * Completeness: a Parquet file is complete only with its footer (`PAR1` magic at both ends). If the result fails
@@ -31,12 +31,14 @@ import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
 
 /**
- * A row group closes at whichever comes first. The byte bound keeps memory flat for large events (the writer
- * checks it after each page, so a row group may exceed it by one page); the row bound keeps row groups of
- * small events a reasonable unit for readers that skip by statistics.
+ * A row group closes at whichever comes first (the writer splits a page to keep to both). A stream holds about
+ * three row groups: the one being filled, one waiting between the writer and the reader (parquet-wasm's transform
+ * stream queues one chunk), and the one being sent; measured with a paused client, the writer stops after about
+ * 3 x ROW_GROUP_BYTES of pages. The byte bound keeps that flat for large events; the row bound keeps row groups of
+ * small events near what DuckDB writes (122,880 rows), a fine unit for readers that skip by statistics.
  */
-const ROW_GROUP_BYTES = 16 * 1024 * 1024;
-const ROW_GROUP_ROWS = 256 * 1024;
+const ROW_GROUP_BYTES = 8 * 1024 * 1024;
+const ROW_GROUP_ROWS = 128 * 1024;
 
 type Rows = readonly (readonly unknown[])[];
 
