@@ -4,7 +4,7 @@
  * first byte rejects, a failure after it leaves a file without a footer, and an early close cancels the result.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,27 @@ describe('parquet-wasm under Node', () => {
       "process.stdout.write(import.meta.resolve('parquet-wasm').replace(/.*node_modules/, '') + ' ' + file.length);";
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(out).toMatch(/^\/parquet-wasm\/node\/parquet_wasm\.js \d+$/);
+  });
+});
+
+describe('parquetFooterRows', () => {
+  it("reads num_rows from another writer's footer (pyarrow: row groups, statistics, nested types, metadata)", () => {
+    const file = join(dir, 'pyarrow-written.parquet');
+    const script =
+      'import sys, pyarrow as pa, pyarrow.parquet as pq\n' +
+      'n = 12345\n' +
+      't = pa.table({"k": pa.array([bytes([i % 256, 255]) for i in range(n)]), "b": [i % 2 == 0 for i in range(n)],\n' +
+      '  "h": pa.array([[{"key": "a", "value": b"x"}]] * n), "m": pa.array([[("a", i)] for i in range(n)],\n' +
+      '  type=pa.map_(pa.string(), pa.int64()))}).replace_schema_metadata({"x": "y" * 300})\n' +
+      'pq.write_table(t, sys.argv[1], row_group_size=1000, compression="zstd")';
+    execFileSync('python3', ['-c', script, file]);
+    expect(parquetFooterRows(readFileSync(file))).toBe(12_345n);
+  });
+
+  it('refuses bytes that do not end with a footer', () => {
+    expect(() => parquetFooterRows(Buffer.from('PAR1 row groups, no footer'))).toThrow('does not end with PAR1');
+    const lying = Buffer.concat([Buffer.from('PAR1'), Buffer.from([0xff, 0xff, 0, 0]), Buffer.from('PAR1')]);
+    expect(() => parquetFooterRows(lying)).toThrow('footer longer');
   });
 });
 

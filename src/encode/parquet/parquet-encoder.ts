@@ -26,7 +26,7 @@ import {
   type RecordBatch as WasmRecordBatch,
 } from 'parquet-wasm';
 import type { ResultStream } from '../../trino/result-stream.js';
-import { arrowBatches } from '../arrow/arrow-batches.js';
+import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
 import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
 
@@ -63,63 +63,74 @@ function writerProperties(queryId: string) {
     .build();
 }
 
-/** Encodes a result as one Parquet file (see the streaming and completeness rules above). */
-export async function* encodeParquet(
-  result: ResultStream,
-  _options: EncodeOptions,
-): AsyncGenerator<Uint8Array, void, undefined> {
-  const arrow = arrowBatches(result);
-  const pages = result.batches[Symbol.asyncIterator]();
-  const state = { rows: 0, ended: false, closed: false, failure: null as { err: unknown } | null };
-  const batches = new ReadableStream<WasmRecordBatch>(
+/** What the writer's input has seen: rows handed over, whether the result ended or failed, whether we stopped. */
+interface Feed {
+  rows: number;
+  ended: boolean;
+  closed: boolean;
+  failure: { err: unknown } | null;
+}
+
+/**
+ * The writer's input: the result's pages as record batches in WebAssembly memory, each pulled when the writer
+ * asks. The writer ignores an error item and closes the file, so a failure is recorded in `feed` (and never
+ * reaches the client as a footer: see the read loop).
+ */
+function writerInput(arrow: ArrowBatches, pages: AsyncIterator<Rows>, feed: Feed): ReadableStream<WasmRecordBatch> {
+  return new ReadableStream<WasmRecordBatch>(
     {
       // A batch without rows first: the writer takes its schema from it, so an empty result is a valid file.
       start: (c) => c.enqueue(toWasm(arrow.batch([]))),
       pull: async (c) => {
-        // The writer ignores an error item and closes the file, so a failure is recorded here and never
-        // reaches the client as a footer (see the read loop).
-        if (state.closed) return c.error(new Error('response closed'));
+        if (feed.closed) return c.error(new Error('response closed'));
         try {
           let page: IteratorResult<Rows>;
           do page = await pages.next();
           while (!page.done && page.value.length === 0); // Trino sends empty pages while a query runs
           if (page.done) {
-            state.ended = true;
+            feed.ended = true;
             return c.close();
           }
-          state.rows += page.value.length;
+          feed.rows += page.value.length;
           c.enqueue(toWasm(arrow.batch(page.value)));
         } catch (err) {
-          state.failure ??= { err };
+          feed.failure ??= { err };
           c.error(err);
         }
       },
     },
     { highWaterMark: 0 },
   );
+}
+
+/** Encodes a result as one Parquet file (see the streaming and completeness rules above). */
+export async function* encodeParquet(
+  result: ResultStream,
+  _options: EncodeOptions,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const pages = result.batches[Symbol.asyncIterator]();
+  const feed: Feed = { rows: 0, ended: false, closed: false, failure: null };
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
-    const file = (await transformParquetStream(
-      batches,
-      writerProperties(result.queryId),
-    )) as ReadableStream<Uint8Array>;
+    const input = writerInput(arrowBatches(result), pages, feed);
+    const file = (await transformParquetStream(input, writerProperties(result.queryId))) as ReadableStream<Uint8Array>;
     reader = file.getReader();
     // Bytes written after the last page hold the footer: kept until its row count is checked.
     const tail: Uint8Array[] = [];
     for (;;) {
       const chunk = await reader.read();
-      if (state.failure) throw state.failure.err;
+      if (feed.failure) throw feed.failure.err;
       if (chunk.done) break;
-      if (state.ended) tail.push(chunk.value);
+      if (feed.ended) tail.push(chunk.value);
       else yield chunk.value;
     }
-    if (!state.ended) throw new Error('the Parquet writer stopped before the result ended');
+    if (!feed.ended) throw new Error('the Parquet writer stopped before the result ended');
     const rows = parquetFooterRows(Buffer.concat(tail));
-    if (rows !== BigInt(state.rows)) throw new Error(`Parquet footer has ${rows} rows, ${state.rows} were written`);
+    if (rows !== BigInt(feed.rows)) throw new Error(`Parquet footer has ${rows} rows, ${feed.rows} were written`);
     for (const chunk of tail) yield chunk;
   } finally {
     // Early close (client gone) or failure: stop feeding the writer and close the result (cancels the query).
-    state.closed = true;
+    feed.closed = true;
     reader?.cancel().catch(() => {});
     await pages.return?.();
   }
