@@ -18,7 +18,7 @@ import { inMemoryResult } from '../test/fakes/in-memory-result.js';
 type Rows = unknown[][];
 const TOPICS = ['orders', 'clicks'] as const;
 type Topic = (typeof TOPICS)[number];
-const ALL_FORMATS: FormatName[] = ['json', 'ndjson', 'csv', 'arrow'];
+const ALL_FORMATS: FormatName[] = ['json', 'ndjson', 'csv', 'arrow', 'parquet'];
 
 const COLUMNS: ResultColumn[] = [
   { name: 'key', type: 'varbinary' },

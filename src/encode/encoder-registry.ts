@@ -8,6 +8,7 @@ import { encodeArrow } from './arrow/arrow-encoder.js';
 import { encodeCsv } from './text/csv-encoder.js';
 import type { Encoder } from './encoder.js';
 import { encodeJson } from './text/json-encoder.js';
+import { encodeParquet } from './parquet/parquet-encoder.js';
 import { encodeNdjson } from './text/ndjson-encoder.js';
 
 export const MEDIA_TYPES = [
@@ -15,10 +16,11 @@ export const MEDIA_TYPES = [
   'application/x-ndjson',
   'text/csv',
   'application/vnd.apache.arrow.stream',
+  'application/vnd.apache.parquet',
 ] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
 
-export const FORMATS = ['json', 'ndjson', 'csv', 'arrow'] as const;
+export const FORMATS = ['json', 'ndjson', 'csv', 'arrow', 'parquet'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
 export interface EncoderEntry {
@@ -41,6 +43,11 @@ export const encoderRegistry = {
     contentType: 'application/vnd.apache.arrow.stream',
     encode: encodeArrow,
   },
+  'application/vnd.apache.parquet': {
+    format: 'parquet',
+    contentType: 'application/vnd.apache.parquet',
+    encode: encodeParquet,
+  },
 } as const satisfies Record<MediaType, EncoderEntry>;
 
 export const mediaTypeOfFormat = {
@@ -48,6 +55,7 @@ export const mediaTypeOfFormat = {
   ndjson: 'application/x-ndjson',
   csv: 'text/csv',
   arrow: 'application/vnd.apache.arrow.stream',
+  parquet: 'application/vnd.apache.parquet',
 } as const satisfies Record<FormatName, MediaType>;
 
 function isFormat(name: string): name is FormatName {

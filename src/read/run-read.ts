@@ -4,7 +4,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { encodedReadable, encoderRegistry, negotiateMediaType, type MediaType } from '../encode/encoder-registry.js';
+import {
+  encodedReadable,
+  encoderRegistry,
+  FORMATS,
+  MEDIA_TYPES,
+  negotiateMediaType,
+  type MediaType,
+} from '../encode/encoder-registry.js';
 import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
 import type { ReadRequest, TopicModel } from '../query/plan.js';
@@ -31,8 +38,8 @@ export function mediaTypeOf(request: FastifyRequest, format: string | undefined)
     throw new ApiError(
       'TG_NOT_ACCEPTABLE',
       format !== undefined
-        ? `format=${JSON.stringify(format)} is not one of json, ndjson, csv, arrow`
-        : `Accept: ${JSON.stringify(request.headers.accept)} names no media type this API produces (application/json, application/x-ndjson, text/csv, application/vnd.apache.arrow.stream)`,
+        ? `format=${JSON.stringify(format)} is not one of ${FORMATS.join(', ')}`
+        : `Accept: ${JSON.stringify(request.headers.accept)} names no media type this API produces (${MEDIA_TYPES.join(', ')})`,
       { parameter: format !== undefined ? 'format' : 'Accept' },
     );
   }

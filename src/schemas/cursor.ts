@@ -54,7 +54,7 @@ export const BatchQuery = Type.Object({
         'Most events in the batch (default 10000, or TOPICGATE_MAX_LIMIT when lower; more than the maximum is a 422); `all`: every settled event after the position',
     }),
   ),
-  format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept' })),
+  format: Type.Optional(Type.String({ description: 'json, ndjson, csv, arrow or parquet; overrides Accept' })),
 });
 export type BatchQuery = Static<typeof BatchQuery>;
 

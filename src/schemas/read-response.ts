@@ -1,12 +1,13 @@
 /**
- * The 200 of a read (events, query, cursor batch): rows in four media types with the completeness rule of each
- * (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts), or the explain body.
+ * The 200 of a read (events, query, cursor batch): rows in five media types with the completeness rule of each
+ * (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts, src/encode/parquet/parquet-encoder.ts), or the
+ * explain body.
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
 
 const QUERY_ID_HEADER = {
   type: 'string',
-  description: 'The Trino query id (also in Arrow schema metadata `topicgate.query_id`)',
+  description: 'The Trino query id (also `topicgate.query_id` in the Arrow schema and the Parquet file metadata)',
 };
 
 export const RowsBody = Type.Object(
@@ -61,7 +62,7 @@ const ORDERS_JSON =
   '{"key":"order-1000002","value":"\\\\xc3287b2262726f6b656e223a35","timestamp_broker":"2026-11-01T00:00:00.000Z"}\n' +
   '],"next":null,"complete":true}';
 
-/** The 200 of a read: rows in four media types, with the completeness rule of each (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts). */
+/** The 200 of a read: rows in five media types, with the completeness rule of each (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts, src/encode/parquet/parquet-encoder.ts). */
 export const ReadResponses = {
   200: {
     description: [
@@ -72,6 +73,7 @@ export const ReadResponses = {
       '- **NDJSON**: a complete body ends with one extra empty line (`\\n\\n`; an empty result is `\\n`); a cut one ends with a line `{"error": {...}}`.',
       '- **CSV**: a complete body ends with one extra empty line (`\\r\\n\\r\\n`); a cut one ends with a line `#error {...}`. An empty unquoted field is NULL, `""` the empty string.',
       '- **Arrow**: a complete stream ends with the end-of-stream marker (`0xFFFFFFFF 0x00000000`); a cut one is aborted without it.',
+      '- **Parquet**: a complete file ends with its footer (the file ends with `PAR1`, as it starts); a cut one is aborted before the footer, so no Parquet reader opens it.',
       '',
       'Any other ending (connection lost) is incomplete. The next page: `next` in JSON; `Link: <...>; rel="next"` and `Topicgate-Next-Cursor` headers in the other formats.',
     ].join('\n'),
@@ -112,6 +114,13 @@ export const ReadResponses = {
           format: 'binary',
           description:
             'Arrow IPC stream: one record batch per Trino page; varbinary as Binary, bigint as Int64, decimal as Decimal128, timestamps as Timestamp(UTC); field metadata `trino.type`',
+        }),
+      },
+      'application/vnd.apache.parquet': {
+        schema: Type.String({
+          format: 'binary',
+          description:
+            "One Parquet file (Snappy) with the Arrow output's types (Binary, Int64, Decimal, Timestamp adjusted to UTC, nested list/struct/map; the Arrow schema is embedded); row groups of at most 8 MiB or 131072 rows, sent as they fill; the footer comes last",
         }),
       },
     },

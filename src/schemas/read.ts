@@ -132,7 +132,7 @@ export const EventsQuery = Type.Object(
     // Not an enum: an unknown format is a 406 (API.md), not a validation error.
     format: Type.Optional(
       Type.String({
-        description: 'json, ndjson, csv or arrow; overrides Accept (anything else: 406)',
+        description: 'json, ndjson, csv, arrow or parquet; overrides Accept (anything else: 406)',
         examples: ['json'],
       }),
     ),
@@ -215,7 +215,7 @@ export const QueryBody = Type.Object(
     cursor: Type.Optional(
       Type.String({ maxLength: 2048, description: 'Opaque page token: `next` of the previous response' }),
     ),
-    format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow (anything else: 406)' })),
+    format: Type.Optional(Type.String({ description: 'json, ndjson, csv, arrow or parquet (anything else: 406)' })),
     explain: Type.Optional(
       Type.Boolean({ description: 'Return the SQL, the pushdown split and the plan instead of rows' }),
     ),
@@ -259,7 +259,7 @@ export type QueryBody = Static<typeof QueryBody>;
 /** The URL of a POST read may name the format too (the body's `format` wins). */
 export const FormatQuery = Type.Object({
   format: Type.Optional(
-    Type.String({ description: "json, ndjson, csv or arrow; overrides Accept (the body's `format` wins)" }),
+    Type.String({ description: "json, ndjson, csv, arrow or parquet; overrides Accept (the body's `format` wins)" }),
   ),
 });
 export type FormatQuery = Static<typeof FormatQuery>;

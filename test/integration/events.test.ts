@@ -100,6 +100,7 @@ describe('formats', () => {
     ['ndjson', 'application/x-ndjson; charset=utf-8'],
     ['csv', 'text/csv; charset=utf-8; header=present'],
     ['arrow', 'application/vnd.apache.arrow.stream'],
+    ['parquet', 'application/vnd.apache.parquet'],
   ])('format=%s', async (format, type) => {
     const res = await get(`${q}&format=${format}`);
     expect(res.statusCode).toBe(200);
@@ -116,7 +117,10 @@ describe('formats', () => {
       const res = await app.inject(bad);
       expect(res.statusCode).toBe(406);
       expect(res.json().error.code).toBe('TG_NOT_ACCEPTABLE');
+      expect(res.json().error.message).toMatch(/parquet/); // the list of formats comes from the encoder registry
     }
+    const parquet = await app.inject({ url: q, headers: { accept: 'application/vnd.apache.parquet' } });
+    expect(parquet.headers['content-type']).toBe('application/vnd.apache.parquet');
   });
 
   it('all four formats carry the same rows', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { MEDIA_TYPES } from '../../src/encode/encoder-registry.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
 import { PATH_EXAMPLES, renderTopicDocs } from '../../src/routes/topic-docs.js';
 import { generateOpenapi, OPENAPI_FILE } from '../../scripts/openapi.js';
@@ -110,8 +111,15 @@ describe('the committed document', () => {
     }
   });
 
-  it('offers the four media types on every read', () => {
-    const media = ['application/json', 'application/x-ndjson', 'text/csv', 'application/vnd.apache.arrow.stream'];
+  it('offers every media type of the encoder registry on every read', () => {
+    const media = [
+      'application/json',
+      'application/x-ndjson',
+      'text/csv',
+      'application/vnd.apache.arrow.stream',
+      'application/vnd.apache.parquet',
+    ];
+    expect([...MEDIA_TYPES].sort()).toEqual([...media].sort());
     for (const o of [
       op('get', '/v1/topics/{topic}/events'),
       op('post', '/v1/topics/{topic}/query'),
@@ -135,7 +143,7 @@ describe('the committed document', () => {
       expect(d).toContain(rule);
     }
     const ok = op('get', '/v1/topics/{topic}/events').responses['200'].description as string;
-    for (const signal of ['"complete": true', '`\\n\\n`', '`\\r\\n\\r\\n`', '#error', 'end-of-stream marker'])
+    for (const signal of ['"complete": true', '`\\n\\n`', '`\\r\\n\\r\\n`', '#error', 'end-of-stream marker', 'footer'])
       expect(ok).toContain(signal);
     expect(d).toContain('Page cursors are opaque');
     expect(

@@ -120,6 +120,9 @@ describe('negotiateMediaType', () => {
   it.each<[string | undefined, string | undefined, string | null]>([
     ['csv', 'application/json', 'text/csv'],
     ['arrow', undefined, 'application/vnd.apache.arrow.stream'],
+    ['parquet', 'application/json', 'application/vnd.apache.parquet'],
+    [undefined, 'application/vnd.apache.parquet', 'application/vnd.apache.parquet'],
+    [undefined, 'text/csv;q=0.5, application/vnd.apache.parquet;q=0.9', 'application/vnd.apache.parquet'],
     ['xml', undefined, null],
     [undefined, undefined, 'application/json'],
     [undefined, '*/*', 'application/json'],

@@ -160,7 +160,9 @@ describe('a failure before the first byte is thrown for a normal error response'
 });
 
 describe('streaming', () => {
-  it.each(FORMATS)('%s pulls batch k+1 only after the output of batch k was taken', async (mediaType) => {
+  // Parquet buffers a row group before it can send it: its bound is in row groups (test/unit/encode-parquet.test.ts).
+  const PAGE_FRAMED = FORMATS.filter((m) => m !== 'application/vnd.apache.parquet');
+  it.each(PAGE_FRAMED)('%s pulls batch k+1 only after the output of batch k was taken', async (mediaType) => {
     const ids = [1, 2, 3, 4];
     const result = inMemoryResult(
       columns,

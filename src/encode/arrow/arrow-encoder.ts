@@ -1,18 +1,17 @@
 /**
  * `application/vnd.apache.arrow.stream`: the Arrow IPC streaming format, one record batch per Trino page, column
- * types from the Trino types (arrow-column-builder.ts). Each field's metadata has `trino.type`, the Trino type text;
- * the schema's metadata has `topicgate.query_id`.
+ * types from the Trino types (arrow-batches.ts, shared with the Parquet encoder). Each field's metadata has
+ * `trino.type`, the Trino type text; the schema's metadata has `topicgate.query_id`.
  * Completeness: a complete stream ends with Arrow's end-of-stream marker (0xFFFFFFFF 0x00000000). If the result
  * fails after the stream has started, the marker is NOT written and the generator throws, so the HTTP body is
  * aborted: readers see a stream without its end marker (pyarrow / arrow-js report a truncated stream or stop
  * without EOS). The next page's URL is in the `Link: <...>; rel="next"` header.
  */
-import { Field, makeData, RecordBatch, RecordBatchStreamWriter, Schema, Struct } from 'apache-arrow';
+import { RecordBatchStreamWriter } from 'apache-arrow';
 import type { ResultStream } from '../../trino/result-stream.js';
-import { columnType } from '../column-type.js';
 import type { EncodeOptions } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
-import { arrowColumnBuilder } from './arrow-column-builder.js';
+import { arrowBatches } from './arrow-batches.js';
 
 /**
  * Encodes a result as an Arrow IPC stream (see the completeness rule above).
@@ -25,29 +24,16 @@ export function encodeArrow(
   result: ResultStream,
   _options: EncodeOptions,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const builders = result.columns.map((c) => arrowColumnBuilder(columnType(c.type)));
-  const fields = result.columns.map(
-    (c, i) => new Field(c.name, builders[i]!.type, true, new Map([['trino.type', c.type]])),
-  );
-  const schema = new Schema(fields, new Map([['topicgate.query_id', result.queryId]]));
-  const rowType = new Struct(fields);
+  const arrow = arrowBatches(result);
   const writer = new RecordBatchStreamWriter();
   const queued = writer[Symbol.asyncIterator]();
-  const n = builders.length;
   const chunks = frameBatches<Uint8Array>(result.batches, {
     start() {
-      writer.reset(undefined, schema); // queues the schema message, sent with the first page (or the end)
+      writer.reset(undefined, arrow.schema); // queues the schema message, sent with the first page (or the end)
       return undefined;
     },
     page(rows) {
-      for (const row of rows) for (let i = 0; i < n; i++) builders[i]!.append(row[i]);
-      const data = makeData({
-        type: rowType,
-        length: rows.length,
-        nullCount: 0,
-        children: builders.map((b) => b.finish()),
-      });
-      writer.write(new RecordBatch(schema, data));
+      writer.write(arrow.batch(rows));
       return writer.toUint8Array(true);
     },
     end() {
