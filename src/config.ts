@@ -25,6 +25,9 @@ const TopicSettings = Type.Object(
     expansionTable: Type.Optional(Type.String({ minLength: 1 })),
     allowFullScan: Type.Optional(Type.Boolean()),
     maxLimit: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Bulk reads: time slices read at once by default, and at most (API.md "Bulk reads"). */
+    parallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    maxParallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   },
   { additionalProperties: false },
 );

@@ -41,7 +41,8 @@ export interface PendingBatch {
   /** Upper bound (exclusive) of the batch, Trino timestamp text. */
   until: string;
   rows: number;
-  limit: number;
+  /** The batch's limit; `all`: every settled event after the position. */
+  limit: number | 'all';
 }
 
 export class CursorService {
@@ -124,7 +125,7 @@ export class CursorService {
     def: CursorDefinition,
     from: Position,
     untilMs: number,
-    limit: { asked?: number; pending?: number },
+    limit: { asked?: number | 'all'; pending?: number | 'all' },
   ): Plan {
     const read = {
       select: def.select,
@@ -139,7 +140,7 @@ export class CursorService {
   /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
   async batch(
     name: string,
-    limit: number | undefined,
+    limit: number | 'all' | undefined,
   ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
@@ -188,7 +189,7 @@ export class CursorService {
       to,
       until,
       rows,
-      limit: plan.tree.limit,
+      limit: plan.tree.limit === Infinity ? 'all' : plan.tree.limit,
     };
     if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
       throw new ApiError(

@@ -4,6 +4,9 @@
  */
 import type { AGGREGATE_FNS } from '../schemas/read.js';
 
+/** The broker time column of a topic table: time windows, paging anchors and slices are on it. */
+export const TIME_COLUMN = 'timestamp_broker';
+
 /** Where a column's value comes from: a table column, or a JSON field of the payload (blob expansion). */
 export type ColumnSource = { kind: 'table' } | { kind: 'json'; from: string; path: readonly (string | number)[] };
 

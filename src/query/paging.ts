@@ -8,6 +8,9 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../errors.js';
+import { TIME_COLUMN, type ColumnNode, type PredicateNode } from './nodes.js';
+import type { ReadRequest, TopicModel } from './plan.js';
+import { parseInstant } from './time.js';
 import { Keyring, SignedTokens, type TokenFault } from './signed-token.js';
 
 /** Broker time as Trino prints a timestamp(3..12): `2026-11-30 07:59:00.123`. */
@@ -95,4 +98,39 @@ export function nextPosition(cur: PagePosition, times: PageTimes | null, rows: n
   const s = times.trailing === times.total && times.last === cur.a ? cur.s + times.trailing : times.trailing;
   const { loose: _, ...rest } = cur;
   return { ...rest, a: times.last, s };
+}
+
+/**
+ * The filters as plain data for the page-token hash: the node tree with each column reduced to its name (its type
+ * and source follow from the topic). Hashing the tree, not its SQL, keeps tokens valid across changes in how SQL
+ * is rendered.
+ */
+export function canonicalWhere(where: PredicateNode | null): string {
+  return JSON.stringify(where, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && (v as { kind?: unknown }).kind === 'column' ? (v as ColumnNode).name : v,
+  );
+}
+
+export function firstPosition(
+  h: string,
+  anchored: boolean,
+  topic: TopicModel,
+  req: ReadRequest,
+  now: number,
+): PagePosition {
+  const p: PagePosition = { h, m: anchored ? 'anchor' : 'offset', s: 0 };
+  if ((req.since !== undefined || req.until !== undefined) && !topic.time) {
+    throw new ApiError('TG_BAD_REQUEST', `since/until: ${topic.id} has no ${TIME_COLUMN}`);
+  }
+  if (!topic.time) return p;
+  if (req.since !== undefined) p.lo = ceilMs(parseInstant(req.since, 'since', now));
+  // The first page pins the upper bound, so later pages read the same set even while the topic grows.
+  p.hi = req.until !== undefined ? ceilMs(parseInstant(req.until, 'until', now)) : now;
+  if (p.lo !== undefined && p.hi <= p.lo)
+    throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
+  return p;
+}
+
+function ceilMs(i: { epochMs: number; subMs: string }): number {
+  return i.subMs.replace(/0+$/, '') ? i.epochMs + 1 : i.epochMs;
 }

@@ -21,6 +21,7 @@ export const RESERVED_PARAMS = [
   'select',
   'order',
   'limit',
+  'parallel',
   'cursor',
   'format',
   'explain',
@@ -75,9 +76,15 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
   const select = single('select', query.select);
   const order = single('order', query.order);
   const limit = single('limit', query.limit);
-  if (limit !== undefined && !/^\d{1,9}$/.test(limit)) {
-    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`, {
+  if (limit !== undefined && limit !== 'all' && !/^\d{1,9}$/.test(limit)) {
+    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer or all`, {
       parameter: 'limit',
+    });
+  }
+  const parallel = single('parallel', query.parallel);
+  if (parallel !== undefined && !/^\d{1,4}$/.test(parallel)) {
+    throw new ApiError('TG_BAD_VALUE', `parallel=${JSON.stringify(parallel)} is not a positive integer`, {
+      parameter: 'parallel',
     });
   }
   return {
@@ -91,8 +98,10 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
     where: and(...filters),
     since: single('since', query.since),
     until: single('until', query.until),
-    order: order === undefined ? undefined : parseOrderParam(order),
-    limit: limit === undefined ? undefined : Number(limit),
+    order: order === undefined || order === 'none' ? undefined : parseOrderParam(order),
+    unordered: order === 'none' ? true : undefined,
+    limit: limit === undefined || limit === 'all' ? limit : Number(limit),
+    parallel: parallel === undefined ? undefined : Number(parallel),
   };
 }
 
@@ -132,8 +141,10 @@ export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): R
     since: body.since,
     until: body.until,
     groupBy: body.groupBy,
-    order: body.order,
+    order: body.order === 'none' ? undefined : body.order,
+    unordered: body.order === 'none' ? true : undefined,
     limit: body.limit,
+    parallel: body.parallel,
     dedupe: body.dedupe,
   };
 }

@@ -12,6 +12,7 @@ import { plan, readPolicy, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
+import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 
 export interface ReadOptions {
@@ -108,12 +109,14 @@ export async function streamPlan(
     throw err;
   });
   reply.header('X-Trino-Query-Id', result.queryId);
-  const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
+  const cutter = new PageCutter(prefetched(result), plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact.
-  await cutter.prefetch(entry.format === 'json' || !o.paged ? 1 : Math.max(1, config.prefetchRows));
+  // A bulk read (limit=all) is one response: no next page to link.
+  const paged = o.paged && plan.tree.limit !== Infinity;
+  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : Math.max(1, config.prefetchRows));
   const link = (p: PagePosition | null) => (p ? (o.nextUrl ? o.nextUrl(tokens.encode(p)) : tokens.encode(p)) : null);
-  if (o.paged && entry.format !== 'json') {
+  if (paged && entry.format !== 'json') {
     const next = withSliceWidth(
       plan,
       cutter.settled ? cutter.next(plan.position) : cutter.presumedNext(plan.position),
@@ -137,7 +140,7 @@ export async function streamPlan(
     finished = true;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
-    if (o.paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
+    if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
   const body = encodedReadable(entry.encode(view, options));
   body.once('close', () => {

@@ -8,6 +8,7 @@
  * duplicates stay exact.
  */
 import { compileQuery, compileTailSummary } from '../query/compile.js';
+import { bulkResult } from './bulk-result.js';
 import { applySlice } from '../query/passes.js';
 import type { ColumnNode } from '../query/nodes.js';
 import type { PagePosition } from '../query/paging.js';
@@ -75,6 +76,7 @@ export async function slicedResult(
 
 /** The plan's result: sliced when the plan says how, one query otherwise. */
 export function openResult(trino: TrinoPort, plan: Plan, opts: QueryOptions, stats: SliceStats): Promise<ResultStream> {
+  if (plan.bulk) return bulkResult(trino, { ...plan, bulk: plan.bulk }, opts);
   if (plan.slices) return slicedResult(trino, { ...plan, slices: plan.slices }, opts, stats);
   stats.queries++;
   return trino.query(compileQuery(plan.tree), opts);

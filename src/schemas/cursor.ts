@@ -49,10 +49,9 @@ export type CursorView = Static<typeof CursorView>;
 
 export const BatchQuery = Type.Object({
   limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
+    Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('all')], {
       description:
-        'Most events in the batch (default 10000, or TOPICGATE_MAX_LIMIT when lower; more than the maximum is a 422)',
+        'Most events in the batch (default 10000, or TOPICGATE_MAX_LIMIT when lower; more than the maximum is a 422); `all`: every settled event after the position',
     }),
   ),
   format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept' })),

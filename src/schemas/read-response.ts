@@ -1,6 +1,6 @@
 /**
  * The 200 of a read (events, query, cursor batch): rows in four media types with the completeness rule of each
- * (src/encode/*-encoder.ts), or the explain body.
+ * (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts), or the explain body.
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
 
@@ -61,7 +61,7 @@ const ORDERS_JSON =
   '{"key":"order-1000002","value":"\\\\xc3287b2262726f6b656e223a35","timestamp_broker":"2026-11-01T00:00:00.000Z"}\n' +
   '],"next":null,"complete":true}';
 
-/** The 200 of a read: rows in four media types, with the completeness rule of each (src/encode/*-encoder.ts). */
+/** The 200 of a read: rows in four media types, with the completeness rule of each (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts). */
 export const ReadResponses = {
   200: {
     description: [

@@ -92,12 +92,25 @@ export const EventsQuery = Type.Object(
     ),
     order: Type.Optional(
       Type.String({
-        description: '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated; default `timestamp_broker` ascending',
+        description:
+          '`col.asc|desc[.nullsfirst|.nullslast]`, comma-separated; default `timestamp_broker` ascending; `none` (with limit=all): no order promised',
         examples: ['timestamp_broker.asc'],
       }),
     ),
     limit: Type.Optional(
-      Type.String({ pattern: '^[0-9]+$', description: 'Rows per response (default 100)', examples: ['3'] }),
+      Type.String({
+        pattern: '^([0-9]+|all)$',
+        description:
+          'Rows per response (default 100); `all`: every row of the window in one streamed response (needs `until`)',
+        examples: ['3'],
+      }),
+    ),
+    parallel: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]+$',
+        description:
+          'With limit=all: read the window as this many time slices at once, written in order (or interleaved with order=none)',
+      }),
     ),
     cursor: Type.Optional(
       Type.String({
@@ -172,8 +185,19 @@ export const QueryBody = Type.Object(
       Type.String({ description: 'Exclusive end on timestamp_broker, as in GET', examples: ['2026-11-02T00:00:00Z'] }),
     ),
     groupBy: Type.Optional(Type.Array(GroupSpec, { maxItems: 20 })),
-    order: Type.Optional(Type.Array(OrderSpec, { maxItems: 20 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Rows per response (default 100)' })),
+    order: Type.Optional(
+      Type.Union([Type.Array(OrderSpec, { maxItems: 20 }), Type.Literal('none')], {
+        description: 'Sort keys; `none` (with limit `all`): no order promised, slices may interleave',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('all')], {
+        description: 'Rows per response (default 100); `all`: every row of the window (needs `until`)',
+      }),
+    ),
+    parallel: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 64, description: 'With limit `all`: time slices read at once' }),
+    ),
     dedupe: Type.Optional(DedupeSpec),
     cursor: Type.Optional(
       Type.String({ maxLength: 2048, description: 'Opaque page token: `next` of the previous response' }),

@@ -407,7 +407,10 @@ describe('readRequestFromQuery', () => {
 
   it.each(['abc', '-1', '1.5', '1e3', '', '1234567890'])('limit=%j -> TG_BAD_VALUE', (limit) => {
     const e = apiError(() => readRequestFromQuery({ limit }, resolve));
-    expect([e.code, e.message]).toEqual(['TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`]);
+    expect([e.code, e.message]).toEqual([
+      'TG_BAD_VALUE',
+      `limit=${JSON.stringify(limit)} is not a positive integer or all`,
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { PageTokens, nextPosition, queryHash, type PagePosition, type PageTimes } from '../../src/query/paging.js';
 import { Keyring } from '../../src/query/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
