@@ -96,7 +96,7 @@ export async function writeDocs(results: CaseResult[], paging: PagingRun[], f: F
       "Ratio to raw is rows/s over the raw trino-client's at the same size. CPU µs/row is the CPU the client process used (the gateway " +
       'process for gateway cases; Trino is not counted), per row, in the best run: Trino and every client share the same 2 cores, so ' +
       "a client that needs more CPU also slows Trino down. Peak RSS is the client process's (VmHWM of a fresh process per size, or " +
-      "ru_maxrss of the CLI's JVM and of the python process). Each case is the best of a few runs, run round-robin across the cases.",
+      "ru_maxrss of the CLI's JVM and of the python process). Each case is the best of a few runs, run round-robin across the cases. Trino queries and rows read by Trino are per response, from Trino's query statistics (each gateway sends its queries as a Trino user of its own); the other clients send the one query.",
     '',
     `![rows/s by client and size](${RATE_SVG})`,
     '',

@@ -7,11 +7,13 @@
  * size, so its peak RSS is that of the size alone; the CLI and python report their own (one process per run).
  */
 import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, runPython } from './anchors.js';
 import { getJson, readGateway, ROOT, startGateway, type Format, type Gateway } from './gateway.js';
 import { cpuSeconds, currentRss, peakRss } from './proc.js';
 import { forkRaw } from './raw-fork.js';
+import { queriesOf, runUser } from './trino-stats.js';
 import type { Window } from './window.js';
 
 export const FORMATS: Format[] = ['ndjson', 'csv', 'arrow'];
@@ -39,6 +41,8 @@ export interface CaseResult {
   peakRssBytes: number;
   /** RSS before the first request (long-lived processes only). */
   idleRssBytes?: number;
+  /** Gateway cases: Trino queries sent per response, and rows they read (from Trino's query statistics). */
+  trino?: { queries: number; rowsRead: number };
 }
 
 export interface GatewayFeatures {
@@ -52,6 +56,8 @@ export interface RaceSetup {
   gatewayEnv: Record<string, string>;
   features: GatewayFeatures;
   user: string;
+  /** How the topic's table appears in the gateway's SQL (its reads, not its metadata look-ups). */
+  tableText: string;
   log: (msg: string) => void;
 }
 
@@ -77,13 +83,19 @@ export function eventsPath(topic: string, w: Window, g: GatewayCase, features: G
 export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = false): Promise<CaseResult[]> {
   const gcases = gatewayCases(s.features);
   const gateways = new Map<CaseId, Gateway>();
+  const users = new Map<CaseId, string>();
   const raw = forkRaw(s.trinoUrl);
   try {
     // One at a time: a loaded 2-core machine starts several tsx processes slower than it starts them in turn.
     for (const g of gcases) {
       const dir = join(ROOT, 'bench', 'profiles', `${w.rows}-${caseId(g)}`);
       if (profile) rmSync(dir, { recursive: true, force: true });
-      gateways.set(caseId(g), await startGateway(s.gatewayEnv, profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []));
+      // A Trino user per gateway, so its queries can be counted afterwards.
+      const env = {
+        ...s.gatewayEnv,
+        TOPICGATE_TRINO_USER: users.set(caseId(g), runUser(`race-${caseId(g)}`)).get(caseId(g))!,
+      };
+      gateways.set(caseId(g), await startGateway(env, profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []));
     }
     await raw.ready;
     await new Promise((r) => setTimeout(r, 500)); // settle after module loading, so idle RSS means something
@@ -105,7 +117,7 @@ export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = 
         if (id === 'cli' || id === 'python') {
           const r =
             id === 'cli'
-              ? await runCli(s.trinoUrl, s.user, sql, join(ROOT, 'bench', 'tmp'))
+              ? await runCli(s.trinoUrl, s.user, sql, join(tmpdir(), 'topicgate-bench'))
               : await runPython(s.trinoUrl, s.user, sql);
           anchorPeak.set(id, Math.max(anchorPeak.get(id) ?? 0, r.peakRssBytes));
           run = { rows: r.rows, seconds: r.seconds, cpu: r.cpu };
@@ -129,6 +141,11 @@ export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = 
         );
       }
     }
+    const trino = new Map<CaseId, { queries: number; rowsRead: number }>();
+    for (const [id, user] of users) {
+      const qs = await queriesOf(s.trinoUrl, user, s.tableText);
+      trino.set(id, { queries: qs.length / reps, rowsRead: qs.reduce((n, q) => n + q.rowsRead, 0) / reps });
+    }
     return ids.map((id) => {
       const rs = runs.get(id)!;
       const pid = pidOf(id);
@@ -140,6 +157,7 @@ export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = 
         best: rs.reduce((a, b) => (b.seconds < a.seconds ? b : a)),
         peakRssBytes: pid ? peakRss(pid) : anchorPeak.get(id)!,
         ...(idle.has(id) ? { idleRssBytes: idle.get(id)! } : {}),
+        ...(trino.has(id) ? { trino: trino.get(id)! } : {}),
       };
     });
   } finally {

@@ -12,15 +12,16 @@ function rawOf(results: CaseResult[], size: number): CaseResult {
 
 export function raceTable(results: CaseResult[]): string {
   const lines = [
-    '| rows | case | seconds | rows/s | ratio to raw | CPU µs/row | peak RSS MB | idle RSS MB | body MB |',
-    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| rows | case | seconds | rows/s | ratio to raw | CPU µs/row | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
     const ratio = rate(r.best) / rate(rawOf(results, r.size).best);
     lines.push(
       `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ` +
         `${((r.best.cpu / r.best.rows) * 1e6).toFixed(1)} | ${mb(r.peakRssBytes)} | ` +
-        `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} |`,
+        `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} | ` +
+        `${r.trino ? r.trino.queries.toFixed(1) : '1'} | ${r.trino ? fmtInt(r.trino.rowsRead) : '–'} |`,
     );
   }
   return lines.join('\n');

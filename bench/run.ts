@@ -105,7 +105,15 @@ async function main(): Promise<void> {
       for (const size of o.sizes) {
         const w = await windowOf(trino.url, BENCH_CATALOG, BENCH_SCHEMA, TOPIC, size);
         log(`race: ${w.rows} rows, ${w.since} .. ${w.until}`);
-        const setup = { trinoUrl: trino.url, topic: TOPIC, gatewayEnv, features, user: 'topicgate-bench', log };
+        const setup = {
+          trinoUrl: trino.url,
+          topic: TOPIC,
+          gatewayEnv,
+          features,
+          user: 'topicgate-bench',
+          tableText: `"${BENCH_SCHEMA}"`,
+          log,
+        };
         results.push(...(await raceSize(setup, w, size >= 1_000_000 ? o.bigReps : o.reps, o.profile)));
       }
     }

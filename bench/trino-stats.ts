@@ -33,7 +33,8 @@ export async function queriesOf(trinoUrl: string, user: string, tableText: strin
   let ids: string[] = [];
   for (let attempt = 0; attempt < 60; attempt++) {
     const r = await c.all(`SELECT query_id, state, query FROM system.runtime.queries WHERE "user" = '${user}'`);
-    const mine = r.rows.filter((row) => String(row[2]).includes(tableText));
+    // Reads only: not the gateway's metadata look-ups, nor its EXPLAIN (explain=true) queries.
+    const mine = r.rows.filter((row) => String(row[2]).includes(tableText) && !/^\s*EXPLAIN/i.test(String(row[2])));
     ids = mine.map((row) => String(row[0]));
     if (mine.every((row) => DONE.has(String(row[1])))) break;
     await new Promise((res) => setTimeout(res, 500));
