@@ -1,4 +1,5 @@
 /** What the bench finds out about the gateway before it races, and what it writes afterwards (docs/). */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -62,11 +63,17 @@ function plots(results: CaseResult[], paging: PagingRun[]): void {
   }
 }
 
+function gitCommit(): string {
+  const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown';
+}
+
 function machine(f: Facts): string[] {
   return [
     `- nproc: ${os.availableParallelism()} (${os.cpus()[0]?.model ?? 'unknown'})`,
     `- memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- Node ${process.version}, ${os.type()} ${os.release()}; ${f.anchors.cli}; ${f.anchors.python}`,
+    `- gateway at commit ${gitCommit()} (its limit=all: ${f.features.limitAll ? 'yes' : 'no'}, parallel=N: ${f.features.parallel ? 'yes' : 'no'})`,
     `- Trino ${f.trinoVersion} (local single node, heap ${process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G'}, shared with the other engineers' tests)`,
     `- load average (1 min) ${f.load0.toFixed(1)} at the start, ${f.load1.toFixed(1)} at the end: other work shares the 2 cores, so the numbers are noisy`,
   ];
