@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { TopicCatalog } from './catalog/topic-catalog.js';
 import { HttpTrino } from './trino/http-trino.js';
 import type { TrinoPort } from './trino/trino-port.js';
+import { httpTrinoOptions } from './trino/trino-settings.js';
 import errorsPlugin, { sendError } from './plugins/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -20,6 +21,7 @@ import inferRoutes from './routes/infer.js';
 import { CursorService } from './cursors/cursor-service.js';
 import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
+import { guardStore, storeTimeouts } from './cursors/store-failures.js';
 import { Keyring } from './query/signed-token.js';
 
 export interface Services {
@@ -39,11 +41,15 @@ declare module 'fastify' {
 }
 
 export async function createServices(config: Config): Promise<Services> {
-  const trino = new HttpTrino({ server: config.trinoUrl, user: config.trinoUser });
-  const store = await openStore(config.stateUrl).catch((err: unknown) => {
-    const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-    throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
-  });
+  const trino = new HttpTrino(httpTrinoOptions(config));
+  const opened = await openStore(config.stateUrl, { postgres: { pool: storeTimeouts(config.stateTimeoutMs) } }).catch(
+    (err: unknown) => {
+      const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+      throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  );
+  // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working).
+  const store = guardStore(opened);
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
   const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring } as Omit<
     Services,

@@ -4,7 +4,7 @@
  * All settings in one schema: read from the environment (and the optional per-topic config file) once at
  * start-up, validated, frozen. Names follow API.md "Settings".
  */
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
@@ -25,6 +25,16 @@ const TopicSettings = Type.Object(
     expansionTable: Type.Optional(Type.String({ minLength: 1 })),
     allowFullScan: Type.Optional(Type.Boolean()),
     maxLimit: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Trino session properties of every query on this topic (API.md "Trino connection"), e.g. VAST settings. */
+    session: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?$' }),
+        Type.Union([Type.String(), Type.Number(), Type.Boolean()]),
+        { additionalProperties: false },
+      ),
+    ),
+    /** Client tags added to every query on this topic, for Trino resource-group selectors. */
+    tags: Type.Optional(Type.Array(Type.String({ pattern: '^[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]+$' }))),
     /** Bulk reads: time slices read at once by default, and at most (API.md "Bulk reads"). */
     parallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     maxParallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
@@ -49,7 +59,7 @@ export type ConfigFile = Static<typeof ConfigFileSchema>;
  * (`read`), its default and bounds. loadConfig walks it; the Config type is derived from it, so a setting is
  * declared once.
  */
-type Read = 'text' | 'trimmed' | 'url' | 'list' | 'secrets' | 'int' | 'bool' | 'duration' | 'state-url';
+type Read = 'text' | 'trimmed' | 'url' | 'list' | 'secrets' | 'int' | 'bool' | 'duration' | 'state-url' | 'file';
 interface SettingOptions {
   env: string;
   read: Read;
@@ -75,6 +85,40 @@ export const SettingsSchema = Type.Object({
     read: 'text',
     fallback: 'topicgate',
     description: 'user sent to Trino',
+  }),
+  /** PEM bundle trusted for Trino's certificate instead of Node's bundled CAs (https only). */
+  trinoCaFile: text({
+    env: 'TOPICGATE_TRINO_CA_FILE',
+    read: 'file',
+    fallback: '',
+    description: 'PEM bundle to verify the certificate of an https Trino',
+  }),
+  /** Password of TOPICGATE_TRINO_USER (HTTP basic over https); never logged. */
+  trinoPassword: text({
+    env: 'TOPICGATE_TRINO_PASSWORD',
+    read: 'text',
+    fallback: '',
+    description: 'password of the Trino user',
+  }),
+  trinoPasswordFile: text({
+    env: 'TOPICGATE_TRINO_PASSWORD_FILE',
+    read: 'file',
+    fallback: '',
+    description: 'a file holding the password of the Trino user',
+  }),
+  /** A bearer token for Trino, read from this file and again whenever it changes (a rotated secret). */
+  trinoTokenFile: text({
+    env: 'TOPICGATE_TRINO_TOKEN_FILE',
+    read: 'file',
+    fallback: '',
+    description: 'a file holding a bearer token for Trino',
+  }),
+  /** Queries run as the caller's principal (X-Trino-User); the gateway authenticates as TOPICGATE_TRINO_USER. */
+  trinoImpersonate: Type.Boolean({
+    env: 'TOPICGATE_TRINO_IMPERSONATE',
+    read: 'bool',
+    fallback: 'false',
+    description: "queries run in Trino as the caller's principal",
   }),
   catalog: text({
     env: 'TOPICGATE_CATALOG',
@@ -105,6 +149,24 @@ export const SettingsSchema = Type.Object({
     fallback: 'sqlite:./data/topicgate.db',
     blankIsValue: true,
     description: 'cursor store: sqlite:<file> or postgres://...',
+  }),
+  /** Bound on connecting to the PostgreSQL cursor store and on each statement there. */
+  stateTimeoutMs: int({
+    env: 'TOPICGATE_STATE_TIMEOUT_MS',
+    read: 'int',
+    fallback: '5000',
+    minimum: 100,
+    maximum: 600_000,
+    description: 'time limit of connecting to the cursor store and of each of its statements',
+  }),
+  /** On SIGTERM, running responses may finish for this long; then they are cut and their queries cancelled. */
+  shutdownGraceMs: int({
+    env: 'TOPICGATE_SHUTDOWN_GRACE_MS',
+    read: 'int',
+    fallback: '20000',
+    minimum: 0,
+    maximum: 3_600_000,
+    description: 'time running responses may take to finish on SIGTERM',
   }),
   /** Largest `limit` a request may ask for. */
   maxLimit: int({
@@ -272,6 +334,16 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
     case 'state-url':
       if (!/^sqlite:.+/.test(raw) && !/^postgres(ql)?:\/\/.+/.test(raw)) bad('must be sqlite:<file> or postgres://...');
       return raw;
+    case 'file':
+      // Unset is ''; a set path must be a readable file (the secret in it is read later, and never shown).
+      if (raw !== '') {
+        try {
+          accessSync(raw, constants.R_OK);
+        } catch (err) {
+          problems.push(`${name}=${raw}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+        }
+      }
+      return raw;
   }
 }
 
@@ -313,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const [topic, topicSettings] of Object.entries(file.topics ?? {})) {
     for (const p of checkExpansion(topic, topicSettings)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
   }
+  problems.push(...trinoCredentialProblems(settings as Settings));
   if (problems.length) throw new ConfigError(problems);
   const s = settings as Settings;
   const config: Config = {
@@ -323,6 +396,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     topics: file.topics ?? {},
   };
   return deepFreeze(config);
+}
+
+/** One way to authenticate to Trino, and only over https (a secret never travels in clear). */
+function trinoCredentialProblems(s: Settings): string[] {
+  const set = [
+    s.trinoPassword && 'TOPICGATE_TRINO_PASSWORD',
+    s.trinoPasswordFile && 'TOPICGATE_TRINO_PASSWORD_FILE',
+    s.trinoTokenFile && 'TOPICGATE_TRINO_TOKEN_FILE',
+  ].filter((x): x is string => Boolean(x));
+  if (set.length > 1) return [`${set.join(' and ')}: set one way to authenticate to Trino, not ${set.length}`];
+  if (set.length === 1 && typeof s.trinoUrl === 'string' && s.trinoUrl.startsWith('http://')) {
+    return [`${set[0]} needs an https:// TOPICGATE_TRINO_URL (credentials are never sent in clear)`];
+  }
+  return [];
 }
 
 function deepFreeze<T>(o: T): T {

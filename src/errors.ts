@@ -14,6 +14,7 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'A query that filters only on JSON fields must bound the time window (since/until).',
   },
+  TG_FORBIDDEN: { status: 403, meaning: 'The caller may not do this on this resource (or Trino denied the query).' },
   TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
@@ -29,7 +30,15 @@ export const ERROR_CATALOG = {
   TG_TOO_MANY_REQUESTS: { status: 429, meaning: 'Trino or the gateway is at its concurrency limit; retry later.' },
   TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
   TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },
+  TG_TRINO_AUTH: {
+    status: 502,
+    meaning: "Trino did not accept the gateway's own credentials: an operator must fix the gateway's settings.",
+  },
   TG_TRINO_UNAVAILABLE: { status: 503, meaning: 'Trino cannot be reached or is starting; retry after Retry-After.' },
+  TG_STATE_UNAVAILABLE: {
+    status: 503,
+    meaning: 'The cursor store cannot be reached in time; retry after Retry-After (data routes still work).',
+  },
   TG_TIMEOUT: { status: 504, meaning: 'The query ran past its time limit and was cancelled.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -37,6 +37,25 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   return { app, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
 }
 
+/**
+ * Graceful shutdown (issue 11): stop accepting at once (fastify answers 503 to new requests on kept-alive
+ * connections), let running responses finish for `graceMs`, then cut the rest and cancel every Trino query still
+ * running, waiting until Trino has been told, so none of the gateway's queries outlives it.
+ */
+export async function shutdown(app: FastifyInstance, graceMs: number): Promise<'drained' | 'cut'> {
+  const closing = app.close();
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<'cut'>((resolve) => (timer = setTimeout(() => resolve('cut'), graceMs)));
+  const outcome = await Promise.race([closing.then(() => 'drained' as const), graceOver]);
+  clearTimeout(timer);
+  if (outcome === 'cut') {
+    app.server.closeAllConnections();
+    await app.tg.trino.close();
+    await closing;
+  }
+  return outcome;
+}
+
 export function describeStartupError(err: unknown): string {
   if (err instanceof ConfigError) return `topicgate: ${err.message}`;
   return `topicgate: cannot start: ${err instanceof Error ? err.message : String(err)}`;
@@ -52,10 +71,22 @@ async function main(): Promise<void> {
   }
   const { app, url } = started;
   app.log.info({ url }, 'topicgate listening');
-  const stop = () => {
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+  const { shutdownGraceMs } = app.tg.config;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // SIGINT then SIGTERM (or the reverse): one shutdown.
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal, graceMs: shutdownGraceMs }, 'shutting down: no new requests, running ones may finish');
+    shutdown(app, shutdownGraceMs).then(
+      (outcome) => {
+        app.log.info({ outcome }, 'topicgate stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
     );
   };
   process.once('SIGINT', stop);

@@ -39,6 +39,9 @@ export function isPlausibleTopicId(id: string): boolean {
   return id.length > 0 && id.length <= 512 && !/["\s$\u0000]/.test(id);
 }
 
+/** Catalog lookups run as the gateway's own user, tagged apart from the reads they serve. */
+const CATALOG_QUERY = { clientTags: ['catalog'] } as const;
+
 export class TopicCatalog {
   private cache: { at: number; tables: Map<string, TableInfo> } | undefined;
   private loading: Promise<Map<string, TableInfo>> | undefined;
@@ -52,7 +55,7 @@ export class TopicCatalog {
   /** Fails with a one-line message when the catalog or a schema does not exist. */
   async verify(): Promise<void> {
     const { rows } = await this.trino
-      .all(`SELECT schema_name FROM ${quoteIdent(this.config.catalog)}.information_schema.schemata`)
+      .all(`SELECT schema_name FROM ${quoteIdent(this.config.catalog)}.information_schema.schemata`, CATALOG_QUERY)
       .catch((err: unknown) => {
         if ((err as { info?: { errorName?: string } }).info?.errorName === 'CATALOG_NOT_FOUND') {
           throw new Error(`TOPICGATE_CATALOG=${this.config.catalog}: Trino has no such catalog`);
@@ -87,6 +90,7 @@ export class TopicCatalog {
       `SELECT table_schema, table_name, column_name, data_type FROM ${cat}.information_schema.columns ` +
         `WHERE table_schema IN (${this.config.schemas.map(stringLiteral).join(', ')}) ` +
         `ORDER BY table_schema, table_name, ordinal_position`,
+      CATALOG_QUERY,
     );
     const single = this.config.schemas.length === 1;
     const tables = new Map<string, TableInfo>();

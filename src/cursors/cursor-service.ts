@@ -14,8 +14,8 @@ import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileCount } from '../query/compile.js';
 import { summarizeBatch } from '../read/sliced-result.js';
-import { resolver, type Plan, type TopicModel } from '../query/plan.js';
-import { batchUntil, plan, readPolicy } from '../query/planner.js';
+import { resolver, type TopicModel } from '../query/plan.js';
+import { batchUntil, plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/time.js';
@@ -126,13 +126,14 @@ export class CursorService {
     from: Position,
     untilMs: number,
     limit: { asked?: number | 'all'; pending?: number | 'all' },
-  ): Plan {
+    caller?: Caller,
+  ): PlannedRead {
     const read = {
       select: def.select,
       where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
     };
     return plan(
-      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending },
+      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
       readPolicy(this.services.config, topic.id),
     );
   }
@@ -141,7 +142,8 @@ export class CursorService {
   async batch(
     name: string,
     limit: number | 'all' | undefined,
-  ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
+    caller?: Caller,
+  ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: PlannedRead }> {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
@@ -150,21 +152,26 @@ export class CursorService {
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
     // batch is not kept: the next read looks for new events.
     if (old && old.rows > 0 && old.generation === cursor.generation && samePosition(old.from, cursor.position)) {
-      const again = this.plan(topic, def, old.from, epochOfTrinoTimestamp(old.until), {
-        asked: limit,
-        pending: old.limit,
-      });
+      const again = this.plan(
+        topic,
+        def,
+        old.from,
+        epochOfTrinoTimestamp(old.until),
+        { asked: limit, pending: old.limit },
+        caller,
+      );
       return { cursor, pending: old, plan: again };
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    let plan = this.plan(topic, def, from, settledMs, { asked: limit });
+    let plan = this.plan(topic, def, from, settledMs, { asked: limit }, caller);
     let untilMs = plan.position.hi!;
     const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
     let rows = 0;
     let to = from;
     if (!empty) {
       const summary = await summarizeBatch(this.services.trino, plan, topic.time!, {
+        ...plan.run,
         timeoutMs: this.services.config.queryTimeoutMs,
       });
       rows = summary.rows;
@@ -172,7 +179,7 @@ export class CursorService {
       // The batch ends where the slice that completed it ends: its read is bounded there too.
       if (summary.endMs < untilMs) {
         untilMs = summary.endMs;
-        plan = this.plan(topic, def, from, untilMs, { asked: limit });
+        plan = this.plan(topic, def, from, untilMs, { asked: limit }, caller);
       }
       if (rows > 0 && last !== null)
         to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: trailing };
@@ -244,11 +251,13 @@ export class CursorService {
   }
 
   /** Events after the position that are visible now (up to now - settle), and how far behind the position is. */
-  async lag(cursor: CursorRecord): Promise<{ events: number; ms: number | null }> {
+  async lag(cursor: CursorRecord, caller?: Caller): Promise<{ events: number; ms: number | null }> {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const plan = this.plan(topic, def, cursor.position, Date.now() - parseDuration(def.settle, 'settle'), { asked: 1 });
+    const settled = Date.now() - parseDuration(def.settle, 'settle');
+    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller);
     const { rows } = await this.services.trino.all(compileCount(plan.tree), {
+      ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,
     });
     const events = Math.max(0, Number(rows[0]?.[0] ?? 0) - cursor.position.skip);

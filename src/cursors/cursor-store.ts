@@ -57,5 +57,7 @@ export interface CursorStore {
   findBatch(name: string, batchId: string): Promise<HistoryEntry | null>;
   /** Forgets history entries committed before the given instant (ISO text). */
   pruneHistory(before: string): Promise<number>;
+  /** One round trip to the store (readiness); rejects when it cannot be reached. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -221,6 +221,10 @@ export class PostgresCursorStore implements CursorStore {
     return r.rowCount ?? 0;
   }
 
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -171,6 +171,10 @@ export class SqliteCursorStore implements CursorStore {
     return this.statements().prune.run(toInstant(before)).changes;
   }
 
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

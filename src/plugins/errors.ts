@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors.js';
-import { toApiError } from '../trino/trino-errors.js';
+import { logFailure, toApiError } from '../trino/trino-errors.js';
 
 function fromFastify(err: FastifyError): ApiError | undefined {
   if (err.validation) {
@@ -54,8 +54,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser(['text/plain']);
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiErr = err instanceof ApiError ? err : (fromFastify(err) ?? toApiError(err));
-    if (apiErr.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: apiErr.code, msg: apiErr.message }, 'request refused');
+    logFailure(request.log, apiErr, err);
     return sendError(reply, apiErr);
   });
   app.setNotFoundHandler((request, reply) =>

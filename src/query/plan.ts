@@ -81,6 +81,8 @@ export interface SlicePlan {
   hi: number;
   /** Width of the first slice, ms. */
   widthMs: number;
+  /** How much wider each next slice is than the one before. */
+  growth: number;
 }
 
 /** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
@@ -226,6 +228,8 @@ export function planRead(
           fromMs: from,
           hi: position.hi,
           widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
+          // Without a learnt width the first slice is a guess: grow fast to find the rows (or the window's end).
+          growth: position.w === undefined ? 4 : 2,
         }
       : null;
   return {

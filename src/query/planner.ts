@@ -10,11 +10,14 @@ import type { Config } from '../config.js';
 import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy } from './passes.js';
 import type { PagePosition } from './paging.js';
 import { TIME_COLUMN } from './nodes.js';
-import { planRead, type BulkPlan, type Plan, type ReadRequest, type TopicModel } from './plan.js';
+import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './bulk-plan.js';
+import { planRead, type Plan, type ReadRequest, type TopicModel } from './plan.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
 export interface ReadPolicy extends LimitPolicy {
+  /** How the topic's queries are sent to Trino (API.md "Trino connection"). */
+  trino: { impersonate: boolean; session: Readonly<Record<string, string>>; clientTags: readonly string[] };
   /** Events in a cursor batch when the loader names no limit. */
   batchDefaultLimit: number;
   guardrail: GuardrailPolicy;
@@ -29,42 +32,67 @@ export interface BatchPosition {
   skip: number;
 }
 
+/**
+ * Who asked. Seam for the access issue: its authentication sets `request.principal` (a name and roles); until it
+ * lands, routes pass what they have (nothing, on an open gateway) and queries run as the gateway's own user.
+ */
+export interface Caller {
+  readonly name: string;
+}
+
+/** The action a read serves, as Trino sees it in the client tags (the access rules' action names). */
+export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors';
+
+/** How one planned read is sent to Trino: as whom, with which client tags and session properties. */
+export interface TrinoRun {
+  /** The Trino user (`X-Trino-User`) when impersonating the caller; absent: the gateway's own user. */
+  user?: string;
+  clientTags: readonly string[];
+  session: Readonly<Record<string, string>>;
+}
+
 export type PlanRequest =
   /** Events or an aggregation, GET or POST; `token` decodes the page cursor for this query's hash. */
-  | {
-      kind: 'read';
-      topic: TopicModel;
-      read: ReadRequest;
-      token: ((h: string) => PagePosition) | null;
-      /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
-      explain?: boolean;
-    }
-  /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
-  | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
-  /**
-   * A cursor batch after `from`, before `untilMs` (now minus settle). `limit` is what the loader asked for;
-   * `pendingLimit` is the limit of an uncommitted batch being handed out again (already checked when issued).
-   */
-  | {
-      kind: 'batch';
-      topic: TopicModel;
-      read: ReadRequest;
-      from: BatchPosition;
-      untilMs: number;
-      limit?: number | 'all';
-      pendingLimit?: number | 'all';
-    };
+  (
+    | {
+        kind: 'read';
+        topic: TopicModel;
+        read: ReadRequest;
+        token: ((h: string) => PagePosition) | null;
+        /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
+        explain?: boolean;
+      }
+    /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
+    | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
+    /**
+     * A cursor batch after `from`, before `untilMs` (now minus settle). `limit` is what the loader asked for;
+     * `pendingLimit` is the limit of an uncommitted batch being handed out again (already checked when issued).
+     */
+    | {
+        kind: 'batch';
+        topic: TopicModel;
+        read: ReadRequest;
+        from: BatchPosition;
+        untilMs: number;
+        limit?: number | 'all';
+        pendingLimit?: number | 'all';
+      }
+  ) & { caller?: Caller };
 
 export interface PlannedRead extends Plan {
   /** Explain only: the refusal the guardrail would give this query. */
   refused?: ApiError;
+  /** How this read goes to Trino. */
+  run: TrinoRun;
 }
 
 /** The policy of a topic, from the settings (per-topic settings override the gateway's). */
 export function readPolicy(config: Config, topicId: string): ReadPolicy {
   const topic = config.topics[topicId];
   const maxLimit = topic?.maxLimit ?? config.maxLimit;
+  const session = Object.fromEntries(Object.entries(topic?.session ?? {}).map(([k, v]) => [k, String(v)]));
   return {
+    trino: { impersonate: config.trinoImpersonate, session, clientTags: topic?.tags ?? [] },
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
     maxLimit,
     batchDefaultLimit: Math.min(10_000, maxLimit),
@@ -85,17 +113,49 @@ export function readPolicy(config: Config, topicId: string): ReadPolicy {
 
 /** Plans one read; throws the ApiError of the first pass that refuses it. */
 export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now()): PlannedRead {
+  const run = (action: ReadAction) => trinoRun(action, request.caller, policy);
   switch (request.kind) {
     case 'read':
-      return planEvents(request, policy, now);
+      return { ...planEvents(request, policy, now), run: run(request.explain ? 'explain' : 'read') };
     case 'sample':
-      return planSample(request, policy, now);
+      return { ...planSample(request, policy, now), run: run('infer') };
     case 'batch':
-      return planBatch(request, policy);
+      return { ...planBatch(request, policy), run: run('cursors') };
   }
 }
 
-function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolicy, now: number): PlannedRead {
+/**
+ * The Trino side of a read: the action and the topic's tags beside the connection's own `topicgate` tag, the
+ * topic's session properties, and the caller as the Trino user when impersonating (Trino's impersonation and
+ * table rules then decide; a denial comes back as 403 TG_FORBIDDEN).
+ */
+function trinoRun(action: ReadAction, caller: Caller | undefined, policy: ReadPolicy): TrinoRun {
+  const run: TrinoRun = {
+    clientTags: [...new Set([action, ...policy.trino.clientTags])],
+    session: policy.trino.session,
+  };
+  if (policy.trino.impersonate && caller) run.user = trinoUser(caller.name);
+  return run;
+}
+
+/**
+ * A principal as Trino's X-Trino-User: Trino reads the header as sent (no decoding), so only printable ASCII
+ * without leading or trailing blanks can name the same user there; anything else is refused, never altered.
+ */
+function trinoUser(name: string): string {
+  if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name)) {
+    throw new ApiError('TG_FORBIDDEN', `the principal ${JSON.stringify(name)} cannot be sent to Trino as a user`, {
+      principal: name,
+    });
+  }
+  return name;
+}
+
+function planEvents(
+  r: Extract<PlanRequest, { kind: 'read' }>,
+  policy: ReadPolicy,
+  now: number,
+): Plan & { refused?: ApiError } {
   checkBulkRequest(r.read, r.token !== null);
   const planned = planRead(r.topic, r.read, policy, r.token, now);
   const p = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
@@ -115,57 +175,7 @@ function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolic
   }
 }
 
-/** Slices of a bulk read when `parallel` is 1: enough that Trino sorts bounded parts, not the whole window. */
-const SEQUENTIAL_SLICES = 16;
-const DEFAULT_MAX_PARALLEL = 8;
-
-/** `limit=all`, `parallel` and `order=none` go together as API.md "Bulk reads" says; anything else is refused. */
-function checkBulkRequest(read: ReadRequest, paged: boolean): void {
-  const bad = (message: string, parameter: string) => new ApiError('TG_BAD_REQUEST', message, { parameter });
-  if (read.limit !== 'all') {
-    if (read.parallel !== undefined) throw bad('parallel applies to limit=all reads only', 'parallel');
-    if (read.unordered) throw bad('order=none applies to limit=all reads only', 'order');
-    return;
-  }
-  if (read.until === undefined)
-    throw bad('limit=all reads a closed window: add until= (and since=) so the rows are fixed', 'until');
-  if (paged) throw bad('limit=all returns the whole window in one response: it takes no cursor', 'cursor');
-}
-
-function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: ReadPolicy): BulkPlan | null {
-  const parallel = read.parallel ?? policy.parallel.default;
-  if (!Number.isInteger(parallel) || parallel < 1)
-    throw new ApiError('TG_BAD_VALUE', `parallel must be a positive integer, not ${JSON.stringify(read.parallel)}`, {
-      parameter: 'parallel',
-    });
-  if (parallel > policy.parallel.max) {
-    throw new ApiError('TG_TOO_EXPENSIVE', `parallel ${parallel} is above the maximum ${policy.parallel.max}`, {
-      parameter: 'parallel',
-      max: policy.parallel.max,
-    });
-  }
-  const { lo, hi } = p.position;
-  const [o, ...more] = p.tree.order;
-  const byTime = !o || (more.length === 0 && o.name === TIME_COLUMN && o.dir === 'asc');
-  const sliceable = topic.time !== null && lo !== undefined && hi !== undefined && !p.tree.dedupe && byTime;
-  const aggregate = p.tree.groupBy.length > 0 || p.tree.select.some((s) => s.kind === 'aggregate');
-  if (!sliceable || aggregate) {
-    if (parallel > 1) {
-      throw new ApiError(
-        'TG_BAD_REQUEST',
-        'parallel needs since and until, rows in timestamp_broker order (or order=none), and no aggregation or dedupe',
-        { parameter: 'parallel' },
-      );
-    }
-    return null;
-  }
-  const count = Math.min(hi - lo, parallel === 1 ? SEQUENTIAL_SLICES : 4 * parallel);
-  // Whole milliseconds: rows that tie on broker time never straddle two slices.
-  const bounds = Array.from({ length: count + 1 }, (_, i) => lo + Math.floor(((hi - lo) * i) / count));
-  return { time: topic.time!, bounds, concurrency: parallel, ordered: !read.unordered };
-}
-
-function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPolicy, now: number): PlannedRead {
+function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPolicy, now: number): Plan {
   const { topic } = r;
   if (!topic.time || topic.source.topicKind !== 'topic') {
     throw new ApiError('TG_BAD_REQUEST', `${topic.id} is not a topic table: it has no JSON payload to infer from`);
@@ -206,7 +216,7 @@ function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPol
  * bounded steps instead of being refused; a cursor at the very beginning has no lower bound, so such a filter
  * needs a start instant (refused here, naming it).
  */
-function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolicy): PlannedRead {
+function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolicy): Plan {
   const { topic, from } = r;
   if (!topic.time)
     throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no ${TIME_COLUMN}: cursors need topic tables`);
@@ -229,8 +239,15 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
   const position: PagePosition = { h: '', m: 'anchor', s: from.skip, hi };
   if (from.ts !== null) position.a = from.ts;
   const select = r.read.select ? [...new Set([TIME_COLUMN, ...r.read.select])] : undefined;
-  return planRead(topic, { ...r.read, select, limit }, limits, () => position);
+  const p = planRead(topic, { ...r.read, select, limit }, limits, () => position);
+  // A batch has no page before it to learn a width from, and is often an empty stretch of a backlog: wide first
+  // slices that grow fast find its rows (or its end) in a few queries.
+  if (!p.slices) return p;
+  const widthMs = Math.max(1, Math.ceil((p.slices.hi - p.slices.fromMs) / BATCH_FIRST_SLICE_SHARE));
+  return { ...p, slices: { ...p.slices, widthMs, growth: 4 } };
 }
+
+const BATCH_FIRST_SLICE_SHARE = 8;
 
 /** The exclusive upper bound a batch plan reads to, as Trino timestamp text. */
 export function batchUntil(p: Plan): string {

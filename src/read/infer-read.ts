@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { SchemaInferrer } from '../blob/infer.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileQuery } from '../query/compile.js';
-import { plan, readPolicy } from '../query/planner.js';
+import { plan, readPolicy, type Caller } from '../query/planner.js';
 
 export interface InferQuery {
   since?: string;
@@ -14,14 +14,20 @@ export interface InferQuery {
   sample?: number;
 }
 
-export async function inferRead(app: FastifyInstance, topicId: string, query: InferQuery, signal?: AbortSignal) {
+export async function inferRead(
+  app: FastifyInstance,
+  topicId: string,
+  query: InferQuery,
+  caller: Caller | undefined,
+  signal?: AbortSignal,
+) {
   const { config, catalog, trino } = app.tg;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
-  const planned = plan({ kind: 'sample', topic, ...query }, readPolicy(config, topic.id));
+  const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id));
   const sql = compileQuery(planned.tree, { extraRow: false });
   const inferrer = new SchemaInferrer();
-  const result = await trino.query(sql, { timeoutMs: config.queryTimeoutMs, signal });
+  const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs, signal });
   for await (const batch of result.batches) {
     for (const row of batch) inferrer.add(row[0] === null ? null : Buffer.from(row[0] as string, 'base64'));
   }

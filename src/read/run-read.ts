@@ -7,10 +7,10 @@ import { ApiError } from '../errors.js';
 import { encodedReadable, encoderRegistry, negotiateMediaType, type MediaType } from '../encode/encoder-registry.js';
 import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
-import type { Plan, ReadRequest, TopicModel } from '../query/plan.js';
-import { plan, readPolicy, type PlannedRead } from '../query/planner.js';
+import type { ReadRequest, TopicModel } from '../query/plan.js';
+import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
-import { toApiError } from '../trino/trino-errors.js';
+import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
@@ -39,8 +39,16 @@ export function mediaTypeOf(request: FastifyRequest, format: string | undefined)
   return media;
 }
 
+/**
+ * The caller's principal, once the access plugin (issue 10) has set `request.principal`; undefined until then, or
+ * on a gateway without authentication. Read structurally so this file does not depend on that plugin.
+ */
+export function callerOf(request: FastifyRequest): Caller | undefined {
+  return (request as { principal?: Caller | null }).principal ?? undefined;
+}
+
 /** Plans a read with this topic's policy (the one planning entry runs every pass). */
-export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
+export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | undefined): PlannedRead {
   const tokens = new PageTokens(app.tg.keyring);
   const cursor = o.cursor;
   return plan(
@@ -50,6 +58,7 @@ export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
       read: o.req,
       token: cursor !== undefined ? (h) => tokens.decode(cursor, h) : null,
       explain: o.explain === true,
+      caller,
     },
     readPolicy(app.tg.config, o.topic.id),
   );
@@ -57,7 +66,7 @@ export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
 
 export async function explainRead(app: FastifyInstance, p: PlannedRead) {
   const sql = compileQuery(p.tree);
-  const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { timeoutMs: app.tg.config.queryTimeoutMs });
+  const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
   const body = {
     sql,
     pushdown: classifyPushdown(p.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
@@ -69,7 +78,7 @@ export async function explainRead(app: FastifyInstance, p: PlannedRead) {
 
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
-  const planned = planFor(app, o);
+  const planned = planFor(app, o, callerOf(request));
   if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, planned));
   return streamPlan(app, request, reply, planned, media, { nextUrl: o.nextUrl, paged: true });
 }
@@ -87,7 +96,7 @@ export async function streamPlan(
   app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
-  plan: Plan,
+  plan: PlannedRead,
   media: MediaType,
   o: StreamOptions,
 ) {
@@ -102,7 +111,7 @@ export async function streamPlan(
   const result = await openResult(
     trino,
     plan,
-    { signal: abort.signal, timeoutMs: config.queryTimeoutMs },
+    { ...plan.run, signal: abort.signal, timeoutMs: config.queryTimeoutMs },
     slices,
   ).catch((err: unknown) => {
     app.metrics.trinoQueries.inc({ outcome: 'failed' });
@@ -132,6 +141,8 @@ export async function streamPlan(
     meta: o.meta,
     onError: (err: unknown) => {
       const e = toApiError(err);
+      // A client that went away is not a failure to log (its query is cancelled, as it should be).
+      if (!abort.signal.aborted) logFailure(request.log, e, err);
       return { code: e.code, message: e.message, status: e.status };
     },
   };

@@ -66,7 +66,7 @@ export async function slicedResult(
       }
       if (seen >= wanted || current.toMs >= slices.hi) return;
       fromMs = current.toMs;
-      width *= 2;
+      width *= slices.growth;
       current = slice(false, wanted - seen);
       result = await current.result;
     }
@@ -130,7 +130,7 @@ export async function summarizeBatch(
     total.rows += part.rows;
     total.endMs = toMs;
     fromMs = toMs;
-    width *= 2;
+    width *= slices.growth;
     first = false;
   }
   return total;

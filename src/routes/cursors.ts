@@ -4,7 +4,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
-import { mediaTypeOf, streamPlan } from '../read/run-read.js';
+import { callerOf, mediaTypeOf, streamPlan } from '../read/run-read.js';
 import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import {
   BatchQuery,
@@ -20,8 +20,11 @@ import {
 } from '../schemas/cursor.js';
 import { ReadResponses } from '../schemas/read-response.js';
 
-/** Every cursor route: a name the schema or the router refuses, and no cursor of that name (cursor-service.ts). */
-const NAMED = [...PATH_ERRORS, 'TG_CURSOR_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+/**
+ * Every cursor route: a name the schema or the router refuses, no cursor of that name (cursor-service.ts), the
+ * cursor store unreachable (cursors/store-failures.ts).
+ */
+const NAMED = [...PATH_ERRORS, 'TG_CURSOR_NOT_FOUND', 'TG_STATE_UNAVAILABLE'] as const satisfies readonly ErrorCode[];
 
 /**
  * Planning a read of the cursor (cursor-service.ts through query/planner.ts), on create, seek, read and lag: its
@@ -61,7 +64,14 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: CursorView,
           201: CursorView,
           // A bad start (TG_BAD_TIME) or settle (TG_BAD_VALUE), a definition that differs from the existing one.
-          ...errorResponses([...PATH_ERRORS, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_CURSOR_CONFLICT']),
+          ...errorResponses([
+            ...PATH_ERRORS,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_BAD_TIME',
+            'TG_CURSOR_CONFLICT',
+            'TG_STATE_UNAVAILABLE',
+          ]),
         },
       },
     },
@@ -84,7 +94,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const c = await svc().get(request.params.name);
-      return { ...view(c), lag: await svc().lag(c) };
+      return { ...view(c), lag: await svc().lag(c, callerOf(request)) };
     },
   );
 
@@ -106,7 +116,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const { pending, plan } = await svc().batch(request.params.name, request.query.limit);
+      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, callerOf(request));
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {

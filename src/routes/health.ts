@@ -3,8 +3,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.js';
 import { errorResponses } from '../schemas/error.js';
+import { toApiError } from '../trino/trino-errors.js';
 
-const Health = Type.Object({ status: Type.String(), trino: Type.Optional(Type.String()) });
+const Health = Type.Object({
+  status: Type.String(),
+  trino: Type.Optional(Type.String()),
+  state: Type.Optional(Type.String()),
+});
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -23,15 +28,41 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['operations'],
-        summary: 'Trino answers and has finished starting',
-        // Trino's /v1/info: unreachable, or answering that it is starting.
-        response: { 200: Health, ...errorResponses(['TG_TRINO_UNAVAILABLE']) },
+        summary: 'Trino answers and has finished starting, and the cursor store answers',
+        description:
+          'A 503 names the failing dependency in `details` (`trino`, `state`: `ok`, `starting`, `unreachable` or ' +
+          '`refused`). Readiness returns by itself when the dependency does.',
+        // Trino's /v1/info: unreachable, starting, or refusing the gateway's credentials; the cursor store.
+        response: {
+          200: Health,
+          ...errorResponses(['TG_TRINO_AUTH', 'TG_TRINO_UNAVAILABLE', 'TG_STATE_UNAVAILABLE']),
+        },
       },
     },
     async () => {
-      const info = await app.tg.trino.info();
-      if (info.starting) throw new ApiError('TG_TRINO_UNAVAILABLE', 'Trino is starting', undefined, undefined, 5);
-      return { status: 'ready', trino: info.nodeVersion?.version ?? 'unknown' };
+      const [info, ping] = await Promise.allSettled([app.tg.trino.info(), app.tg.store.ping()]);
+      const trino =
+        info.status === 'rejected'
+          ? toApiError(info.reason).code === 'TG_TRINO_AUTH'
+            ? 'refused'
+            : 'unreachable'
+          : info.value.starting
+            ? 'starting'
+            : 'ok';
+      const state = ping.status === 'fulfilled' ? 'ok' : 'unreachable';
+      if (trino === 'ok' && state === 'ok' && info.status === 'fulfilled') {
+        return { status: 'ready', trino: info.value.nodeVersion?.version ?? 'unknown', state };
+      }
+      const failing = [trino !== 'ok' && `Trino is ${trino}`, state !== 'ok' && 'the cursor store is unreachable'];
+      const code =
+        trino === 'refused' ? 'TG_TRINO_AUTH' : trino !== 'ok' ? 'TG_TRINO_UNAVAILABLE' : 'TG_STATE_UNAVAILABLE';
+      throw new ApiError(
+        code,
+        `not ready: ${failing.filter(Boolean).join(', ')}`,
+        { trino, state },
+        undefined,
+        code === 'TG_TRINO_AUTH' ? undefined : 5,
+      );
     },
   );
 };

@@ -1,6 +1,7 @@
 /** Schema inference for blob expansion (API.md "Blob expansion"): sample payloads, propose typed columns. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { inferRead } from '../read/infer-read.js';
+import { callerOf } from '../read/run-read.js';
 import { PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import { InferQuery, InferResult } from '../schemas/infer.js';
 import { TopicParams } from '../schemas/topic.js';
@@ -23,7 +24,7 @@ const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => inferRead(app, request.params.topic, request.query),
+    async (request) => inferRead(app, request.params.topic, request.query, callerOf(request)),
   );
 };
 

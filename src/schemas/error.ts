@@ -54,13 +54,16 @@ export const BODY_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 
 /**
- * What any Trino query can fail with, whatever its SQL (trino/trino-errors.ts toApiError: queue and resource
- * limits, memory limits, failures, unreachable or starting, time limit).
+ * What any Trino query can fail with, whatever its SQL (trino/trino-errors.ts toApiError: Trino's access control
+ * denying the query, queue and resource limits, memory limits, failures, the gateway's own credentials refused,
+ * unreachable or starting, time limit).
  */
 export const TRINO_ERRORS = [
+  'TG_FORBIDDEN',
   'TG_TOO_MANY_REQUESTS',
   'TG_TOO_EXPENSIVE',
   'TG_TRINO_FAILED',
+  'TG_TRINO_AUTH',
   'TG_TRINO_UNAVAILABLE',
   'TG_TIMEOUT',
 ] as const satisfies readonly ErrorCode[];

@@ -53,6 +53,10 @@ export type { HttpTrinoOptions } from './trino-connection.js';
 
 export class HttpTrino implements TrinoPort {
   private readonly connection: TrinoConnection;
+  /** Every query not yet finished, failed or cancelled, for close(). */
+  private readonly active = new Set<QueryControl>();
+  /** Cancellations (DELETEs) in flight, so close() can wait for them. */
+  private readonly cancelling = new Set<Promise<void>>();
 
   constructor(options: HttpTrinoOptions) {
     this.connection = new TrinoConnection(options);
@@ -62,7 +66,7 @@ export class HttpTrino implements TrinoPort {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     const headers = statementHeaders(this.connection.identity, opts, timeoutMs);
     const user = headers['X-Trino-User']!;
-    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS);
+    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS, this.active);
     let first: Page;
     try {
       if (opts.signal?.aborted) throw control.cancelled(undefined);
@@ -84,6 +88,14 @@ export class HttpTrino implements TrinoPort {
     await this.connection
       .exchange({ method: 'DELETE', url, headers: { 'X-Trino-User': this.connection.identity.user } })
       .catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    for (const control of this.active) control.abort();
+    // Each abort starts its query's cancellation within microtasks (queued, planning or streaming alike): let
+    // them run, then wait until every DELETE has been answered.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.cancelling.size > 0) await Promise.allSettled([...this.cancelling]);
   }
 
   async info(signal?: AbortSignal): Promise<TrinoInfo> {
@@ -119,7 +131,7 @@ export class HttpTrino implements TrinoPort {
       );
     let page = await Promise.race([post, control.whenAborted]);
     if (page === undefined) {
-      post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {});
+      void this.track(post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {}));
       throw control.cancelled(undefined);
     }
     try {
@@ -139,10 +151,13 @@ export class HttpTrino implements TrinoPort {
     const queryId = first.id;
     let current = first;
     let done = false;
-    const cancel = async () => {
-      if (done || !current.nextUri) return;
+    let cancelled: Promise<void> = Promise.resolve();
+    // Safe to call twice: a second call waits for the first one's DELETE.
+    const cancel = () => {
+      if (done) return cancelled;
       done = true;
-      await this.cancelUri(current.nextUri, user);
+      if (current.nextUri) cancelled = this.cancelUri(current.nextUri, user);
+      return cancelled;
     };
     control.signal.addEventListener('abort', () => void cancel(), { once: true });
     // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
@@ -162,7 +177,7 @@ export class HttpTrino implements TrinoPort {
         done = true;
       } finally {
         // Stopping early (client gone, error) must not leave the query running in Trino.
-        if (!done) await cancel();
+        await cancel();
         control.dispose();
       }
     }
@@ -190,8 +205,19 @@ export class HttpTrino implements TrinoPort {
     }
   }
 
+  /** Keeps a cancellation in view until it settles (close() waits for it). */
+  private track(p: Promise<void>): Promise<void> {
+    this.cancelling.add(p);
+    void p.finally(() => this.cancelling.delete(p));
+    return p;
+  }
+
   /** Best effort: DELETE of a nextUri cancels its query. Never throws. */
-  private async cancelUri(uri: string, user: string): Promise<void> {
+  private cancelUri(uri: string, user: string): Promise<void> {
+    return this.track(this.deleteUri(uri, user));
+  }
+
+  private async deleteUri(uri: string, user: string): Promise<void> {
     try {
       const headers = { 'X-Trino-User': user };
       await this.connection.exchange({

@@ -12,10 +12,13 @@ export class QueryControl {
   /** Resolves (to undefined) when the query is aborted, for racing a request that is not itself aborted. */
   readonly whenAborted: Promise<undefined>;
 
+  /** `active`: the port's set of running queries; the control is in it until disposed. */
   constructor(
     private readonly caller: AbortSignal | undefined,
     deadlineMs: number,
+    private readonly active?: Set<QueryControl>,
   ) {
+    active?.add(this);
     this.timer = setTimeout(() => {
       this.reason = 'deadline';
       this.controller.abort();
@@ -36,8 +39,14 @@ export class QueryControl {
     return new QueryCancelledError(this.reason, queryId);
   }
 
+  /** Cancels the query as if its caller had aborted (the port is closing). */
+  abort(): void {
+    this.controller.abort();
+  }
+
   /** Stops the deadline and lets go of the caller's signal (the query finished, failed or was cancelled). */
   dispose(): void {
+    this.active?.delete(this);
     clearTimeout(this.timer);
     this.caller?.removeEventListener('abort', this.onCallerAbort);
   }

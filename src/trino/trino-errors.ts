@@ -2,6 +2,7 @@
  * Trino failures as typed errors, and the one table that maps them to API errors
  * (by errorName first, then errorType; never by parsing messages).
  */
+import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, type ErrorCode } from '../errors.js';
 
 export type TrinoErrorType = 'USER_ERROR' | 'INTERNAL_ERROR' | 'INSUFFICIENT_RESOURCES' | 'EXTERNAL';
@@ -35,6 +36,21 @@ export class TrinoUnavailableError extends Error {
   }
 }
 
+/**
+ * Trino refused the request itself, before any query: HTTP 401 (the gateway's own credentials are wrong, an
+ * operator problem) or 403 (forbidden). Not "unreachable": retrying will not help.
+ */
+export class TrinoRefusedError extends Error {
+  constructor(readonly httpStatus: 401 | 403) {
+    super(
+      httpStatus === 401
+        ? "Trino did not accept the gateway's credentials (HTTP 401)"
+        : 'Trino refused the request (HTTP 403)',
+    );
+    this.name = 'TrinoRefusedError';
+  }
+}
+
 /** The gateway cancelled the query (client went away, or the gateway's own deadline passed). */
 export class QueryCancelledError extends Error {
   constructor(
@@ -57,6 +73,8 @@ const BY_NAME: Record<string, ErrorCode> = {
   EXCEEDED_GLOBAL_MEMORY_LIMIT: 'TG_TOO_EXPENSIVE',
   EXCEEDED_LOCAL_MEMORY_LIMIT: 'TG_TOO_EXPENSIVE',
   EXCEEDED_SCAN_LIMIT: 'TG_TOO_EXPENSIVE',
+  // Trino's access control (table rules, impersonation rules) denied the query: the caller may not do this.
+  PERMISSION_DENIED: 'TG_FORBIDDEN',
   // The gateway writes every query; a user error from Trino is a failed query, not the client's fault...
   // except values the gateway cannot check before Trino evaluates them:
   NUMERIC_VALUE_OUT_OF_RANGE: 'TG_BAD_VALUE',
@@ -80,11 +98,12 @@ export function toApiError(err: unknown): ApiError {
       (Object.hasOwn(BY_NAME, errorName) ? BY_NAME[errorName] : undefined) ??
       (Object.hasOwn(BY_TYPE, errorType) ? BY_TYPE[errorType as TrinoErrorType] : undefined) ??
       'TG_TRINO_FAILED';
-    const status = code === 'TG_BAD_VALUE' ? 400 : 0;
     const message =
-      status === 400
+      code === 'TG_BAD_VALUE'
         ? `a value could not be evaluated: ${err.info.message}`
-        : `Trino ${err.info.errorType} ${err.info.errorName}`;
+        : code === 'TG_FORBIDDEN'
+          ? `Trino denied the query: ${deniedWhat(err.info.message)}`
+          : `Trino ${err.info.errorType} ${err.info.errorName}`;
     return new ApiError(
       code,
       message,
@@ -96,8 +115,39 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof QueryCancelledError) {
     return new ApiError('TG_TIMEOUT', 'the query ran past its time limit and was cancelled', undefined, err.queryId);
   }
+  if (err instanceof TrinoRefusedError) {
+    return err.httpStatus === 401
+      ? new ApiError('TG_TRINO_AUTH', "the gateway's credentials were not accepted by Trino")
+      : new ApiError('TG_FORBIDDEN', 'Trino refused the request');
+  }
   if (err instanceof TrinoUnavailableError) {
     return new ApiError('TG_TRINO_UNAVAILABLE', 'Trino is not reachable', undefined, undefined, 5);
   }
   return new ApiError('TG_INTERNAL', 'internal error');
+}
+
+/**
+ * Logs a failure once, by what it means: a refused request at info, a 5xx at error. Trino refusing the gateway's
+ * own credentials is an operator problem that every request will meet until fixed: it says so, naming the
+ * settings to check (never their values).
+ */
+export function logFailure(log: FastifyBaseLogger, apiErr: ApiError, err: unknown): void {
+  if (apiErr.code === 'TG_TRINO_AUTH') {
+    log.error(
+      { code: apiErr.code },
+      'TRINO REFUSED THE GATEWAY CREDENTIALS: check TOPICGATE_TRINO_USER and TOPICGATE_TRINO_PASSWORD, ' +
+        'TOPICGATE_TRINO_PASSWORD_FILE or TOPICGATE_TRINO_TOKEN_FILE; every query fails until they are fixed',
+    );
+  } else if (apiErr.status >= 500) log.error({ err }, 'request failed');
+  else log.info({ code: apiErr.code, msg: apiErr.message }, 'request refused');
+}
+
+/**
+ * What Trino's access control denied, from its message ("Access Denied: Cannot select from columns [a] in table
+ * or view c.s.t"): the first line, without the prefix, bounded. A 403 is the caller's to read (which table,
+ * which user may not be impersonated); nothing past the first line (no stack, no cause) is passed on.
+ */
+function deniedWhat(message: string): string {
+  const line = (message.split('\n')[0] ?? '').replace(/^Access Denied:\s*/i, '').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line || 'access denied';
 }

@@ -42,8 +42,8 @@ export interface TrinoInfo {
 export interface TrinoPort {
   /**
    * Starts a query; resolves once Trino has said which columns it returns (or finished). Rejects with
-   * TrinoQueryError (Trino's in-band error), TrinoUnavailableError (unreachable, or an HTTP error) or
-   * QueryCancelledError (aborted, or past the deadline). The batches throw the same errors later on; the next
+   * TrinoQueryError (Trino's in-band error), TrinoUnavailableError (unreachable, or an HTTP error),
+   * TrinoRefusedError (HTTP 401: the gateway's credentials; 403) or QueryCancelledError (aborted, or past the deadline). The batches throw the same errors later on; the next
    * Trino page is fetched only when the consumer pulls, and stopping early cancels the query.
    */
   query(sql: string, opts?: QueryOptions): Promise<TrinoResult>;
@@ -53,6 +53,11 @@ export interface TrinoPort {
   cancel(queryId: string): Promise<void>;
   /** Trino's `/v1/info`; rejects with TrinoUnavailableError. */
   info(signal?: AbortSignal): Promise<TrinoInfo>;
+  /**
+   * Cancels every query whose result is still streaming and resolves once Trino has been told (graceful
+   * shutdown: no query of the gateway is left running). Queries started later are not affected.
+   */
+  close(): Promise<void>;
 }
 
 /** Drains a result into memory: the body of every port's `all`. */

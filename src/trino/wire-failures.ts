@@ -4,7 +4,7 @@
  * a status or an error code, never a URL's credentials or a header.
  */
 import { RequestTimeoutError } from './http-transport.js';
-import { TrinoUnavailableError } from './trino-errors.js';
+import { TrinoRefusedError, TrinoUnavailableError } from './trino-errors.js';
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 // ECONNRESET also stands for Node's "socket hang up" (the connection closed before or during the answer).
@@ -24,9 +24,15 @@ export function retryable(err: unknown): boolean {
   return RESET_CODES.has((err as { code?: string })?.code ?? '');
 }
 
-/** Any failure to reach Trino (or an HTTP error from it) as the port's TrinoUnavailableError. */
-export function unavailable(err: unknown): TrinoUnavailableError {
-  if (err instanceof TrinoUnavailableError) return err;
+/**
+ * Any failure to reach Trino (or an HTTP error from it) as the port's TrinoUnavailableError; but a 401 or 403
+ * (Trino is there and refuses the gateway's credentials, or the request) is a TrinoRefusedError.
+ */
+export function unavailable(err: unknown): TrinoUnavailableError | TrinoRefusedError {
+  if (err instanceof TrinoUnavailableError || err instanceof TrinoRefusedError) return err;
+  if (err instanceof HttpStatusError && (err.status === 401 || err.status === 403)) {
+    return new TrinoRefusedError(err.status);
+  }
   if (err instanceof HttpStatusError) return new TrinoUnavailableError(`Trino answered HTTP ${err.status}`, err.status);
   if (err instanceof RequestTimeoutError)
     return new TrinoUnavailableError(`Trino did not answer within ${err.timeoutMs} ms`);

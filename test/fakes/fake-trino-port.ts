@@ -83,6 +83,10 @@ export class FakeTrinoPort implements TrinoPort {
     if (this.infoAnswer instanceof Error) throw this.infoAnswer;
     return this.infoAnswer;
   }
+
+  async close(): Promise<void> {
+    for (const q of this.queries) if (!q.finished) q.cancelled = true;
+  }
 }
 
 async function* pages(q: FakeQuery, answer: FakeAnswer, signal?: AbortSignal): AsyncGenerator<unknown[][]> {

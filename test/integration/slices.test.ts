@@ -6,21 +6,36 @@
  * are exactly the rows, in order, of one query over the window, on every demo topic.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql, testApp, trinoUrl } from '../helpers.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 
 const USER = `slices-${randomBytes(4).toString('hex')}`;
+const dir = mkdtempSync(join(tmpdir(), 'topicgate-slices-'));
+// Trino's PostgreSQL connector pushes TopN (ORDER BY ... LIMIT) into PostgreSQL, which VAST does not: turned off,
+// the catalog behaves like VAST's (ranges reach the scan, the sort and the limit stay in Trino).
+const CONFIG = join(dir, 'topics.yaml');
+writeFileSync(CONFIG, stringify({ topics: { orders: { session: { 'vastpg.topn_pushdown_enabled': 'false' } } } }));
 let pg: FastifyInstance;
 let mem: FastifyInstance;
 beforeAll(async () => {
-  pg = await testApp({ TOPICGATE_CATALOG: 'vastpg', TOPICGATE_SCHEMAS: 'demo_topics', TOPICGATE_TRINO_USER: USER });
+  pg = await testApp({
+    TOPICGATE_CATALOG: 'vastpg',
+    TOPICGATE_SCHEMAS: 'demo_topics',
+    TOPICGATE_TRINO_USER: USER,
+    TOPICGATE_CONFIG: CONFIG,
+  });
   mem = await testApp();
 });
 afterAll(async () => {
   await pg.close();
   await mem.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 async function walk(app: FastifyInstance, first: string): Promise<{ rows: unknown[]; pages: number }> {

@@ -58,7 +58,7 @@ describe('topics, against the live catalog', () => {
 
   it('healthz and readyz', async () => {
     expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
-    expect((await app.inject('/readyz')).json()).toEqual({ status: 'ready', trino: '476' });
+    expect((await app.inject('/readyz')).json()).toEqual({ status: 'ready', trino: '476', state: 'ok' });
   });
 });
 

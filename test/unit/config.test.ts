@@ -326,3 +326,101 @@ describe('the settings schema is the one source', () => {
     for (const env of envs) expect(readme, env).toContain(`\`${env}\``);
   });
 });
+
+describe('the Trino connection settings', () => {
+  const secret = file('trino-password', 's3cret\n');
+  const token = file('trino-token', 'eyJ.token\n');
+  const ca = file('ca.pem', '-----BEGIN CERTIFICATE-----\n');
+  const https = { TOPICGATE_TRINO_URL: 'https://trino.example:8443' };
+
+  it('default: no CA, no credentials, no impersonation; shutdown grace and store timeout', () => {
+    expect(loadConfig({})).toMatchObject({
+      trinoCaFile: '',
+      trinoPassword: '',
+      trinoPasswordFile: '',
+      trinoTokenFile: '',
+      trinoImpersonate: false,
+      shutdownGraceMs: 20_000,
+      stateTimeoutMs: 5_000,
+    } satisfies Partial<Config>);
+  });
+
+  it.each<[NodeJS.ProcessEnv, Partial<Config>]>([
+    [{ ...https, TOPICGATE_TRINO_CA_FILE: ca }, { trinoCaFile: ca }],
+    [{ ...https, TOPICGATE_TRINO_PASSWORD: 'pw' }, { trinoPassword: 'pw' }],
+    [{ ...https, TOPICGATE_TRINO_PASSWORD_FILE: secret }, { trinoPasswordFile: secret }],
+    [{ ...https, TOPICGATE_TRINO_TOKEN_FILE: token }, { trinoTokenFile: token }],
+    [{ TOPICGATE_TRINO_IMPERSONATE: 'true' }, { trinoImpersonate: true }],
+    [{ TOPICGATE_SHUTDOWN_GRACE_MS: '0' }, { shutdownGraceMs: 0 }],
+    [{ TOPICGATE_STATE_TIMEOUT_MS: '250' }, { stateTimeoutMs: 250 }],
+  ])('%j is read', (env, expected) => {
+    expect(loadConfig(env)).toMatchObject(expected);
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, string]>([
+    [
+      'a password and a token file',
+      { ...https, TOPICGATE_TRINO_PASSWORD: 'pw', TOPICGATE_TRINO_TOKEN_FILE: token },
+      'TOPICGATE_TRINO_PASSWORD and TOPICGATE_TRINO_TOKEN_FILE: set one way to authenticate to Trino, not 2',
+    ],
+    [
+      'a password and a password file',
+      { ...https, TOPICGATE_TRINO_PASSWORD: 'pw', TOPICGATE_TRINO_PASSWORD_FILE: secret },
+      'TOPICGATE_TRINO_PASSWORD and TOPICGATE_TRINO_PASSWORD_FILE: set one way to authenticate to Trino, not 2',
+    ],
+    [
+      'a password over http',
+      { TOPICGATE_TRINO_PASSWORD: 'pw' },
+      'TOPICGATE_TRINO_PASSWORD needs an https:// TOPICGATE_TRINO_URL (credentials are never sent in clear)',
+    ],
+    [
+      'a token over http',
+      { TOPICGATE_TRINO_TOKEN_FILE: token },
+      'TOPICGATE_TRINO_TOKEN_FILE needs an https:// TOPICGATE_TRINO_URL (credentials are never sent in clear)',
+    ],
+    [
+      'a CA file that does not exist',
+      { ...https, TOPICGATE_TRINO_CA_FILE: join(dir, 'none.pem') },
+      `TOPICGATE_TRINO_CA_FILE=${join(dir, 'none.pem')}: cannot read (ENOENT)`,
+    ],
+    [
+      'a token file that does not exist',
+      { ...https, TOPICGATE_TRINO_TOKEN_FILE: join(dir, 'none') },
+      `TOPICGATE_TRINO_TOKEN_FILE=${join(dir, 'none')}: cannot read (ENOENT)`,
+    ],
+    [
+      'impersonate maybe',
+      { TOPICGATE_TRINO_IMPERSONATE: 'maybe' },
+      'TOPICGATE_TRINO_IMPERSONATE="maybe" must be true or false',
+    ],
+  ])('%s is refused, naming the settings', (_label, env, problem) => {
+    expect(problemsOf(env)).toEqual([problem]);
+  });
+
+  it('a password never appears in a problem', () => {
+    const problems = problemsOf({ TOPICGATE_TRINO_PASSWORD: 'hunter2-secret', TOPICGATE_TRINO_TOKEN_FILE: token });
+    expect(problems.join(' ')).not.toContain('hunter2-secret');
+  });
+
+  it('per-topic session properties and client tags', () => {
+    const path = file(
+      'session.yaml',
+      'topics:\n  orders:\n    session: { vast.num_of_splits: 64, query_priority: "2", x: true }\n    tags: [orders, team-a]\n',
+    );
+    expect(loadConfig({ TOPICGATE_CONFIG: path }).topics.orders).toEqual({
+      session: { 'vast.num_of_splits': 64, query_priority: '2', x: true },
+      tags: ['orders', 'team-a'],
+    });
+  });
+
+  it.each([
+    ['a tag with a comma', 'tags: ["a,b"]', '/topics/orders/tags/0'],
+    ['a tag with =', 'tags: ["a=b"]', '/topics/orders/tags/0'],
+    ['an empty tag', 'tags: [""]', '/topics/orders/tags/0'],
+    ['a session name with a comma', 'session: { "a,b": 1 }', '/topics/orders/session/a,b'],
+    ['a session value that is a list', 'session: { a: [1] }', '/topics/orders/session/a'],
+  ])('%s is refused', (_label, yaml, where) => {
+    const path = file('bad-session.yaml', `topics:\n  orders:\n    ${yaml}\n`);
+    expect(problemsOf({ TOPICGATE_CONFIG: path })[0]).toContain(`${path}: ${where} `);
+  });
+});

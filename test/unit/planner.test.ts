@@ -40,6 +40,7 @@ const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const POLICY: ReadPolicy = {
+  trino: { impersonate: false, session: {}, clientTags: [] },
   defaultLimit: 100,
   maxLimit: 1000,
   batchDefaultLimit: 1000,
@@ -173,5 +174,61 @@ describe('readPolicy: one value from the settings', () => {
     expect([p.maxLimit, p.defaultLimit, p.batchDefaultLimit, p.guardrail.allowFullScan]).toEqual([20, 20, 20, true]);
     const q = readPolicy(config, 'clicks');
     expect([q.maxLimit, q.defaultLimit, q.batchDefaultLimit, q.guardrail.allowFullScan]).toEqual([500, 50, 500, false]);
+  });
+});
+
+describe('plan: how each read goes to Trino', () => {
+  const from = { ts: trinoTimestampText(NOW - DAY), skip: 0 };
+  const requests = {
+    read: { kind: 'read', topic: orders, read: { where: PUSHED }, token: null },
+    explain: { kind: 'read', topic: orders, read: { where: PUSHED }, token: null, explain: true },
+    infer: { kind: 'sample', topic: orders },
+    cursors: { kind: 'batch', topic: orders, read: { where: null }, from, untilMs: NOW },
+  } as const;
+  const TAGGED: ReadPolicy = {
+    ...POLICY,
+    trino: { impersonate: false, session: { 'vast.num_of_splits': '64' }, clientTags: ['orders-team', 'read'] },
+  };
+
+  it.each(Object.keys(requests) as (keyof typeof requests)[])(
+    '%s: the action and the topic tags (once each), the topic session, the gateway user',
+    (action) => {
+      const p = plan({ ...requests[action], caller: { name: 'alice' } }, TAGGED, NOW);
+      const tags = action === 'read' ? ['read', 'orders-team'] : [action, 'orders-team', 'read'];
+      expect(p.run).toEqual({ clientTags: tags, session: { 'vast.num_of_splits': '64' } });
+    },
+  );
+
+  it("with impersonation every kind of read runs as the caller's principal", () => {
+    const impersonate = { ...POLICY, trino: { ...POLICY.trino, impersonate: true } };
+    for (const r of Object.values(requests)) {
+      expect(plan({ ...r, caller: { name: 'alice' } }, impersonate, NOW).run.user).toBe('alice');
+      // No principal (an open gateway): the gateway's own user; Trino's rules for it still apply.
+      expect(plan(r, impersonate, NOW).run.user).toBeUndefined();
+    }
+  });
+
+  it.each(['jürgen', ' alice', 'alice ', 'a\nb', ''])(
+    'a principal that cannot travel as X-Trino-User (%j) is refused with 403, never altered',
+    (name) => {
+      const impersonate = { ...POLICY, trino: { ...POLICY.trino, impersonate: true } };
+      const [code, status] = refusal(() => plan({ ...requests.read, caller: { name } }, impersonate, NOW));
+      expect([code, status]).toEqual(['TG_FORBIDDEN', 403]);
+      // Without impersonation the name is not sent: nothing to refuse.
+      expect(plan({ ...requests.read, caller: { name } }, POLICY, NOW).run.user).toBeUndefined();
+    },
+  );
+
+  it('readPolicy takes the session and tags of the topic from the config file', () => {
+    const config = {
+      ...loadConfig({ TOPICGATE_TRINO_IMPERSONATE: 'true' }),
+      topics: { orders: { session: { query_priority: 2, 'vast.enable_sorted_projections': true }, tags: ['t1'] } },
+    };
+    expect(readPolicy(config, 'orders').trino).toEqual({
+      impersonate: true,
+      session: { query_priority: '2', 'vast.enable_sorted_projections': 'true' },
+      clientTags: ['t1'],
+    });
+    expect(readPolicy(config, 'clicks').trino).toEqual({ impersonate: true, session: {}, clientTags: [] });
   });
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTrino, type HttpTrinoOptions } from '../../src/trino/http-trino.js';
-import { TrinoUnavailableError } from '../../src/trino/trino-errors.js';
+import { TrinoRefusedError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
 import { FakeTrinoHttp, rejection } from '../fakes/fake-trino-http.js';
 import { makeTestCertificates, type TestCertificates } from '../fakes/fake-trino-tls.js';
 
@@ -96,14 +96,15 @@ describe('HttpTrino connection', () => {
     ]);
   });
 
-  it('a wrong password: TrinoUnavailableError(401), one POST, and the password in no message', async () => {
+  it('a wrong password: TrinoRefusedError(401), one POST, and the password in no message', async () => {
     const f = await start(true);
     f.onPost = () => ({ status: 401, body: 'Unauthorized' });
     const client = new HttpTrino({ server: f.base, user: 'gw', password: PASSWORD, ca: certs.ca });
     const err = await rejection(client.query('SELECT 1'));
-    expect([(err as TrinoUnavailableError).httpStatus, (err as Error).message]).toEqual([
+    expect(err).toBeInstanceOf(TrinoRefusedError);
+    expect([(err as TrinoRefusedError).httpStatus, (err as Error).message]).toEqual([
       401,
-      'Trino answered HTTP 401',
+      "Trino did not accept the gateway's credentials (HTTP 401)",
     ]);
     noSecret(err, PASSWORD, Buffer.from(`gw:${PASSWORD}`).toString('base64'));
     expect(f.requests()).toEqual(['POST /v1/statement']);
@@ -128,14 +129,12 @@ describe('HttpTrino connection', () => {
   it('token file: a 401 reads the file at once and tries again with a rotated token, once', async () => {
     const f = await start(true);
     f.onPost = (_sql, h) =>
-      h.authorization === 'Bearer fresh'
-        ? { body: f.page(null, { columns: COLUMNS, data: [[1]] }) }
-        : { status: 401 };
+      h.authorization === 'Bearer fresh' ? { body: f.page(null, { columns: COLUMNS, data: [[1]] }) } : { status: 401 };
     const file = join(dir, 'token-b');
     writeFileSync(file, 'stale');
     const client = new HttpTrino({ server: f.base, user: 'gw', tokenFile: file, ca: certs.ca, ...recheck(3_600_000) });
     const err = await rejection(client.query('SELECT 1'));
-    expect((err as TrinoUnavailableError).httpStatus).toBe(401);
+    expect((err as TrinoRefusedError).httpStatus).toBe(401);
     noSecret(err, 'stale');
     writeFileSync(file, 'fresh');
     expect((await client.all('SELECT 1')).rows).toEqual([[1]]);

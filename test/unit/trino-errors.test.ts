@@ -7,9 +7,12 @@ import { ApiError, ERROR_CATALOG, errorBody, type ErrorCode } from '../../src/er
 import {
   QueryCancelledError,
   TrinoQueryError,
+  TrinoRefusedError,
   TrinoUnavailableError,
+  logFailure,
   toApiError,
 } from '../../src/trino/trino-errors.js';
+import { HttpStatusError, unavailable } from '../../src/trino/wire-failures.js';
 
 /** Text a client must never see in a 5xx: Trino's own message, with the kind of internals it carries. */
 const SECRET = "line 1:15: Table 'vast.secret_schema.payroll' does not exist (io.trino.spi.TrinoException at 10.0.0.7)";
@@ -125,5 +128,78 @@ describe('toApiError over the other failures of the Trino port', () => {
   it('an ApiError passes through unchanged', () => {
     const original = new ApiError('TG_UNKNOWN_COLUMN', 'no column "x"', { column: 'x' });
     expect(toApiError(original)).toBe(original);
+  });
+});
+
+describe('Trino refusing: access control and the gateway credentials (issue 11)', () => {
+  it('PERMISSION_DENIED -> 403 TG_FORBIDDEN naming what was denied, first line only', () => {
+    const err = toApiError(
+      trinoError(
+        'PERMISSION_DENIED',
+        'USER_ERROR',
+        'Access Denied: Cannot select from columns [key, value] in table or view vast.demo.payroll\n\tat io.trino.spi',
+      ),
+    );
+    expect([err.code, err.status, err.message]).toEqual([
+      'TG_FORBIDDEN',
+      403,
+      'Trino denied the query: Cannot select from columns [key, value] in table or view vast.demo.payroll',
+    ]);
+    expect(err.details).toEqual({ errorName: 'PERMISSION_DENIED', errorType: 'USER_ERROR' });
+    expect(err.retryAfterS).toBeUndefined();
+  });
+
+  it('a long denial is bounded', () => {
+    const err = toApiError(trinoError('PERMISSION_DENIED', 'USER_ERROR', `Access Denied: ${'x'.repeat(1000)}`));
+    expect(err.message).toBe(`Trino denied the query: ${'x'.repeat(300)}...`);
+  });
+
+  it("HTTP 401 -> 502 TG_TRINO_AUTH: the gateway's credentials, never 'not reachable', no retry", () => {
+    const err = toApiError(new TrinoRefusedError(401));
+    expect(errorBody(err)).toEqual({
+      error: { code: 'TG_TRINO_AUTH', message: "the gateway's credentials were not accepted by Trino", status: 502 },
+    });
+    expect(err.retryAfterS).toBeUndefined();
+  });
+
+  it('HTTP 403 -> 403 TG_FORBIDDEN', () => {
+    const err = toApiError(new TrinoRefusedError(403));
+    expect([err.code, err.status, err.message]).toEqual(['TG_FORBIDDEN', 403, 'Trino refused the request']);
+  });
+
+  it.each([
+    [401, TrinoRefusedError],
+    [403, TrinoRefusedError],
+    [500, TrinoUnavailableError],
+    [503, TrinoUnavailableError],
+  ] as const)('an HTTP %i answer reaches callers as %o', (status, type) => {
+    expect(unavailable(new HttpStatusError(status))).toBeInstanceOf(type);
+  });
+});
+
+describe('logFailure', () => {
+  const capture = () => {
+    const lines: [string, unknown, string][] = [];
+    const at = (level: string) => (obj: unknown, msg: string) => void lines.push([level, obj, msg]);
+    const log = { error: at('error'), info: at('info') } as unknown as Parameters<typeof logFailure>[0];
+    return { log, lines };
+  };
+
+  it("the gateway's credentials refused: one loud error line naming the settings to check, no secret", () => {
+    const { log, lines } = capture();
+    logFailure(log, toApiError(new TrinoRefusedError(401)), new TrinoRefusedError(401));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]![0]).toBe('error');
+    expect(lines[0]![2]).toMatch(/^TRINO REFUSED THE GATEWAY CREDENTIALS: check TOPICGATE_TRINO_USER and /);
+  });
+
+  it('a 403 is a refusal (info), a 5xx an error', () => {
+    const { log, lines } = capture();
+    logFailure(log, toApiError(new TrinoRefusedError(403)), undefined);
+    logFailure(log, toApiError(trinoError('SYNTAX_ERROR', 'USER_ERROR')), undefined);
+    expect(lines.map((l) => [l[0], l[2]])).toEqual([
+      ['info', 'request refused'],
+      ['error', 'request failed'],
+    ]);
   });
 });

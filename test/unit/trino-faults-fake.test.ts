@@ -147,3 +147,29 @@ describe('HttpTrino under faults', () => {
     await fake.until(() => fake.requests('DELETE').length > 0);
   });
 });
+
+describe('HttpTrino.close(): every running query is cancelled before it resolves', () => {
+  it('a query still planning (its GET stalls) and a streaming one: both DELETEd, close() waits for the DELETEs', async () => {
+    const port = connect();
+    fake.onPost = (sql) => ({
+      body: sql.includes('planning') ? fake.page(1) : fake.page(2, { columns: COLUMNS, data: [[1]] }),
+    });
+    fake.onGet = (n) => (n === 1 ? 'stall' : { body: fake.page(null, { data: [[2]] }) });
+    const streaming = await port.query('SELECT streaming');
+    const first = await streaming.batches[Symbol.asyncIterator]().next();
+    expect(first.value).toEqual([[1]]);
+    const planning = rejection(port.query('SELECT planning'));
+    await fake.until(() => gets().length > 0);
+    await port.close();
+    expect(fake.requests('DELETE').sort()).toEqual([`DELETE ${fake.path(1)}`, `DELETE ${fake.path(2)}`].sort());
+    expect(await planning).toBeInstanceOf(QueryCancelledError);
+  });
+
+  it('nothing running: close() resolves at once and sends nothing', async () => {
+    fake.onPost = () => ({ body: fake.page(null, { columns: COLUMNS, data: [[1]] }) });
+    const port = connect();
+    await port.all('SELECT 1');
+    await port.close();
+    expect(fake.requests('DELETE')).toEqual([]);
+  });
+});

@@ -117,6 +117,18 @@ describe.each([
     expect(h.cancelled()).toBe(false);
   });
 
+  it('close() cancels a result still streaming; a finished one is left alone', async () => {
+    h = await make();
+    h.script(COLUMNS, PAGES);
+    expect(await h.port.all('SELECT n')).toMatchObject({ rows: [[1], [2], [3], [4], [5]] });
+    await h.port.close();
+    expect(h.cancelled()).toBe(false);
+    const it = (await h.port.query('SELECT n')).batches[Symbol.asyncIterator]();
+    await it.next();
+    await h.port.close();
+    expect(h.cancelled()).toBe(true);
+  });
+
   it('stopping early cancels the query', async () => {
     h = await make();
     h.script(COLUMNS, PAGES);

@@ -1,0 +1,66 @@
+/**
+ * The cursor store unreachable (down, partitioned, too slow) is a 503 TG_STATE_UNAVAILABLE with Retry-After, not a
+ * 500 and not a hang: the PostgreSQL pool bounds connecting and each statement (store-timeouts below), and every
+ * store call that fails for want of the store is reported as such. A failure that is the gateway's own (a bad
+ * argument, an SQL error) stays what it is.
+ */
+import type { PoolConfig } from 'pg';
+import { ApiError } from '../errors.js';
+import type { CursorStore } from './cursor-store.js';
+
+/** Seconds a client is asked to wait before trying a cursor route again. */
+export const STATE_RETRY_AFTER_S = 5;
+
+/**
+ * Pool settings that bound every wait on PostgreSQL by `timeoutMs`: connecting, the server's statement_timeout,
+ * and the client's own read timeout a little later (a partitioned server never answers at all).
+ */
+export function storeTimeouts(timeoutMs: number): Omit<PoolConfig, 'connectionString'> {
+  return {
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    lock_timeout: timeoutMs,
+    query_timeout: timeoutMs + 1_000,
+    idle_in_transaction_session_timeout: timeoutMs * 2,
+    keepAlive: true,
+  };
+}
+
+// SQLSTATE classes of an unreachable or failing server: connection exception, insufficient resources, operator
+// intervention (shutdown, query canceled by statement_timeout), system error.
+const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
+
+/** Whether a store failure means the store cannot be reached (rather than a defect of the gateway). */
+export function storeUnreachable(err: unknown): boolean {
+  if (err instanceof ApiError || err instanceof TypeError) return false;
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
+  // Node's socket errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...), and the pg client's own failures, which carry
+  // no code: a connection or read timeout, a connection terminated.
+  return err instanceof Error;
+}
+
+function unavailable(err: unknown): unknown {
+  if (!storeUnreachable(err)) return err;
+  return new ApiError(
+    'TG_STATE_UNAVAILABLE',
+    'the cursor store cannot be reached; retry later',
+    undefined,
+    undefined,
+    STATE_RETRY_AFTER_S,
+  );
+}
+
+/** The store with every failure to reach it turned into TG_STATE_UNAVAILABLE. */
+export function guardStore(store: CursorStore): CursorStore {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function' || key === 'close') return value;
+      return (...args: unknown[]) =>
+        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((err: unknown) => {
+          throw unavailable(err);
+        });
+    },
+  });
+}

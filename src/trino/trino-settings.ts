@@ -1,0 +1,31 @@
+/**
+ * The Trino connection as the settings describe it (API.md "Trino connection"): URL, CA bundle, the gateway's
+ * own user and credentials, the `topicgate` source and client tag. Files named by the settings are read here,
+ * once at start-up (a token file is read again by the port whenever it changes).
+ */
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config.js';
+import type { HttpTrinoOptions } from './trino-connection.js';
+
+/** Every query carries this source and this client tag, so resource-group selectors can cap the gateway. */
+export const TRINO_SOURCE = 'topicgate';
+
+type ConnectionSettings = Pick<
+  Config,
+  'trinoUrl' | 'trinoUser' | 'trinoCaFile' | 'trinoPassword' | 'trinoPasswordFile' | 'trinoTokenFile'
+>;
+
+export function httpTrinoOptions(config: ConnectionSettings): HttpTrinoOptions {
+  const options: HttpTrinoOptions = {
+    server: config.trinoUrl,
+    user: config.trinoUser,
+    source: TRINO_SOURCE,
+    clientTags: [TRINO_SOURCE],
+  };
+  if (config.trinoCaFile) options.ca = readFileSync(config.trinoCaFile);
+  if (config.trinoPassword) options.password = config.trinoPassword;
+  // A password file ends with a newline more often than not; the password is the first line.
+  if (config.trinoPasswordFile) options.password = readFileSync(config.trinoPasswordFile, 'utf8').split(/\r?\n/)[0];
+  if (config.trinoTokenFile) options.tokenFile = config.trinoTokenFile;
+  return options;
+}

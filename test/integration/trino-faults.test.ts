@@ -1,0 +1,350 @@
+/**
+ * Faults survived (issue 11), against real servers this file starts and stops: a production-like Trino of its
+ * own (scripts/secure-trino.ts, on its own port; the shared local Trino is never touched) and a PostgreSQL of its
+ * own (scripts/local-postgres.ts on another port and data dir) as the cursor store.
+ * - Trino killed (SIGKILL) while 20 clients stream: every in-flight response ends visibly incomplete in its format;
+ *   new requests get 503 with Retry-After; /readyz turns 503; after a restart everything recovers without
+ *   restarting the gateway. Times to recovery are printed.
+ * - The cursor store partitioned (its processes stopped with SIGSTOP: connections hang) and then down: cursor
+ *   routes answer 503 TG_STATE_UNAVAILABLE with Retry-After in bounded time, data routes keep working, /readyz
+ *   names the store, and all recovers by itself.
+ */
+import http from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { pgDown, pgLayout, pgUp } from '../../scripts/local-postgres.js';
+import {
+  loadSecureTopics,
+  secureDown,
+  secureLayout,
+  securePid,
+  secureUp,
+  SECURE_SCHEMA,
+} from '../../scripts/secure-trino.js';
+
+const l = secureLayout({ ...process.env, TOPICGATE_SECURE_TRINO_PORT: '18453' });
+const pgl = pgLayout({ ...process.env, TOPICGATE_LOCAL_PG_PORT: '15442' });
+const STATE_TIMEOUT_MS = 2000;
+const SIZES = { orders: 500, clicks: 200_000 };
+const SINCE = 'since=2026-11-01T00:00:00Z';
+const FORMATS = ['json', 'ndjson', 'csv', 'arrow'] as const;
+const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+
+let trinoStarted = false;
+let pgStarted = false;
+let app: FastifyInstance | undefined;
+let base = '';
+
+beforeAll(async () => {
+  trinoStarted = (await secureUp(l)).started;
+  await loadSecureTopics(l, SIZES);
+  pgStarted = (await pgUp(pgl)).started;
+  const started = await startServer(
+    loadConfig({
+      TOPICGATE_TRINO_URL: l.url,
+      TOPICGATE_TRINO_CA_FILE: l.caFile,
+      TOPICGATE_TRINO_USER: 'topicgate',
+      TOPICGATE_TRINO_PASSWORD_FILE: l.passwordFile('topicgate'),
+      TOPICGATE_CATALOG: 'vast',
+      TOPICGATE_SCHEMAS: SECURE_SCHEMA,
+      TOPICGATE_STATE_URL: pgl.url,
+      TOPICGATE_STATE_TIMEOUT_MS: String(STATE_TIMEOUT_MS),
+      TOPICGATE_MAX_LIMIT: '200000',
+      TOPICGATE_PORT: '0',
+      TOPICGATE_LOG_LEVEL: 'silent',
+    }),
+  );
+  app = started.app;
+  base = started.url;
+}, 400_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (trinoStarted) await secureDown(l);
+  if (pgStarted) await pgDown(pgl);
+}, 120_000);
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** The connection was cut before the body ended (the chunked encoding was not terminated). */
+  aborted: boolean;
+}
+
+/** A request whose body can be held after its first bytes, as a slow client does. */
+function open(path: string, o: { holdAfterBytes?: number; method?: string; body?: unknown } = {}) {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let firstBytes: () => void = () => {};
+  const started = new Promise<void>((resolve) => (firstBytes = resolve));
+  const done = new Promise<Reply>((resolve, reject) => {
+    const req = http.request(
+      `${base}${path}`,
+      {
+        agent: false,
+        method: o.method ?? 'GET',
+        headers: o.body ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let holding = false;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          size += c.length;
+          if (!holding && o.holdAfterBytes !== undefined && size >= o.holdAfterBytes) {
+            holding = true;
+            res.pause();
+            firstBytes();
+            void held.then(() => res.resume());
+          }
+        });
+        const finish = (aborted: boolean) =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), aborted });
+        res.on('end', () => finish(!res.complete));
+        res.on('aborted', () => finish(true));
+        res.on('error', () => finish(true));
+        res.on('close', () => finish(!res.complete));
+        if (o.holdAfterBytes === undefined) firstBytes();
+      },
+    );
+    req.on('error', reject);
+    req.end(o.body ? JSON.stringify(o.body) : undefined);
+  });
+  return { started, done, release: () => release() };
+}
+
+const get = (path: string) => open(path).done;
+const json = (r: Reply) => JSON.parse(r.body.toString()) as { error?: { code: string; details?: unknown } };
+
+/** Whether a body that ended says it is complete, by its format's rule (README "Complete or visibly not"). */
+function complete(format: (typeof FORMATS)[number], r: Reply): boolean {
+  if (r.aborted) return false;
+  const text = r.body.toString();
+  switch (format) {
+    case 'json':
+      try {
+        return (JSON.parse(text) as { complete?: boolean }).complete === true;
+      } catch {
+        return false;
+      }
+    case 'ndjson':
+      return text.endsWith('\n\n');
+    case 'csv':
+      return text.endsWith('\r\n\r\n');
+    case 'arrow':
+      return r.body.subarray(-8).equals(ARROW_EOS);
+  }
+}
+
+/** How a visibly incomplete body says so: the error trailer its format defines, or a cut connection. */
+function cutMark(format: (typeof FORMATS)[number], r: Reply): string {
+  if (r.aborted) return 'connection cut';
+  const text = r.body.toString();
+  const last = text.trimEnd().split(/\r?\n/).pop() ?? '';
+  switch (format) {
+    case 'json':
+      return (JSON.parse(text) as { error: { code: string } }).error.code;
+    case 'ndjson':
+      return (JSON.parse(last) as { error: { code: string } }).error.code;
+    case 'csv':
+      return (JSON.parse(last.replace(/^#error /, '')) as { code: string }).code;
+    case 'arrow':
+      return r.body.subarray(-8).equals(ARROW_EOS) ? 'complete' : 'no end-of-stream marker';
+  }
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const report = (line: string) => process.stderr.write(`[faults] ${line}\n`);
+
+describe('Trino killed while 20 clients stream', () => {
+  it('in-flight responses end visibly incomplete, new ones get 503, and all recovers after a restart', async () => {
+    const clients = Array.from({ length: 20 }, (_, i) => {
+      const format = FORMATS[i % FORMATS.length]!;
+      return {
+        format,
+        ...open(`/v1/topics/clicks/events?${SINCE}&limit=100000&format=${format}`, { holdAfterBytes: 1 }),
+      };
+    });
+    // Every client has its headers and first bytes: their queries run in Trino, and they stop reading.
+    await Promise.all(clients.map((c) => c.started));
+    const pid = securePid(l);
+    expect(pid).toBeDefined();
+    process.kill(pid!, 'SIGKILL');
+    const killedAt = Date.now();
+    for (const c of clients) c.release();
+    const replies = await Promise.all(clients.map((c) => c.done));
+    const cutS = (Date.now() - killedAt) / 1000;
+    for (const [i, r] of replies.entries()) {
+      const { format } = clients[i]!;
+      expect(r.status, format).toBe(200);
+      expect(complete(format, r), `${format} response ${i} must be visibly incomplete`).toBe(false);
+      // Text formats end with their error trailer; Arrow without its end-of-stream marker (the body is aborted).
+      if (format === 'arrow') expect(['connection cut', 'no end-of-stream marker']).toContain(cutMark(format, r));
+      else expect(cutMark(format, r)).toBe('TG_TRINO_UNAVAILABLE');
+    }
+    const marks = replies.map((r, i) => `${clients[i]!.format}:${cutMark(clients[i]!.format, r)}`);
+    report(
+      `Trino killed: all 20 streams ended incomplete within ${cutS.toFixed(1)} s (${[...new Set(marks)].join(', ')})`,
+    );
+
+    // New requests: 503 with Retry-After; readiness says Trino is unreachable.
+    const fresh = await get(`/v1/topics/orders/events?${SINCE}&limit=1`);
+    expect([fresh.status, json(fresh).error?.code, fresh.headers['retry-after']]).toEqual([
+      503,
+      'TG_TRINO_UNAVAILABLE',
+      '5',
+    ]);
+    const notReady = await until(
+      'readyz 503',
+      async () => ((await get('/readyz')).status === 503 ? Date.now() : undefined),
+      10_000,
+    );
+    report(`/readyz 503 ${((notReady - killedAt) / 1000).toFixed(1)} s after the kill`);
+
+    // Restart Trino (same certificates and passwords), reload its memory topics; the gateway is not restarted.
+    const restartAt = Date.now();
+    await secureUp(l, { keepConfig: true });
+    const trinoReadyAt = Date.now();
+    const readyAgain = await until(
+      'readyz 200',
+      async () => ((await get('/readyz')).status === 200 ? Date.now() : undefined),
+      30_000,
+    );
+    await loadSecureTopics(l, SIZES);
+    const loadedAt = Date.now();
+    // All 20 clients again, each retrying after a 503 as Retry-After asks (shortened here), until complete.
+    const seen = new Map<string, number>();
+    const recovered = await Promise.all(
+      clients.map(async ({ format }) =>
+        until(
+          `${format} read after the restart`,
+          async () => {
+            const r = await get(`/v1/topics/clicks/events?${SINCE}&limit=2000&format=${format}`);
+            const ok = r.status === 200 && complete(format, r);
+            const key = ok ? 'complete' : `${r.status} ${r.status === 200 ? 'incomplete' : json(r).error?.code}`;
+            seen.set(key, (seen.get(key) ?? 0) + 1);
+            return ok ? Date.now() : undefined;
+          },
+          60_000,
+        ),
+      ),
+    );
+    const allBack = Math.max(...recovered);
+    report(
+      `restart: Trino ready ${((trinoReadyAt - restartAt) / 1000).toFixed(1)} s after launch; gateway /readyz 200 ` +
+        `${((readyAgain - trinoReadyAt) / 1000).toFixed(1)} s after Trino was ready; topics reloaded in ` +
+        `${((loadedAt - readyAgain) / 1000).toFixed(1)} s; first client complete ` +
+        `${((Math.min(...recovered) - loadedAt) / 1000).toFixed(1)} s and all 20 (2000 rows each, at once) ` +
+        `${((allBack - loadedAt) / 1000).toFixed(1)} s after the reload (kill to recovery ` +
+        `${((allBack - killedAt) / 1000).toFixed(1)} s); answers on the way: ${JSON.stringify(Object.fromEntries(seen))}`,
+    );
+    // Generous bounds (a shared 2-core machine): recovery needs no gateway restart, and does not crawl.
+    expect(readyAgain - trinoReadyAt).toBeLessThan(10_000);
+    expect(allBack - loadedAt).toBeLessThan(60_000);
+  }, 400_000);
+});
+
+/** The PostgreSQL server's processes (postmaster and its children), for SIGSTOP / SIGCONT. */
+function pgProcesses(): number[] {
+  const postmaster = Number(readFileSync(join(pgl.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pids = [postmaster];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) pids.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+describe('the PostgreSQL cursor store partitioned, then down', () => {
+  // The store's data dir outlives a run: a name of this run's own.
+  const name = `faults-loader-${Date.now()}`;
+  const cursor = `/v1/cursors/${name}`;
+
+  async function expectStoreUnavailable(label: string): Promise<number> {
+    const t0 = Date.now();
+    const c = await get(cursor);
+    const ms = Date.now() - t0;
+    const [ready, data] = await Promise.all([
+      get('/readyz'),
+      get(`/v1/topics/orders/events?${SINCE}&limit=5&format=ndjson`),
+    ]);
+    expect([c.status, json(c).error?.code, c.headers['retry-after']], label).toEqual([
+      503,
+      'TG_STATE_UNAVAILABLE',
+      '5',
+    ]);
+    expect([ready.status, json(ready).error?.code, json(ready).error?.details]).toEqual([
+      503,
+      'TG_STATE_UNAVAILABLE',
+      { trino: 'ok', state: 'unreachable' },
+    ]);
+    // Data routes do not need the store.
+    expect(data.status).toBe(200);
+    expect(data.body.toString().endsWith('\n\n')).toBe(true);
+    // Bounded: the connect timeout, or the client's read timeout, and never a hang.
+    expect(ms).toBeLessThan(STATE_TIMEOUT_MS + 3000);
+    return ms;
+  }
+
+  async function recovery(): Promise<number> {
+    const t0 = Date.now();
+    await until('cursor route 200', async () => ((await get(cursor)).status === 200 ? true : undefined), 30_000);
+    await until('readyz 200', async () => ((await get('/readyz')).status === 200 ? true : undefined), 30_000);
+    return Date.now() - t0;
+  }
+
+  it('503 TG_STATE_UNAVAILABLE in bounded time, data routes work, /readyz names the store, recovery by itself', async () => {
+    const put = await open(cursor, { method: 'PUT', body: { topic: 'orders', start: 'earliest' } }).done;
+    expect(put.status).toBe(201);
+    expect((await get(cursor)).status).toBe(200);
+
+    // Partitioned: the server's processes stopped, so connections open but nothing answers.
+    const pids = pgProcesses();
+    for (const p of pids) process.kill(p, 'SIGSTOP');
+    let partitionMs: number;
+    try {
+      partitionMs = await expectStoreUnavailable('partitioned');
+    } finally {
+      for (const p of pids) process.kill(p, 'SIGCONT');
+    }
+    const backFromPartition = await recovery();
+    report(
+      `store partitioned: 503 TG_STATE_UNAVAILABLE after ${partitionMs} ms; recovered ${backFromPartition} ms after it healed`,
+    );
+
+    // Down: connections refused.
+    await pgDown(pgl);
+    const downMs = await expectStoreUnavailable('down');
+    const restartAt = Date.now();
+    await pgUp(pgl);
+    const pgReadyMs = Date.now() - restartAt;
+    const backFromDown = await recovery();
+    report(
+      `store down: 503 TG_STATE_UNAVAILABLE after ${downMs} ms; PostgreSQL restarted in ${pgReadyMs} ms; ` +
+        `cursor routes and /readyz back ${backFromDown} ms later`,
+    );
+    const c = await get(cursor);
+    expect(JSON.parse(c.body.toString()).name).toBe(name);
+  }, 200_000);
+});

@@ -1,0 +1,114 @@
+/** /readyz names the failing dependency (Trino, the cursor store) and recovers by itself (issue 11). */
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type Services } from '../../src/app.js';
+import { TopicCatalog } from '../../src/catalog/topic-catalog.js';
+import { loadConfig } from '../../src/config.js';
+import { CursorService } from '../../src/cursors/cursor-service.js';
+import type { CursorStore } from '../../src/cursors/cursor-store.js';
+import { openStore } from '../../src/cursors/open-store.js';
+import { guardStore } from '../../src/cursors/store-failures.js';
+import { Keyring } from '../../src/query/signed-token.js';
+import { TrinoRefusedError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
+import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+async function setup() {
+  const config = loadConfig({ TOPICGATE_STATE_URL: 'sqlite::memory:' });
+  const trino = new FakeTrinoPort();
+  const real = await openStore(config.stateUrl);
+  let storeDown = false;
+  const store = guardStore(
+    new Proxy(real, {
+      get: (t, k, r) =>
+        k === 'ping' && storeDown
+          ? () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+          : Reflect.get(t, k, r),
+    }) as CursorStore,
+  );
+  const keyring = Keyring.fromSecrets(config.cursorSecret);
+  const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring } as unknown as Services;
+  services.cursors = new CursorService(services, store, keyring);
+  const app = await buildApp(config, { services, logger: false });
+  closers.push(
+    () => app.close(),
+    () => real.close(),
+  );
+  return { app, trino, setStoreDown: (down: boolean) => (storeDown = down) };
+}
+
+describe('/readyz', () => {
+  it('ready: both dependencies answer', async () => {
+    const { app } = await setup();
+    const r = await app.inject('/readyz');
+    expect([r.statusCode, r.json()]).toEqual([200, { status: 'ready', trino: '476', state: 'ok' }]);
+  });
+
+  it.each<[string, (t: FakeTrinoPort) => void, boolean, number, string, object, string | undefined]>([
+    [
+      'Trino unreachable',
+      (t) => (t.infoAnswer = new TrinoUnavailableError('Trino is not reachable (ECONNREFUSED)')),
+      false,
+      503,
+      'TG_TRINO_UNAVAILABLE',
+      { trino: 'unreachable', state: 'ok' },
+      '5',
+    ],
+    [
+      'Trino starting',
+      (t) => (t.infoAnswer = { starting: true }),
+      false,
+      503,
+      'TG_TRINO_UNAVAILABLE',
+      { trino: 'starting', state: 'ok' },
+      '5',
+    ],
+    [
+      "Trino refusing the gateway's credentials",
+      (t) => (t.infoAnswer = new TrinoRefusedError(401)),
+      false,
+      502,
+      'TG_TRINO_AUTH',
+      { trino: 'refused', state: 'ok' },
+      undefined,
+    ],
+    [
+      'the cursor store unreachable',
+      () => {},
+      true,
+      503,
+      'TG_STATE_UNAVAILABLE',
+      { trino: 'ok', state: 'unreachable' },
+      '5',
+    ],
+    [
+      'both',
+      (t) => (t.infoAnswer = new TrinoUnavailableError('down')),
+      true,
+      503,
+      'TG_TRINO_UNAVAILABLE',
+      { trino: 'unreachable', state: 'unreachable' },
+      '5',
+    ],
+  ])(
+    '%s: names the failing dependency, then ready again by itself',
+    async (_l, breakTrino, storeDown, status, code, details, retry) => {
+      const { app, trino, setStoreDown } = await setup();
+      breakTrino(trino);
+      setStoreDown(storeDown);
+      const r = await app.inject('/readyz');
+      expect([r.statusCode, r.json().error.code, r.json().error.details, r.headers['retry-after']]).toEqual([
+        status,
+        code,
+        details,
+        retry,
+      ]);
+      trino.infoAnswer = { starting: false, nodeVersion: { version: '476' } };
+      setStoreDown(false);
+      expect((await app.inject('/readyz')).statusCode).toBe(200);
+    },
+  );
+});
