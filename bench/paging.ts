@@ -5,6 +5,9 @@
  * query statistics. Each run has its own Trino user, so its queries are found afterwards (bench/trino-stats.ts);
  * the queries of a page are those Trino created while that page was being read.
  */
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startGateway } from './gateway.js';
 import { queriesOf, runUser, type QueryStat } from './trino-stats.js';
 import type { Window } from './window.js';
@@ -75,9 +78,14 @@ export async function pagingRun(
   w: Window,
   limitAll: boolean,
   log: (msg: string) => void,
+  /** Trino session properties for the topic (`topics.<t>.session` in a config file written for this run). */
+  session?: Record<string, string>,
 ): Promise<PagingRun> {
   const user = runUser(`paging-${catalog}`);
+  const config = join(tmpdir(), `${user}.json`);
+  if (session) writeFileSync(config, JSON.stringify({ topics: { [topic]: { session } } }));
   const gw = await startGateway({
+    ...(session ? { TOPICGATE_CONFIG: config } : {}),
     TOPICGATE_TRINO_URL: trinoUrl,
     TOPICGATE_TRINO_USER: user,
     TOPICGATE_CATALOG: catalog,
@@ -108,11 +116,17 @@ export async function pagingRun(
     single = { fromMs, toMs: Date.now(), rows: whole.rows };
   } finally {
     await gw.stop();
+    rmSync(config, { force: true });
   }
   const total = spans.reduce((n, s) => n + s.rows, 0);
   if (total !== w.rows || single.rows !== w.rows)
     throw new Error(`${catalog}: paging read ${total} rows, one response ${single.rows}; the window holds ${w.rows}`);
   const queries = await queriesOf(trinoUrl, user, `"${schema}"`);
   const reads = assign(queries, [...spans, single]);
-  return { catalog, pages: reads.slice(0, -1), single: reads.at(-1)! };
+  const label = session
+    ? `${catalog} (${Object.entries(session)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')})`
+    : catalog;
+  return { catalog: label, pages: reads.slice(0, -1), single: reads.at(-1)! };
 }

@@ -1,7 +1,7 @@
 /** What the bench finds out about the gateway before it races, and what it writes afterwards (docs/). */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format as prettierFormat } from 'prettier';
 import { BENCH_CATALOG, BENCH_SCHEMA } from './data.js';
@@ -11,15 +11,25 @@ import type { CaseResult, GatewayFeatures } from './race.js';
 import { fmtInt, pagingTable, pagingVerdicts, raceTable, raceVerdicts, rate } from './report.js';
 import { barChart, logLineChart } from './svg.js';
 
-/** Asks a gateway whether it has `limit=all` and `parallel=<n>` yet (a 400 means not: the lead adds them). */
+/**
+ * Asks a gateway whether it has `limit=all` and `parallel=<n>` (a 400 means not), and whether it takes per-topic
+ * session properties (a gateway without them refuses the config file at start-up).
+ */
 export async function detectFeatures(env: Record<string, string>, topic: string): Promise<GatewayFeatures> {
-  const gw = await startGateway(env);
+  const config = join(tmpdir(), `topicgate-bench-probe-${process.pid}.json`);
+  writeFileSync(config, JSON.stringify({ topics: { [topic]: { session: { query_max_run_time: '10m' } } } }));
+  let session = true;
+  const gw = await startGateway({ ...env, TOPICGATE_CONFIG: config }).catch(() => {
+    session = false;
+    return startGateway(env);
+  });
   try {
     const base = `${gw.url}/v1/topics/${encodeURIComponent(topic)}/events?since=2026-11-01T00:00:00Z&until=2026-11-01T00:00:01Z&format=ndjson`;
     const ok = async (q: string) => (await fetch(`${base}&${q}`).then((r) => r.text().then(() => r.status))) === 200;
-    return { limitAll: await ok('limit=all'), parallel: await ok('limit=10&parallel=2') };
+    return { limitAll: await ok('limit=all'), parallel: await ok('limit=all&parallel=2'), session };
   } finally {
     await gw.stop();
+    rmSync(config, { force: true });
   }
 }
 
@@ -116,10 +126,12 @@ export async function writeDocs(results: CaseResult[], paging: PagingRun[], f: F
       'one response. Rows read by Trino: the sum of `queryStats.processedInputPositions` of the queries a run sent (found by a Trino ' +
       'user unique to the run in `system.runtime.queries`, cancelled ones included). On the memory catalog no predicate reaches ' +
       'the scan, so every query reads the whole table. On `vastpg` (PostgreSQL, indexed on `timestamp_broker`) the range reaches ' +
-      "the scan, but Trino's PostgreSQL connector also pushes TopN/LIMIT, which VAST does not; the gateway cannot yet set " +
-      "`vastpg.topn_pushdown_enabled=false` per topic (`topics.<t>.session` is not on main), so the gateway's queries on `vastpg` " +
-      'are replayed through the Node Trino port with that session property: the replay rows are the raw SQL cost as VAST would pay it ' +
-      '(its seconds are Trino plus reading the rows in Node, no gateway).',
+      "the scan, but Trino's PostgreSQL connector also pushes TopN/LIMIT, which VAST does not; " +
+      (f.features.session
+        ? 'so the gateway runs there with `topics.clicks.session: {vastpg.topn_pushdown_enabled: false}` and reads what VAST would.'
+        : 'this gateway cannot set `vastpg.topn_pushdown_enabled=false` per topic (`topics.<t>.session`), so its queries on ' +
+          '`vastpg` are replayed through the Node Trino port with that session property: the replay rows are the raw SQL cost as ' +
+          'VAST would pay it (its seconds are Trino plus reading the rows in Node, no gateway).'),
     '',
     `![rows read per page](${PAGES_SVG})`,
     '',

@@ -48,6 +48,8 @@ export interface CaseResult {
 export interface GatewayFeatures {
   limitAll: boolean;
   parallel: boolean;
+  /** Per-topic Trino session properties in the config file (`topics.<t>.session`). */
+  session: boolean;
 }
 
 export interface RaceSetup {
