@@ -16,7 +16,22 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts a gateway; tries once more when the first one dies or hangs during start-up (on this shared machine a
+ * start-up under heavy load has been seen to fail once and then work).
+ */
 export async function startGateway(env: Record<string, string>, execArgv: string[] = []): Promise<Gateway> {
+  try {
+    return await startGatewayOnce(env, execArgv);
+  } catch (err) {
+    process.stderr.write(
+      `[bench] gateway start-up failed, trying again: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    return startGatewayOnce(env, execArgv);
+  }
+}
+
+async function startGatewayOnce(env: Record<string, string>, execArgv: string[]): Promise<Gateway> {
   const base: NodeJS.ProcessEnv = {};
   // Only the settings given here: nothing inherited from the caller's TOPICGATE_* environment.
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOPICGATE_')) base[k] = v;
@@ -29,7 +44,10 @@ export async function startGateway(env: Record<string, string>, execArgv: string
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start within 60s: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gateway did not start within 60s: ${stderr}`));
+    }, 60_000);
     // The log keeps flowing (one line per request); reading every line keeps the pipe from filling up.
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.includes('topicgate listening')) return;

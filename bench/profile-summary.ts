@@ -2,7 +2,7 @@
  * Summarises V8 CPU profiles (`node --cpu-prof`, as `npm run bench -- --profile` writes them to bench/profiles/):
  * the functions with the most self time, and the project's functions (src/) by inclusive time.
  *
- *   tsx bench/profile-summary.ts bench/profiles/<topic>-<rows>-<format> [more dirs or .cpuprofile files] [--top 25]
+ *   tsx bench/profile-summary.ts bench/profiles/<rows>-<case> [more dirs or .cpuprofile files] [--top 25]
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

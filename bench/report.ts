@@ -1,0 +1,92 @@
+/** The bench's tables and verdicts, in Markdown (printed, and written into docs/benchmarks.md). */
+import type { PagingRun } from './paging.js';
+import { FORMATS, type CaseResult } from './race.js';
+
+const mb = (bytes: number) => (bytes / 1_048_576).toFixed(0);
+export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+export const rate = (r: { rows: number; seconds: number }) => r.rows / r.seconds;
+
+function rawOf(results: CaseResult[], size: number): CaseResult {
+  return results.find((r) => r.size === size && r.id === 'raw')!;
+}
+
+export function raceTable(results: CaseResult[]): string {
+  const lines = [
+    '| rows | case | seconds | rows/s | ratio to raw | CPU µs/row | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of results) {
+    const ratio = rate(r.best) / rate(rawOf(results, r.size).best);
+    lines.push(
+      `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ` +
+        `${((r.best.cpu / r.best.rows) * 1e6).toFixed(1)} | ${mb(r.peakRssBytes)} | ` +
+        `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} | ` +
+        `${r.trino ? r.trino.queries.toFixed(1) : '1'} | ${r.trino ? fmtInt(r.trino.rowsRead) : '–'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function raceVerdicts(results: CaseResult[]): string[] {
+  const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
+  const big = sizes.at(-1)!;
+  const small = sizes[0]!;
+  const at = (size: number, id: string) => results.find((r) => r.size === size && r.id === id);
+  const out: string[] = [];
+  for (const f of FORMATS) {
+    const s = at(big, f)!;
+    const ratio = rate(s.best) / rate(at(big, 'raw')!.best);
+    const ahead = (['python', 'cli'] as const).map((a) => {
+      const x = rate(s.best) / rate(at(big, a)!.best);
+      return `${x.toFixed(2)}x the ${a === 'cli' ? 'Trino CLI' : 'python client'}`;
+    });
+    let line = `- ${f} single stream at ${fmtInt(big)} rows: ${ratio.toFixed(2)}x raw (${ratio >= 1 ? 'meets' : 'MISSES'} 1.0x), ${ahead.join(', ')}`;
+    const p4 = at(big, `${f}-p4`);
+    if (p4) {
+      const x = rate(p4.best) / rate(s.best);
+      line += `; parallel=4 ${x.toFixed(2)}x the single stream (${x >= 1.5 ? 'meets' : 'MISSES'} 1.5x)`;
+    }
+    if (big !== small) {
+      const g = s.peakRssBytes / at(small, f)!.peakRssBytes;
+      line += `; peak RSS x${g.toFixed(2)} from ${fmtInt(small)} to ${fmtInt(big)} rows`;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+const sumOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+export function pagingTable(runs: PagingRun[]): string {
+  const lines = [
+    '| catalog | read as | responses | Trino queries | rows returned | seconds | rows read by Trino | read / returned | time / one response |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of runs) {
+    const rows = sumOf(r.pages.map((p) => p.rows));
+    const secs = sumOf(r.pages.map((p) => p.seconds));
+    const read = sumOf(r.pages.map((p) => p.rowsRead));
+    const queries = sumOf(r.pages.map((p) => p.queries.length));
+    lines.push(
+      `| ${r.catalog} | pages of 10,000 | ${r.pages.length} | ${queries} | ${fmtInt(rows)} | ${secs.toFixed(1)} | ${fmtInt(read)} | ` +
+        `${(read / rows).toFixed(2)} | ${(secs / r.single.seconds).toFixed(2)} |`,
+      `| ${r.catalog} | one response | 1 | ${r.single.queries.length} | ${fmtInt(r.single.rows)} | ${r.single.seconds.toFixed(1)} | ` +
+        `${fmtInt(r.single.rowsRead)} | ${(r.single.rowsRead / r.single.rows).toFixed(2)} | 1.00 |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function pagingVerdicts(runs: PagingRun[]): string[] {
+  return runs.map((r) => {
+    const rows = sumOf(r.pages.map((p) => p.rows));
+    const read = sumOf(r.pages.map((p) => p.rowsRead)) / rows;
+    const time = sumOf(r.pages.map((p) => p.seconds)) / r.single.seconds;
+    const worst = Math.max(...r.pages.map((p) => p.rowsRead));
+    return (
+      `- ${r.catalog}: paging read ${read.toFixed(2)}x the rows it returned (target at most 2x: ${read <= 2 ? 'meets' : 'MISSES'}) ` +
+      `and took ${time.toFixed(2)}x one response's time (target at most 1.5x: ${time <= 1.5 ? 'meets' : 'MISSES'}); ` +
+      `the most rows one page read: ${fmtInt(worst)}`
+    );
+  });
+}
