@@ -14,6 +14,11 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'A query that filters only on JSON fields must bound the time window (since/until).',
   },
+  TG_UNAUTHENTICATED: {
+    status: 401,
+    meaning: 'Credentials are missing or not accepted (an API key or a bearer token); see WWW-Authenticate.',
+  },
+  TG_FORBIDDEN: { status: 403, meaning: 'The caller may not do this on this resource (or Trino denied the query).' },
   TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
@@ -26,10 +31,20 @@ export const ERROR_CATALOG = {
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
   TG_TOO_EXPENSIVE: { status: 422, meaning: 'The query exceeds a limit (rows, window, sample size).' },
-  TG_TOO_MANY_REQUESTS: { status: 429, meaning: 'Trino or the gateway is at its concurrency limit; retry later.' },
+  TG_TOO_MANY_REQUESTS: {
+    status: 429,
+    meaning:
+      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's) is reached; retry after Retry-After.",
+  },
   TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
   TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },
   TG_TRINO_UNAVAILABLE: { status: 503, meaning: 'Trino cannot be reached or is starting; retry after Retry-After.' },
+  TG_OVERLOADED: { status: 503, meaning: 'The gateway is overloaded (event loop or memory); retry after Retry-After.' },
+  TG_AUTH_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'The keys that verify bearer tokens cannot be fetched from the identity provider; retry after Retry-After.',
+  },
   TG_TIMEOUT: { status: 504, meaning: 'The query ran past its time limit and was cancelled.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -4,19 +4,22 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, redactUserinfo, type Config } from './config.js';
+import { startupProblems } from './access/startup-checks.js';
 import { buildApp } from './app.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; url: string }> {
+  const problems = startupProblems(config);
+  if (problems.length) throw new ConfigError(problems);
   const app = await buildApp(config);
   try {
     await app.tg.trino.info();
   } catch (err) {
     await app.close();
     if (err instanceof TrinoUnavailableError) {
-      throw new Error(`TOPICGATE_TRINO_URL=${config.trinoUrl}: ${err.message}`);
+      throw new Error(`TOPICGATE_TRINO_URL=${redactUserinfo(config.trinoUrl)}: ${err.message}`);
     }
     throw err;
   }
