@@ -1,13 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: `unit` needs no service and runs in seconds (`npm run test:unit`); `integration` (with the
+ * browser, pyarrow and schemathesis tests) talks to the real Trino and PostgreSQL that its global setup starts.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Starts the local Trino (and PostgreSQL) and loads the demo topics once for the whole run.
-    globalSetup: ['test/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 300_000,
     // Two cores share the work with Trino: keep the test workers few.
     maxWorkers: 2,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/schemathesis/**/*.test.ts'],
+          // Starts the local Trino (and PostgreSQL) and loads the demo topics once for the whole run.
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
   },
 });

@@ -9,7 +9,7 @@
  * - s3_events: 1 event (unused), orders_expanded rebuilt over the copied orders.
  * Reused when the row counts already match.
  */
-import { TrinoClient } from '../src/trino/trino-client.js';
+import { HttpTrino } from '../src/trino/http-trino.js';
 import { quoteIdent } from '../src/query/sql-text.js';
 import { demoStatements } from '../scripts/demo-data.js';
 
@@ -34,7 +34,7 @@ export const EXPECTED_ROWS: Record<string, number> = {
 const table = (name: string) => `${quoteIdent(BENCH_CATALOG)}.${quoteIdent(BENCH_SCHEMA)}.${quoteIdent(name)}`;
 
 /** Rows of a table; for a topic, only those the gateway can serve (broker time before now). */
-async function count(c: TrinoClient, name: string): Promise<number> {
+async function count(c: HttpTrino, name: string): Promise<number> {
   const what = name.endsWith('_expanded') ? 'count(*)' : 'count_if(timestamp_broker < localtimestamp)';
   return c.all(`SELECT ${what} FROM ${table(name)}`).then(
     (r) => Number(r.rows[0]![0]),
@@ -47,7 +47,7 @@ export async function ensureBenchData(
   trinoUrl: string,
   log: (msg: string) => void,
 ): Promise<{ reused: boolean; seconds: number; rows: Record<string, number> }> {
-  const c = new TrinoClient({ server: trinoUrl, user: 'topicgate-bench' });
+  const c = new HttpTrino({ server: trinoUrl, user: 'topicgate-bench' });
   const have: Record<string, number> = {};
   for (const t of Object.keys(EXPECTED_ROWS)) have[t] = await count(c, t);
   if (Object.keys(EXPECTED_ROWS).every((t) => have[t] === EXPECTED_ROWS[t])) {

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { TrinoClient } from '../src/trino/trino-client.js';
+import { HttpTrino } from '../src/trino/http-trino.js';
+import type { TrinoPort } from '../src/trino/trino-port.js';
 import { DEFAULT_TRINO_URL } from '../src/config.js';
 import { quoteIdent } from '../src/query/sql-text.js';
 import { DEMO_CATALOG, DEMO_SCHEMA, demoSizes, demoStatements, type DemoSizes } from './demo-data.js';
@@ -29,7 +30,7 @@ export interface LoadDemoOptions {
 /** Records which demo is loaded, so a run can reuse it instead of dropping tables under another run. */
 const MARKER = `${quoteIdent(DEMO_CATALOG)}.${quoteIdent('topicgate_meta')}.${quoteIdent('demo_load')}`;
 
-async function loadedFingerprint(client: TrinoClient): Promise<string | null> {
+async function loadedFingerprint(client: TrinoPort): Promise<string | null> {
   try {
     const { rows } = await client.all(`SELECT fingerprint FROM ${MARKER}`);
     return (rows[0]?.[0] as string | undefined) ?? null;
@@ -54,7 +55,7 @@ export function pgCopyStatements(): string[][] {
  * parallel. Returns the seconds it took.
  */
 export async function loadPgCopy(trinoUrl: string): Promise<number> {
-  const client = new TrinoClient({ server: trinoUrl, user: 'topicgate-loader' });
+  const client = new HttpTrino({ server: trinoUrl, user: 'topicgate-loader' });
   const t0 = performance.now();
   const run = (sql: string) => client.all(sql, { timeoutMs: 1_800_000 });
   await run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(PG_CATALOG)}.${quoteIdent(PG_SCHEMA)}`);
@@ -75,7 +76,7 @@ export async function loadDemo(
   events = DEFAULT_DEMO_EVENTS,
   options: LoadDemoOptions = {},
 ): Promise<{ sizes: DemoSizes; seconds: number; reused: boolean; pgSeconds?: number }> {
-  const client = new TrinoClient({ server: trinoUrl, user: 'topicgate-loader' });
+  const client = new HttpTrino({ server: trinoUrl, user: 'topicgate-loader' });
   const sizes = demoSizes(events);
   const statements = demoStatements(sizes);
   const fingerprint = createHash('sha256')

@@ -6,7 +6,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { TopicCatalog } from './catalog/topic-catalog.js';
-import { TrinoClient } from './trino/trino-client.js';
+import { HttpTrino } from './trino/http-trino.js';
+import type { TrinoPort } from './trino/trino-port.js';
 import errorsPlugin, { sendError } from './plugins/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -19,13 +20,16 @@ import inferRoutes from './routes/infer.js';
 import { CursorService } from './cursors/cursor-service.js';
 import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
+import { Keyring } from './query/signed-token.js';
 
 export interface Services {
   config: Config;
-  trino: TrinoClient;
+  trino: TrinoPort;
   catalog: TopicCatalog;
   cursors: CursorService;
   store: CursorStore;
+  /** Signs page cursors and batch tokens: the current secret signs, previous ones still verify. */
+  keyring: Keyring;
 }
 
 declare module 'fastify' {
@@ -35,16 +39,17 @@ declare module 'fastify' {
 }
 
 export async function createServices(config: Config): Promise<Services> {
-  const trino = new TrinoClient({ server: config.trinoUrl, user: config.trinoUser });
+  const trino = new HttpTrino({ server: config.trinoUrl, user: config.trinoUser });
   const store = await openStore(config.stateUrl).catch((err: unknown) => {
     const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
   });
-  const services = { config, trino, catalog: new TopicCatalog(trino, config), store } as Omit<
+  const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
+  const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring } as Omit<
     Services,
     'cursors'
   > as Services;
-  services.cursors = new CursorService(services, store, config.cursorSecret);
+  services.cursors = new CursorService(services, store, keyring);
   return services;
 }
 

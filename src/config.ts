@@ -1,4 +1,6 @@
 /**
+ * Longer than most files on purpose: it is the table of every setting (one entry each) and the one reader of it.
+ *
  * All settings in one schema: read from the environment (and the optional per-topic config file) once at
  * start-up, validated, frozen. Names follow API.md "Settings".
  */
@@ -37,6 +39,9 @@ const TopicSettings = Type.Object(
     expansionTable: Type.Optional(Type.String({ minLength: 1 })),
     allowFullScan: Type.Optional(Type.Boolean()),
     maxLimit: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Bulk reads: time slices read at once by default, and at most (API.md "Bulk reads"). */
+    parallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    maxParallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   },
   { additionalProperties: false },
 );
@@ -63,7 +68,18 @@ export type ConfigFile = Static<typeof ConfigFileSchema>;
  * (`read`), its default and bounds. loadConfig walks it; the Config type is derived from it, so a setting is
  * declared once.
  */
-type Read = 'text' | 'trimmed' | 'url' | 'list' | 'int' | 'bool' | 'duration' | 'state-url' | 'origins' | 'hosts';
+type Read =
+  | 'text'
+  | 'trimmed'
+  | 'url'
+  | 'list'
+  | 'secrets'
+  | 'int'
+  | 'bool'
+  | 'duration'
+  | 'state-url'
+  | 'origins'
+  | 'hosts';
 interface SettingOptions {
   env: string;
   read: Read;
@@ -154,6 +170,13 @@ export const SettingsSchema = Type.Object({
     read: 'text',
     fallback: DEV_CURSOR_SECRET,
     description: 'key that signs page cursors and batch tokens',
+  }),
+  /** Earlier signing keys, still accepted for tokens issued before a rotation (comma-separated). */
+  cursorPreviousSecrets: Type.Array(Type.String(), {
+    env: 'TOPICGATE_CURSOR_PREVIOUS_SECRETS',
+    read: 'secrets',
+    fallback: '',
+    description: 'earlier cursor secrets that still verify',
   }),
   /** The VAST catalog's vast.complex_predicate_pushdown: OR across columns is pushed (explain's labels). */
   complexPushdown: Type.Boolean({
@@ -335,6 +358,11 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       if (v.length === 0) problems.push(`${name} must name at least one schema`);
       return v;
     }
+    case 'secrets':
+      return raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0);
     case 'int': {
       const { minimum, maximum } = schema as unknown as { minimum: number; maximum: number };
       const n = Number(raw);

@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { TrinoClient } from '../src/trino/trino-client.js';
+import { HttpTrino } from '../src/trino/http-trino.js';
 
 export function trinoUrl(): string {
   return inject('trinoUrl');
@@ -19,6 +19,6 @@ export async function testApp(env: Record<string, string> = {}): Promise<Fastify
 
 /** Direct SQL against the demo schema, for computing expected answers independently of the gateway. */
 export async function sql(query: string): Promise<unknown[][]> {
-  const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
   return (await c.all(query, { catalog: 'vast', schema: 'demo|kafka_topics' })).rows;
 }

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { Config } from '../config.js';
 import { quoteIdent, stringLiteral } from '../query/sql-text.js';
-import type { TrinoClient } from '../trino/trino-client.js';
+import type { TrinoPort } from '../trino/trino-port.js';
 
 export interface ColumnInfo {
   name: string;
@@ -44,7 +44,7 @@ export class TopicCatalog {
   private loading: Promise<Map<string, TableInfo>> | undefined;
 
   constructor(
-    private readonly trino: TrinoClient,
+    private readonly trino: TrinoPort,
     private readonly config: Pick<Config, 'catalog' | 'schemas'>,
     private readonly ttlMs = 10_000,
   ) {}
@@ -79,11 +79,6 @@ export class TopicCatalog {
     const t = isPlausibleTopicId(id) ? (await this.tables()).get(id) : undefined;
     if (!t) throw new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
     return t;
-  }
-
-  /** Forget the cached listing (after loading new tables). */
-  invalidate(): void {
-    this.cache = undefined;
   }
 
   private async load(): Promise<Map<string, TableInfo>> {

@@ -2,7 +2,8 @@
 import type { Config } from '../config.js';
 import { expansionColumns } from '../blob/expansion.js';
 import type { ColumnNode } from '../query/nodes.js';
-import { TIME_COLUMN, type TopicModel } from '../query/plan.js';
+import { TIME_COLUMN } from '../query/nodes.js';
+import type { TopicModel } from '../query/plan.js';
 import type { TableInfo } from './topic-catalog.js';
 
 export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): TopicModel {

@@ -1,5 +1,7 @@
 /**
- * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders").
+ * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). Over 250 lines on
+ * purpose: the whole lifecycle of a cursor (create, batch, commit, seek, lag, delete) is one class, because each
+ * step relies on the invariants the others keep (generation, pending batch, position).
  *
  * A position is (broker time T, skip k): all events before T are consumed, plus the first k events at T in the
  * topic's total row order (time, then every column), so a batch that ends inside a run of tied or identical
@@ -7,21 +9,25 @@
  * the time before which events are assumed visible; U is fixed when the batch is first handed out and kept
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
-import { compileCount, compileTailSummary } from '../query/compile.js';
+import { compileCount } from '../query/compile.js';
+import { summarizeBatch } from '../read/sliced-result.js';
 import { resolver, type Plan, type TopicModel } from '../query/plan.js';
 import { batchUntil, plan, readPolicy } from '../query/planner.js';
-import { whereFromJson, type WhereJson } from '../query/read-request.js';
-import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/time.js';
+import { whereFromJson } from '../query/read-request.js';
+import type { Where } from '../schemas/where.js';
+import { epochOfTrinoTimestamp, parseDuration } from '../query/time.js';
+import type { Keyring } from '../query/signed-token.js';
+import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
+import { describe, positionAt, samePosition } from './positions.js';
 
 export interface CursorDefinition {
   topic: string;
   start: string;
-  filter?: WhereJson;
+  filter?: Where;
   select?: string[];
   settle: string;
 }
@@ -35,26 +41,21 @@ export interface PendingBatch {
   /** Upper bound (exclusive) of the batch, Trino timestamp text. */
   until: string;
   rows: number;
-  limit: number;
+  /** The batch's limit; `all`: every settled event after the position. */
+  limit: number | 'all';
 }
-
-interface TokenBody {
-  c: string;
-  g: number;
-  f: Position;
-  t: Position;
-  u: string;
-  n: number;
-}
-
-export const CURSOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export class CursorService {
+  private readonly tokens: BatchTokens;
+
+  /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
     private readonly services: Services,
     private readonly store: CursorStore,
-    private readonly secret: string,
-  ) {}
+    keys: Keyring | string,
+  ) {
+    this.tokens = new BatchTokens(keys);
+  }
 
   private async topic(id: string): Promise<TopicModel> {
     const t = topicModel(await this.services.catalog.get(id), this.services.config);
@@ -82,13 +83,7 @@ export class CursorService {
     if (input.select !== undefined) def.select = input.select;
     const topic = await this.topic(def.topic);
     parseDuration(def.settle, 'settle');
-    const position: Position =
-      def.start === 'earliest'
-        ? { ts: null, skip: 0 }
-        : {
-            ts: trinoTimestampText(def.start === 'latest' ? Date.now() : parseInstant(def.start, 'start').epochMs),
-            skip: 0,
-          };
+    const position = positionAt(def.start, 'start');
     this.plan(topic, def, position, Date.now(), { asked: 1 }); // validates filter, select and the guardrail
     const canonical = JSON.stringify(def);
     const existing = await this.store.get(name);
@@ -130,7 +125,7 @@ export class CursorService {
     def: CursorDefinition,
     from: Position,
     untilMs: number,
-    limit: { asked?: number; pending?: number },
+    limit: { asked?: number | 'all'; pending?: number | 'all' },
   ): Plan {
     const read = {
       select: def.select,
@@ -145,12 +140,12 @@ export class CursorService {
   /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
   async batch(
     name: string,
-    limit: number | undefined,
+    limit: number | 'all' | undefined,
   ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: Plan }> {
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const old = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    const old = this.pendingOf(cursor);
     // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
     // batch is not kept: the next read looks for new events.
@@ -163,32 +158,38 @@ export class CursorService {
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    const plan = this.plan(topic, def, from, settledMs, { asked: limit });
-    const untilMs = plan.position.hi!;
-    const until = batchUntil(plan);
+    let plan = this.plan(topic, def, from, settledMs, { asked: limit });
+    let untilMs = plan.position.hi!;
     const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
     let rows = 0;
     let to = from;
     if (!empty) {
-      const { rows: summary } = await this.services.trino.all(compileTailSummary(plan.tree, topic.time!), {
+      const summary = await summarizeBatch(this.services.trino, plan, topic.time!, {
         timeoutMs: this.services.config.queryTimeoutMs,
       });
-      const [n, last, trailing] = summary[0] as [number, string | null, number];
-      rows = Number(n);
+      rows = summary.rows;
+      const { last, trailing } = summary;
+      // The batch ends where the slice that completed it ends: its read is bounded there too.
+      if (summary.endMs < untilMs) {
+        untilMs = summary.endMs;
+        plan = this.plan(topic, def, from, untilMs, { asked: limit });
+      }
       if (rows > 0 && last !== null)
-        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: Number(trailing) };
+        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: trailing };
       // A batch the guardrail ended early with nothing in it still moves the cursor past its window.
-      else if (rows === 0 && untilMs < settledMs) to = { ts: until, skip: 0 };
+      else if (rows === 0 && untilMs < settledMs) to = { ts: batchUntil(plan), skip: 0 };
     }
-    const body: TokenBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const until = batchUntil(plan);
+    const body: BatchBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const sealed = this.tokens.seal(body);
     const pending: PendingBatch = {
       generation: cursor.generation,
-      ...this.sign(body),
+      ...sealed,
       from,
       to,
       until,
       rows,
-      limit: plan.tree.limit,
+      limit: plan.tree.limit === Infinity ? 'all' : plan.tree.limit,
     };
     if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
       throw new ApiError(
@@ -201,7 +202,7 @@ export class CursorService {
 
   /** Moves the cursor to the end of the batch; idempotent; a batch not starting at the position is a 409. */
   async commit(name: string, token: string): Promise<{ committed: boolean; position: Position; rows: number }> {
-    const body = this.verify(token);
+    const body = this.tokens.open(token);
     if (body.c !== name)
       throw new ApiError('TG_BAD_BATCH', `batch: the token belongs to cursor ${JSON.stringify(body.c)}`);
     const cursor = await this.get(name);
@@ -233,10 +234,7 @@ export class CursorService {
   }
 
   async seek(name: string, to: string): Promise<Position> {
-    const position: Position =
-      to === 'earliest'
-        ? { ts: null, skip: 0 }
-        : { ts: trinoTimestampText(to === 'latest' ? Date.now() : parseInstant(to, 'to').epochMs), skip: 0 };
+    const position = positionAt(to, 'to');
     const cursor = await this.get(name);
     const def = this.definition(cursor);
     this.plan(await this.topic(def.topic), def, position, Date.now(), { asked: 1 }); // the guardrail may refuse it
@@ -272,37 +270,13 @@ export class CursorService {
     return this.store.history(name, limit);
   }
 
-  private sign(body: TokenBody): { token: string; id: string } {
-    const text = Buffer.from(JSON.stringify(body)).toString('base64url');
-    const token = `${text}.${createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22)}`;
-    return { token, id: batchId(token) };
+  /**
+   * The pending batch, unless its token can no longer be committed (signed in an older layout, or by a key since
+   * retired): handing that out again would leave the loader stuck on a batch it can never commit, so a new one is
+   * prepared from the committed position instead.
+   */
+  private pendingOf(cursor: CursorRecord): PendingBatch | null {
+    const pending = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
+    return pending && this.tokens.valid(pending.token) ? pending : null;
   }
-
-  private verify(token: string): TokenBody {
-    const bad = () => new ApiError('TG_BAD_BATCH', 'batch: not a batch token this service issued');
-    const [text, sig, extra] = typeof token === 'string' ? token.split('.') : [];
-    if (!text || !sig || extra !== undefined) throw bad();
-    const want = Buffer.from(
-      createHmac('sha256', this.secret).update(`batch:${text}`).digest('base64url').slice(0, 22),
-    );
-    if (want.length !== Buffer.byteLength(sig) || !timingSafeEqual(want, Buffer.from(sig))) throw bad();
-    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as TokenBody;
-  }
-}
-
-function batchId(token: string): string {
-  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
-}
-
-export function samePosition(a: Position, b: Position): boolean {
-  return a.ts === b.ts && a.skip === b.skip;
-}
-
-function describe(p: Position): string {
-  return p.ts === null ? `the beginning (+${p.skip})` : `${p.ts} (+${p.skip})`;
-}
-
-/** A position as the API shows it: an ISO instant (or null for the beginning) and the skip at that instant. */
-export function showPosition(p: Position): { timestamp: string | null; skip: number } {
-  return { timestamp: p.ts === null ? null : `${p.ts.replace(' ', 'T')}Z`, skip: p.skip };
 }

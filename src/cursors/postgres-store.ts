@@ -15,11 +15,33 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './store-checks.js';
+import * as shared from './store-rows.js';
 
-export const PG_CURSORS_TABLE = 'topicgate_cursors';
-export const PG_HISTORY_TABLE = 'topicgate_cursor_history';
 /** First key of the advisory lock around the DDL (the second is a hash of the schema name). */
 const DDL_LOCK_KEY = 0x74676375; // 'tgcu'
+
+/** Quotes an SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The PostgreSQL dialect for tables in `schema`. */
+function dialect(schema: string): shared.Dialect {
+  return {
+    text: 'text',
+    int: 'bigint',
+    instant: 'timestamptz',
+    seq: 'bigint GENERATED ALWAYS AS IDENTITY',
+    table: (name) => `${quoteIdent(schema)}.${quoteIdent(name)}`,
+    // An index is created in its table's schema.
+    index: quoteIdent,
+    // ISO text in UTC with milliseconds, independent of the session's time zone and `pg` type parsers.
+    readInstant: (col) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${col}`,
+  };
+}
+
+/** `$1, $2, ...` for n values. */
+const placeholders = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
 
 export interface PostgresCursorStoreOptions {
   /** The schema holding the tables, created if missing (default `public`). Any name: it is quoted. */
@@ -28,79 +50,29 @@ export interface PostgresCursorStoreOptions {
   pool?: Omit<PoolConfig, 'connectionString'>;
 }
 
-/** Quotes an SQL identifier. */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** An instant column as ISO text in UTC with milliseconds, independent of the session's time zone and `pg` type parsers. */
-const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-const CURSOR_COLUMNS = [
-  'name',
-  'topic',
-  'definition',
-  'pos_ts',
-  'pos_skip',
-  'generation',
-  'pending',
-  `${iso('created_at')} AS created_at`,
-  `${iso('updated_at')} AS updated_at`,
-].join(', ');
-
-const HISTORY_COLUMNS = [
-  'name',
-  'batch_id',
-  'from_ts',
-  'from_skip',
-  'to_ts',
-  'to_skip',
-  'rows',
-  `${iso('committed_at')} AS committed_at`,
-].join(', ');
-
-interface CursorRow {
-  name: string;
-  topic: string;
-  definition: string;
-  pos_ts: string | null;
-  pos_skip: string | number;
-  generation: string | number;
-  pending: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface HistoryRow {
-  name: string;
-  batch_id: string;
-  from_ts: string | null;
-  from_skip: string | number;
-  to_ts: string | null;
-  to_skip: string | number;
-  rows: string | number;
-  committed_at: string;
-}
-
 export class PostgresCursorStore implements CursorStore {
   readonly schema: string;
   private readonly pool: pg.Pool;
+  private readonly dialect: shared.Dialect;
   private readonly C: string;
   private readonly H: string;
+  private readonly cursorColumns: string;
+  private readonly historyColumns: string;
   private ready: Promise<void> | undefined;
   private closed = false;
 
   /** `stateUrl`: `postgres://user:password@host:port/database` (or `postgresql://`). */
   constructor(stateUrl: string, opts: PostgresCursorStoreOptions = {}) {
-    if (!/^postgres(?:ql)?:\/\//.test(stateUrl)) {
-      throw new Error('not a postgres:// state URL');
-    }
+    if (!/^postgres(?:ql)?:\/\//.test(stateUrl)) throw new Error('not a postgres:// state URL');
     this.schema = opts.schema ?? 'public';
     if (this.schema === '' || this.schema.includes('\0') || Buffer.byteLength(this.schema) > 63) {
       throw new Error(`PostgreSQL schema name ${JSON.stringify(this.schema)} must be 1-63 bytes, without NUL`);
     }
-    this.C = `${quoteIdent(this.schema)}.${quoteIdent(PG_CURSORS_TABLE)}`;
-    this.H = `${quoteIdent(this.schema)}.${quoteIdent(PG_HISTORY_TABLE)}`;
+    this.dialect = dialect(this.schema);
+    this.C = this.dialect.table(shared.CURSORS_TABLE);
+    this.H = this.dialect.table(shared.HISTORY_TABLE);
+    this.cursorColumns = shared.selectList(this.dialect, shared.CURSOR_COLUMNS);
+    this.historyColumns = shared.selectList(this.dialect, shared.HISTORY_COLUMNS);
     this.pool = new pg.Pool({ application_name: 'topicgate', ...opts.pool, connectionString: stateUrl });
     // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
     this.pool.on('error', () => {});
@@ -116,66 +88,27 @@ export class PostgresCursorStore implements CursorStore {
   }
 
   private async createSchema(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      // Fast path: nothing to create, no lock, no privilege needed beyond using the tables.
-      const have = await client.query<{ ok: boolean }>(
-        'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
-        [this.C, this.H],
-      );
-      if (have.rows[0]?.ok) return;
-      await client.query('BEGIN');
-      try {
-        // Concurrent CREATE ... IF NOT EXISTS of the same object can still fail on a catalog unique index.
-        await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
-        const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-        // Checked first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
-        if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
-        await client.query(`
-          CREATE TABLE IF NOT EXISTS ${this.C} (
-            name        text        NOT NULL PRIMARY KEY,
-            topic       text        NOT NULL,
-            definition  text        NOT NULL,
-            pos_ts      text        NULL,
-            pos_skip    bigint      NOT NULL,
-            generation  bigint      NOT NULL,
-            pending     text        NULL,
-            created_at  timestamptz NOT NULL,
-            updated_at  timestamptz NOT NULL
-          )`);
-        await client.query(`
-          CREATE TABLE IF NOT EXISTS ${this.H} (
-            name         text        NOT NULL,
-            batch_id     text        NOT NULL,
-            seq          bigint      GENERATED ALWAYS AS IDENTITY,
-            from_ts      text        NULL,
-            from_skip    bigint      NOT NULL,
-            to_ts        text        NULL,
-            to_skip      bigint      NOT NULL,
-            rows         bigint      NOT NULL,
-            committed_at timestamptz NOT NULL,
-            PRIMARY KEY (name, batch_id)
-          )`);
-        await client.query(
-          `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${PG_HISTORY_TABLE}_by_seq`)} ON ${this.H} (name, seq)`,
-        );
-        await client.query(
-          `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${PG_HISTORY_TABLE}_by_time`)} ON ${this.H} (committed_at)`,
-        );
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      }
-    } finally {
-      client.release();
-    }
+    // Fast path: nothing to create, no lock, no privilege needed beyond using the tables.
+    const have = await this.pool.query<{ ok: boolean }>(
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
+      [this.C, this.H],
+    );
+    if (have.rows[0]?.ok) return;
+    await this.transaction(async (client) => {
+      // Concurrent CREATE ... IF NOT EXISTS of the same object can still fail on a catalog unique index.
+      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
+      const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
+      // Checked first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
+      if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
+      for (const statement of shared.schemaStatements(this.dialect)) await client.query(statement);
+    });
   }
 
   async get(name: string): Promise<CursorRecord | null> {
     await this.init();
-    const r = await this.pool.query<CursorRow>(`SELECT ${CURSOR_COLUMNS} FROM ${this.C} WHERE name = $1`, [name]);
-    return r.rows[0] ? toRecord(r.rows[0]) : null;
+    const sql = `SELECT ${this.cursorColumns} FROM ${this.C} WHERE name = $1`;
+    const r = await this.pool.query<shared.CursorRow>(sql, [name]);
+    return r.rows[0] ? shared.toRecord(r.rows[0]) : null;
   }
 
   async create(
@@ -184,25 +117,18 @@ export class PostgresCursorStore implements CursorStore {
     checkName(record.name);
     checkPosition(record.position);
     checkCount('generation', record.generation);
+    const row = shared.cursorRow(record);
     await this.init();
     // Insert-or-read; another instance may delete the cursor between the two, then try again.
     for (let attempt = 0; attempt < 10; attempt++) {
-      const ins = await this.pool.query<CursorRow>(
-        `INSERT INTO ${this.C} (name, topic, definition, pos_ts, pos_skip, generation, pending, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())
+      const ins = await this.pool.query<shared.CursorRow>(
+        `INSERT INTO ${this.C} (${shared.NEW_CURSOR_COLUMNS.join(', ')}, created_at, updated_at)
+         VALUES (${placeholders(shared.NEW_CURSOR_COLUMNS.length)}, now(), now())
          ON CONFLICT (name) DO NOTHING
-         RETURNING ${CURSOR_COLUMNS}`,
-        [
-          record.name,
-          record.topic,
-          record.definition,
-          record.position.ts,
-          record.position.skip,
-          record.generation,
-          record.pending,
-        ],
+         RETURNING ${this.cursorColumns}`,
+        shared.NEW_CURSOR_COLUMNS.map((c) => row[c]),
       );
-      if (ins.rows[0]) return { created: true, record: toRecord(ins.rows[0]) };
+      if (ins.rows[0]) return { created: true, record: shared.toRecord(ins.rows[0]) };
       const existing = await this.get(record.name);
       if (existing) return { created: false, record: existing };
     }
@@ -228,7 +154,7 @@ export class PostgresCursorStore implements CursorStore {
     checkPosition(expected);
     checkPosition(next);
     checkEntry(name, entry);
-    const committedAt = toInstant(entry.committedAt);
+    const row = shared.historyRow(entry);
     await this.init();
     return this.transaction(async (client) => {
       const moved = await client.query(
@@ -239,12 +165,9 @@ export class PostgresCursorStore implements CursorStore {
       if (moved.rowCount !== 1) return false;
       // A batch id committed again (possible after a seek) replaces its earlier entry and becomes the newest.
       await client.query(
-        `INSERT INTO ${this.H} (name, batch_id, from_ts, from_skip, to_ts, to_skip, rows, committed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz)
-         ON CONFLICT (name, batch_id) DO UPDATE SET
-           seq = DEFAULT, from_ts = excluded.from_ts, from_skip = excluded.from_skip, to_ts = excluded.to_ts,
-           to_skip = excluded.to_skip, rows = excluded.rows, committed_at = excluded.committed_at`,
-        [name, entry.batchId, entry.from.ts, entry.from.skip, entry.to.ts, entry.to.skip, entry.rows, committedAt],
+        `INSERT INTO ${this.H} (${shared.HISTORY_COLUMNS.join(', ')}) VALUES (${placeholders(shared.HISTORY_COLUMNS.length)})
+         ON CONFLICT (name, batch_id) DO UPDATE SET seq = DEFAULT, ${shared.HISTORY_REPLACE}`,
+        shared.HISTORY_COLUMNS.map((c) => row[c]),
       );
       return true;
     });
@@ -275,20 +198,20 @@ export class PostgresCursorStore implements CursorStore {
   async history(name: string, limit: number): Promise<HistoryEntry[]> {
     checkCount('limit', limit);
     await this.init();
-    const r = await this.pool.query<HistoryRow>(
-      `SELECT ${HISTORY_COLUMNS} FROM ${this.H} WHERE name = $1 ORDER BY seq DESC LIMIT $2`,
+    const r = await this.pool.query<shared.HistoryRow>(
+      `SELECT ${this.historyColumns} FROM ${this.H} WHERE name = $1 ORDER BY seq DESC LIMIT $2`,
       [name, limit],
     );
-    return r.rows.map(toEntry);
+    return r.rows.map(shared.toEntry);
   }
 
   async findBatch(name: string, batchId: string): Promise<HistoryEntry | null> {
     await this.init();
-    const r = await this.pool.query<HistoryRow>(
-      `SELECT ${HISTORY_COLUMNS} FROM ${this.H} WHERE name = $1 AND batch_id = $2`,
+    const r = await this.pool.query<shared.HistoryRow>(
+      `SELECT ${this.historyColumns} FROM ${this.H} WHERE name = $1 AND batch_id = $2`,
       [name, batchId],
     );
-    return r.rows[0] ? toEntry(r.rows[0]) : null;
+    return r.rows[0] ? shared.toEntry(r.rows[0]) : null;
   }
 
   async pruneHistory(before: string): Promise<number> {
@@ -324,32 +247,4 @@ export class PostgresCursorStore implements CursorStore {
       client.release(broken);
     }
   }
-}
-
-function num(v: string | number): number {
-  return typeof v === 'number' ? v : Number(v);
-}
-
-function toRecord(r: CursorRow): CursorRecord {
-  return {
-    name: r.name,
-    topic: r.topic,
-    definition: r.definition,
-    position: { ts: r.pos_ts, skip: num(r.pos_skip) },
-    generation: num(r.generation),
-    pending: r.pending,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-function toEntry(r: HistoryRow): HistoryEntry {
-  return {
-    name: r.name,
-    batchId: r.batch_id,
-    from: { ts: r.from_ts, skip: num(r.from_skip) },
-    to: { ts: r.to_ts, skip: num(r.to_skip) },
-    rows: num(r.rows),
-    committedAt: r.committed_at,
-  };
 }

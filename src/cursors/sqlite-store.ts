@@ -12,9 +12,19 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './store-checks.js';
+import * as shared from './store-rows.js';
 
-export const SQLITE_CURSORS_TABLE = 'topicgate_cursors';
-export const SQLITE_HISTORY_TABLE = 'topicgate_cursor_history';
+/** Instants are ISO text, so text order is time order; names are plain (every one is a fixed identifier). */
+const SQLITE: shared.Dialect = {
+  text: 'TEXT',
+  int: 'INTEGER',
+  instant: 'TEXT',
+  // Numbered by the insert (the next number within the cursor), so a re-committed batch becomes the newest.
+  seq: 'INTEGER NOT NULL',
+  table: (name) => name,
+  index: (name) => name,
+  readInstant: (column) => column,
+};
 
 export interface SqliteCursorStoreOptions {
   /** How long a write waits for another connection's write lock, in ms (default 5000). */
@@ -28,59 +38,6 @@ export function sqliteFileOf(stateUrl: string): string {
   if (file === '') throw new Error('sqlite: state URL names no file (use sqlite:<file> or sqlite::memory:)');
   return file;
 }
-
-interface CursorRow {
-  name: string;
-  topic: string;
-  definition: string;
-  pos_ts: string | null;
-  pos_skip: number;
-  generation: number;
-  pending: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface HistoryRow {
-  name: string;
-  batch_id: string;
-  from_ts: string | null;
-  from_skip: number;
-  to_ts: string | null;
-  to_skip: number;
-  rows: number;
-  committed_at: string;
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS ${SQLITE_CURSORS_TABLE} (
-  name        TEXT    NOT NULL PRIMARY KEY,
-  topic       TEXT    NOT NULL,
-  definition  TEXT    NOT NULL,
-  pos_ts      TEXT    NULL,
-  pos_skip    INTEGER NOT NULL,
-  generation  INTEGER NOT NULL,
-  pending     TEXT    NULL,
-  created_at  TEXT    NOT NULL,
-  updated_at  TEXT    NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ${SQLITE_HISTORY_TABLE} (
-  name         TEXT    NOT NULL,
-  batch_id     TEXT    NOT NULL,
-  seq          INTEGER NOT NULL,
-  from_ts      TEXT    NULL,
-  from_skip    INTEGER NOT NULL,
-  to_ts        TEXT    NULL,
-  to_skip      INTEGER NOT NULL,
-  rows         INTEGER NOT NULL,
-  committed_at TEXT    NOT NULL,
-  PRIMARY KEY (name, batch_id)
-);
-CREATE INDEX IF NOT EXISTS ${SQLITE_HISTORY_TABLE}_by_seq ON ${SQLITE_HISTORY_TABLE} (name, seq);
-CREATE INDEX IF NOT EXISTS ${SQLITE_HISTORY_TABLE}_by_time ON ${SQLITE_HISTORY_TABLE} (committed_at);
-`;
-
-const HISTORY_COLUMNS = 'name, batch_id, from_ts, from_skip, to_ts, to_skip, rows, committed_at';
 
 export class SqliteCursorStore implements CursorStore {
   readonly file: string;
@@ -113,15 +70,15 @@ export class SqliteCursorStore implements CursorStore {
   private statements(): ReturnType<typeof prepare> {
     if (!this.ready) {
       const db = this.db;
-      db.transaction(() => db.exec(SCHEMA)).immediate();
+      db.transaction(() => db.exec(shared.schemaStatements(SQLITE).join(';\n'))).immediate();
       this.ready = true;
     }
     return (this.stmts ??= prepare(this.db));
   }
 
   async get(name: string): Promise<CursorRecord | null> {
-    const row = this.statements().get.get(name) as CursorRow | undefined;
-    return row ? toRecord(row) : null;
+    const row = this.statements().get.get(name) as shared.CursorRow | undefined;
+    return row ? shared.toRecord(row) : null;
   }
 
   async create(
@@ -134,18 +91,9 @@ export class SqliteCursorStore implements CursorStore {
     const now = new Date().toISOString();
     return this.db
       .transaction(() => {
-        const inserted = s.insert.run({
-          name: record.name,
-          topic: record.topic,
-          definition: record.definition,
-          pos_ts: record.position.ts,
-          pos_skip: record.position.skip,
-          generation: record.generation,
-          pending: record.pending,
-          now,
-        });
-        const row = s.get.get(record.name) as CursorRow;
-        return { created: inserted.changes === 1, record: toRecord(row) };
+        const inserted = s.insert.run({ ...shared.cursorRow(record), now });
+        const row = s.get.get(record.name) as shared.CursorRow;
+        return { created: inserted.changes === 1, record: shared.toRecord(row) };
       })
       .immediate();
   }
@@ -165,6 +113,7 @@ export class SqliteCursorStore implements CursorStore {
     checkPosition(expected);
     checkPosition(next);
     checkEntry(name, entry);
+    const row = shared.historyRow(entry);
     const s = this.statements();
     const now = new Date().toISOString();
     return this.db
@@ -179,16 +128,7 @@ export class SqliteCursorStore implements CursorStore {
           now,
         });
         if (moved.changes !== 1) return false;
-        s.record.run({
-          name,
-          batch_id: entry.batchId,
-          from_ts: entry.from.ts,
-          from_skip: entry.from.skip,
-          to_ts: entry.to.ts,
-          to_skip: entry.to.skip,
-          rows: entry.rows,
-          committed_at: toInstant(entry.committedAt),
-        });
+        s.record.run(row);
         return true;
       })
       .immediate();
@@ -218,13 +158,13 @@ export class SqliteCursorStore implements CursorStore {
 
   async history(name: string, limit: number): Promise<HistoryEntry[]> {
     checkCount('limit', limit);
-    const rows = this.statements().history.all(name, limit) as HistoryRow[];
-    return rows.map(toEntry);
+    const rows = this.statements().history.all(name, limit) as shared.HistoryRow[];
+    return rows.map(shared.toEntry);
   }
 
   async findBatch(name: string, batchId: string): Promise<HistoryEntry | null> {
-    const row = this.statements().findBatch.get(name, batchId) as HistoryRow | undefined;
-    return row ? toEntry(row) : null;
+    const row = this.statements().findBatch.get(name, batchId) as shared.HistoryRow | undefined;
+    return row ? shared.toEntry(row) : null;
   }
 
   async pruneHistory(before: string): Promise<number> {
@@ -237,13 +177,16 @@ export class SqliteCursorStore implements CursorStore {
 }
 
 function prepare(db: Database.Database) {
-  const C = SQLITE_CURSORS_TABLE;
-  const H = SQLITE_HISTORY_TABLE;
+  const C = shared.CURSORS_TABLE;
+  const H = shared.HISTORY_TABLE;
+  const named = (columns: readonly string[]) => columns.map((c) => `@${c}`).join(', ');
+  const cursor = shared.selectList(SQLITE, shared.CURSOR_COLUMNS);
+  const history = shared.selectList(SQLITE, shared.HISTORY_COLUMNS);
   return {
-    get: db.prepare(`SELECT * FROM ${C} WHERE name = ?`),
+    get: db.prepare(`SELECT ${cursor} FROM ${C} WHERE name = ?`),
     insert: db.prepare(
-      `INSERT INTO ${C} (name, topic, definition, pos_ts, pos_skip, generation, pending, created_at, updated_at)
-       VALUES (@name, @topic, @definition, @pos_ts, @pos_skip, @generation, @pending, @now, @now)
+      `INSERT INTO ${C} (${shared.NEW_CURSOR_COLUMNS.join(', ')}, created_at, updated_at)
+       VALUES (${named(shared.NEW_CURSOR_COLUMNS)}, @now, @now)
        ON CONFLICT (name) DO NOTHING`,
     ),
     setPending: db.prepare(
@@ -256,12 +199,9 @@ function prepare(db: Database.Database) {
     ),
     // A batch id committed again (possible after a seek) replaces its earlier entry and becomes the newest.
     record: db.prepare(
-      `INSERT INTO ${H} (name, batch_id, seq, from_ts, from_skip, to_ts, to_skip, rows, committed_at)
-       VALUES (@name, @batch_id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${H} WHERE name = @name),
-               @from_ts, @from_skip, @to_ts, @to_skip, @rows, @committed_at)
-       ON CONFLICT (name, batch_id) DO UPDATE SET
-         seq = excluded.seq, from_ts = excluded.from_ts, from_skip = excluded.from_skip, to_ts = excluded.to_ts,
-         to_skip = excluded.to_skip, rows = excluded.rows, committed_at = excluded.committed_at`,
+      `INSERT INTO ${H} (${shared.HISTORY_COLUMNS.join(', ')}, seq)
+       VALUES (${named(shared.HISTORY_COLUMNS)}, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${H} WHERE name = @name))
+       ON CONFLICT (name, batch_id) DO UPDATE SET seq = excluded.seq, ${shared.HISTORY_REPLACE}`,
     ),
     seek: db.prepare(
       `UPDATE ${C} SET pos_ts = @ts, pos_skip = @skip, generation = generation + 1, pending = NULL, updated_at = @now
@@ -269,32 +209,8 @@ function prepare(db: Database.Database) {
     ),
     deleteCursor: db.prepare(`DELETE FROM ${C} WHERE name = ?`),
     deleteHistory: db.prepare(`DELETE FROM ${H} WHERE name = ?`),
-    history: db.prepare(`SELECT ${HISTORY_COLUMNS} FROM ${H} WHERE name = ? ORDER BY seq DESC LIMIT ?`),
-    findBatch: db.prepare(`SELECT ${HISTORY_COLUMNS} FROM ${H} WHERE name = ? AND batch_id = ?`),
+    history: db.prepare(`SELECT ${history} FROM ${H} WHERE name = ? ORDER BY seq DESC LIMIT ?`),
+    findBatch: db.prepare(`SELECT ${history} FROM ${H} WHERE name = ? AND batch_id = ?`),
     prune: db.prepare(`DELETE FROM ${H} WHERE committed_at < ?`),
-  };
-}
-
-function toRecord(r: CursorRow): CursorRecord {
-  return {
-    name: r.name,
-    topic: r.topic,
-    definition: r.definition,
-    position: { ts: r.pos_ts, skip: r.pos_skip },
-    generation: r.generation,
-    pending: r.pending,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-function toEntry(r: HistoryRow): HistoryEntry {
-  return {
-    name: r.name,
-    batchId: r.batch_id,
-    from: { ts: r.from_ts, skip: r.from_skip },
-    to: { ts: r.to_ts, skip: r.to_skip },
-    rows: r.rows,
-    committedAt: r.committed_at,
   };
 }

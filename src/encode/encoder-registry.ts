@@ -4,11 +4,11 @@
  * overrides `Accept`; anything else -> null, which the route answers with 406).
  */
 import { Readable } from 'node:stream';
-import { encodeArrow } from './arrow-encoder.js';
-import { encodeCsv } from './csv-encoder.js';
+import { encodeArrow } from './arrow/arrow-encoder.js';
+import { encodeCsv } from './text/csv-encoder.js';
 import type { Encoder } from './encoder.js';
-import { encodeJson } from './json-encoder.js';
-import { encodeNdjson } from './ndjson-encoder.js';
+import { encodeJson } from './text/json-encoder.js';
+import { encodeNdjson } from './text/ndjson-encoder.js';
 
 export const MEDIA_TYPES = [
   'application/json',

@@ -1,4 +1,10 @@
-import type { PageInfo, ResultStream } from '../trino/result-stream.js';
+import type { ResultStream } from '../trino/result-stream.js';
+
+/** Where the next page is, when the result is one page of a longer read. */
+export interface PageInfo {
+  /** Absolute or root-relative URL of the next page; null on the last page. */
+  next: string | null;
+}
 
 /** What an error after the first byte is reported as, inside the body (see each encoder's completeness rule). */
 export interface StreamError {

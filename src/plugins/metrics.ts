@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { errorResponses } from '../routes/events-schema.js';
+import { errorResponses } from '../schemas/error.js';
 
 export interface Metrics {
   registry: Registry;

@@ -222,7 +222,8 @@ export function compileQuery(q: QueryNode, opts: { extraRow?: boolean } = {}): s
   const order = compileOrder(q);
   if (order) sql += ` ORDER BY ${order}`;
   if (q.offset > 0) sql += ` OFFSET ${q.offset}`;
-  sql += ` LIMIT ${q.limit + (opts.extraRow === false ? 0 : 1)}`;
+  // A bulk read (limit=all) has no LIMIT at all.
+  if (q.limit !== Infinity) sql += ` LIMIT ${q.limit + (opts.extraRow === false ? 0 : 1)}`;
   return sql;
 }
 

@@ -2,6 +2,10 @@
  * The query model: an immutable tree of `kind`-tagged nodes. Routes (GET and POST) and the blob module build
  * these; policy passes transform them; only compile.ts turns them into SQL text.
  */
+import type { AGGREGATE_FNS } from '../schemas/read.js';
+
+/** The broker time column of a topic table: time windows, paging anchors and slices are on it. */
+export const TIME_COLUMN = 'timestamp_broker';
 
 /** Where a column's value comes from: a table column, or a JSON field of the payload (blob expansion). */
 export type ColumnSource = { kind: 'table' } | { kind: 'json'; from: string; path: readonly (string | number)[] };
@@ -45,17 +49,8 @@ export type PredicateNode =
   /** Paging position: rows at or after (or before, for descending order) this broker time. */
   | { kind: 'anchor'; column: ColumnNode; dir: 'asc' | 'desc'; value: LiteralNode };
 
-export type AggregateFn =
-  | 'count'
-  | 'count_distinct'
-  | 'approx_distinct'
-  | 'sum'
-  | 'avg'
-  | 'min'
-  | 'max'
-  | 'approx_percentile'
-  | 'latest'
-  | 'earliest';
+/** One of the aggregate functions a request may name (the list is the request schema's, schemas/read.ts). */
+export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 
 export type SelectNode =
   | { kind: 'select-column'; column: ColumnNode; as: string }

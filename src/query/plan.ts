@@ -3,14 +3,20 @@
  * against the topic's columns here, before anything is quoted; then the policy passes shape the tree.
  */
 import { ApiError } from '../errors.js';
-import type { AggregateFn, ColumnNode, OrderNode, PredicateNode, QueryNode, SelectNode, SourceNode } from './nodes.js';
-import { and } from './nodes.js';
-import { parseDuration, parseInstant } from './time.js';
-import { typeFamily } from './values.js';
-import { queryHash, type PagePosition } from './paging.js';
+import {
+  TIME_COLUMN,
+  type ColumnNode,
+  type OrderNode,
+  type PredicateNode,
+  type QueryNode,
+  type SelectNode,
+  type SourceNode,
+} from './nodes.js';
+import type { GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
+import { aggregateNode, bucketNode, uniqueNames } from './select-items.js';
+import { epochOfTrinoTimestamp } from './time.js';
+import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
 import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
-
-export const TIME_COLUMN = 'timestamp_broker';
 
 /** What a topic offers to a query: its table and every column a request may name. */
 export interface TopicModel {
@@ -22,20 +28,6 @@ export interface TopicModel {
   time: ColumnNode | null;
 }
 
-export interface AggregateSpec {
-  fn: AggregateFn;
-  field?: string;
-  as?: string;
-  p?: number;
-}
-export type SelectSpec = string | AggregateSpec;
-export type GroupSpec = string | { bucket: string; as?: string };
-export interface OrderSpec {
-  field: string;
-  dir?: 'asc' | 'desc';
-  nulls?: 'first' | 'last';
-}
-
 export interface ReadRequest {
   select?: readonly SelectSpec[];
   where: PredicateNode | null;
@@ -43,7 +35,12 @@ export interface ReadRequest {
   until?: string;
   groupBy?: readonly GroupSpec[];
   order?: readonly OrderSpec[];
-  limit?: number;
+  /** Rows per response; `all`: every row of a closed window (bulk reads). */
+  limit?: number | 'all';
+  /** Bulk reads: time slices read at once (API.md "Bulk reads"). */
+  parallel?: number;
+  /** `order=none`: no order promised, so slices may interleave (bulk reads only). */
+  unordered?: boolean;
   dedupe?: { by?: readonly string[]; keep?: 'latest' | 'earliest' };
 }
 
@@ -55,7 +52,39 @@ export interface Plan {
   timeIndex: number | null;
   /** The request's own filters (without paging and window), for explain. */
   userWhere: PredicateNode | null;
+  /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */
+  slices: SlicePlan | null;
+  /** A bulk read (`limit=all`): the window as adjacent slices read `concurrency` at a time. */
+  bulk: BulkPlan | null;
 }
+
+/** Every row of a closed window, as adjacent whole-millisecond slices [bounds[i], bounds[i + 1]). */
+export interface BulkPlan {
+  time: ColumnNode;
+  bounds: readonly number[];
+  /** Slice queries running at once (`parallel`). */
+  concurrency: number;
+  /** Rows come in the query's order (slices written one after another); false: slices may interleave. */
+  ordered: boolean;
+}
+
+/**
+ * A page read as adjacent time slices [from, from + width), [.., .. + 2 * width), ... until it has its rows or the
+ * window ends (read/sliced-result.ts). Each slice is a range the storage evaluates, so a page reads about the
+ * rows it returns, wherever it sits in the window.
+ */
+export interface SlicePlan {
+  time: ColumnNode;
+  /** Start of the first slice (the anchor's millisecond, or since), epoch ms. */
+  fromMs: number;
+  /** End of the window (exclusive), epoch ms. */
+  hi: number;
+  /** Width of the first slice, ms. */
+  widthMs: number;
+}
+
+/** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
+const FIRST_SLICE_SHARE = 64;
 
 export function resolver(topic: TopicModel): (name: string) => ColumnNode {
   return (name) => {
@@ -68,41 +97,6 @@ export function resolver(topic: TopicModel): (name: string) => ColumnNode {
     }
     return c;
   };
-}
-
-const NUMERIC = new Set(['integer', 'decimal', 'double']);
-
-function aggregateNode(topic: TopicModel, spec: AggregateSpec, resolve: (n: string) => ColumnNode): SelectNode {
-  const column = spec.field === undefined ? null : resolve(spec.field);
-  const as = spec.as ?? (column ? `${spec.fn}_${column.name}` : spec.fn);
-  const needs = (ok: boolean, what: string) => {
-    if (!ok) throw new ApiError('TG_BAD_VALUE', `${spec.fn}: ${what}`, { fn: spec.fn, field: spec.field });
-  };
-  needs(column !== null || spec.fn === 'count', 'needs a field');
-  const family = column ? typeFamily(column.type) : 'other';
-  if (spec.fn === 'sum' || spec.fn === 'avg' || spec.fn === 'approx_percentile') {
-    needs(NUMERIC.has(family), `${column?.name} (${column?.type}) is not numeric`);
-  }
-  if (spec.fn === 'approx_percentile')
-    needs(typeof spec.p === 'number' && spec.p > 0 && spec.p < 1, 'p must be between 0 and 1');
-  if (spec.fn === 'latest' || spec.fn === 'earliest') needs(topic.time !== null, `${topic.id} has no ${TIME_COLUMN}`);
-  return { kind: 'aggregate', fn: spec.fn, column, p: spec.p, as, time: topic.time };
-}
-
-function bucketNode(topic: TopicModel, spec: { bucket: string; as?: string }): SelectNode {
-  if (!topic.time) throw new ApiError('TG_BAD_VALUE', `bucket: ${topic.id} has no ${TIME_COLUMN}`);
-  const ms = parseDuration(spec.bucket, 'bucket');
-  if (ms < 1 || ms > 366 * 86_400_000) throw new ApiError('TG_BAD_VALUE', 'bucket must be from 1ms to 366d');
-  return { kind: 'bucket', column: topic.time, ms, as: spec.as ?? 'bucket' };
-}
-
-function uniqueNames(select: readonly SelectNode[]): void {
-  const seen = new Set<string>();
-  for (const s of select) {
-    if (seen.has(s.as))
-      throw new ApiError('TG_BAD_REQUEST', `select: the output name ${JSON.stringify(s.as)} is used twice`);
-    seen.add(s.as);
-  }
 }
 
 /** Builds the tree for a read, positioned at `token` (already decoded) or at the first page. */
@@ -169,7 +163,8 @@ export function planRead(
     if (col && /^(map|json)\b/.test(col.type))
       throw new ApiError('TG_BAD_VALUE', `order: ${o.name} (${col.type}) cannot be sorted`);
   }
-  if (!aggregate && order.length === 0 && topic.time) order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
+  if (!aggregate && order.length === 0 && topic.time && !req.unordered)
+    order.push({ name: TIME_COLUMN, dir: 'asc', column: topic.time });
 
   let dedupe = null;
   if (req.dedupe) {
@@ -213,39 +208,32 @@ export function planRead(
     limit: 0,
     offset: 0,
     dedupe,
-    totalOrder: true,
+    totalOrder: !req.unordered,
   };
-  tree = applyLimit(tree, policy, req.limit);
+  tree = req.limit === 'all' ? { ...tree, limit: Infinity } : applyLimit(tree, policy, req.limit);
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);
-  return { tree, position, timeIndex: anchored ? timeIndex : null, userWhere };
-}
-
-/**
- * The filters as plain data for the page-token hash: the node tree with each column reduced to its name (its type
- * and source follow from the topic). Hashing the tree, not its SQL, keeps tokens valid across changes in how SQL
- * is rendered.
- */
-function canonicalWhere(where: PredicateNode | null): string {
-  return JSON.stringify(where, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && (v as { kind?: unknown }).kind === 'column' ? (v as ColumnNode).name : v,
-  );
-}
-
-function firstPosition(h: string, anchored: boolean, topic: TopicModel, req: ReadRequest, now: number): PagePosition {
-  const p: PagePosition = { h, m: anchored ? 'anchor' : 'offset', s: 0 };
-  if ((req.since !== undefined || req.until !== undefined) && !topic.time) {
-    throw new ApiError('TG_BAD_REQUEST', `since/until: ${topic.id} has no ${TIME_COLUMN}`);
-  }
-  if (!topic.time) return p;
-  if (req.since !== undefined) p.lo = ceilMs(parseInstant(req.since, 'since', now));
-  // The first page pins the upper bound, so later pages read the same set even while the topic grows.
-  p.hi = req.until !== undefined ? ceilMs(parseInstant(req.until, 'until', now)) : now;
-  if (p.lo !== undefined && p.hi <= p.lo)
-    throw new ApiError('TG_BAD_TIME', 'until must be after since', { parameter: 'until' });
-  return p;
-}
-
-function ceilMs(i: { epochMs: number; subMs: string }): number {
-  return i.subMs.replace(/0+$/, '') ? i.epochMs + 1 : i.epochMs;
+  const from = position.a !== undefined ? epochOfTrinoTimestamp(position.a) : position.lo;
+  const slices =
+    anchored &&
+    topic.time &&
+    first?.dir !== 'desc' &&
+    position.hi !== undefined &&
+    from !== undefined &&
+    position.loose !== true
+      ? {
+          time: topic.time,
+          fromMs: from,
+          hi: position.hi,
+          widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
+        }
+      : null;
+  return {
+    tree,
+    position,
+    timeIndex: anchored ? timeIndex : null,
+    userWhere,
+    slices: tree.limit === Infinity ? null : slices,
+    bulk: null,
+  };
 }

@@ -9,7 +9,8 @@ import { ApiError } from '../errors.js';
 import type { Config } from '../config.js';
 import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy } from './passes.js';
 import type { PagePosition } from './paging.js';
-import { planRead, TIME_COLUMN, type Plan, type ReadRequest, type TopicModel } from './plan.js';
+import { TIME_COLUMN } from './nodes.js';
+import { planRead, type BulkPlan, type Plan, type ReadRequest, type TopicModel } from './plan.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
@@ -17,6 +18,8 @@ export interface ReadPolicy extends LimitPolicy {
   /** Events in a cursor batch when the loader names no limit. */
   batchDefaultLimit: number;
   guardrail: GuardrailPolicy;
+  /** Bulk reads: slices read at once when the request names none, and the most it may name. */
+  parallel: { default: number; max: number };
   infer: { defaultSample: number; maxSample: number; defaultWindowMs: number; maxWindowMs: number };
 }
 
@@ -48,8 +51,8 @@ export type PlanRequest =
       read: ReadRequest;
       from: BatchPosition;
       untilMs: number;
-      limit?: number;
-      pendingLimit?: number;
+      limit?: number | 'all';
+      pendingLimit?: number | 'all';
     };
 
 export interface PlannedRead extends Plan {
@@ -65,6 +68,7 @@ export function readPolicy(config: Config, topicId: string): ReadPolicy {
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
     maxLimit,
     batchDefaultLimit: Math.min(10_000, maxLimit),
+    parallel: { default: topic?.parallel ?? 1, max: topic?.maxParallel ?? DEFAULT_MAX_PARALLEL },
     guardrail: {
       maxWindowMs: config.residualScanMaxWindowMs,
       allowFullScan: topic?.allowFullScan === true,
@@ -92,7 +96,9 @@ export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now())
 }
 
 function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolicy, now: number): PlannedRead {
-  const p = planRead(r.topic, r.read, policy, r.token, now);
+  checkBulkRequest(r.read, r.token !== null);
+  const planned = planRead(r.topic, r.read, policy, r.token, now);
+  const p = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
   const guard = () =>
     checkResidualScan(p.tree, p.userWhere, { lo: p.position.lo, hi: p.position.hi }, policy.guardrail);
   if (!r.explain) {
@@ -107,6 +113,56 @@ function planEvents(r: Extract<PlanRequest, { kind: 'read' }>, policy: ReadPolic
     if (!(err instanceof ApiError)) throw err;
     return { ...p, refused: err };
   }
+}
+
+/** Slices of a bulk read when `parallel` is 1: enough that Trino sorts bounded parts, not the whole window. */
+const SEQUENTIAL_SLICES = 16;
+const DEFAULT_MAX_PARALLEL = 8;
+
+/** `limit=all`, `parallel` and `order=none` go together as API.md "Bulk reads" says; anything else is refused. */
+function checkBulkRequest(read: ReadRequest, paged: boolean): void {
+  const bad = (message: string, parameter: string) => new ApiError('TG_BAD_REQUEST', message, { parameter });
+  if (read.limit !== 'all') {
+    if (read.parallel !== undefined) throw bad('parallel applies to limit=all reads only', 'parallel');
+    if (read.unordered) throw bad('order=none applies to limit=all reads only', 'order');
+    return;
+  }
+  if (read.until === undefined)
+    throw bad('limit=all reads a closed window: add until= (and since=) so the rows are fixed', 'until');
+  if (paged) throw bad('limit=all returns the whole window in one response: it takes no cursor', 'cursor');
+}
+
+function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: ReadPolicy): BulkPlan | null {
+  const parallel = read.parallel ?? policy.parallel.default;
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new ApiError('TG_BAD_VALUE', `parallel must be a positive integer, not ${JSON.stringify(read.parallel)}`, {
+      parameter: 'parallel',
+    });
+  if (parallel > policy.parallel.max) {
+    throw new ApiError('TG_TOO_EXPENSIVE', `parallel ${parallel} is above the maximum ${policy.parallel.max}`, {
+      parameter: 'parallel',
+      max: policy.parallel.max,
+    });
+  }
+  const { lo, hi } = p.position;
+  const [o, ...more] = p.tree.order;
+  const byTime = !o || (more.length === 0 && o.name === TIME_COLUMN && o.dir === 'asc');
+  const sliceable = topic.time !== null && lo !== undefined && hi !== undefined && !p.tree.dedupe && byTime;
+  const aggregate = p.tree.groupBy.length > 0 || p.tree.select.some((s) => s.kind === 'aggregate');
+  if (!sliceable || aggregate) {
+    if (parallel > 1) {
+      throw new ApiError(
+        'TG_BAD_REQUEST',
+        'parallel needs since and until, rows in timestamp_broker order (or order=none), and no aggregation or dedupe',
+        { parameter: 'parallel' },
+      );
+    }
+    return null;
+  }
+  const count = Math.min(hi - lo, parallel === 1 ? SEQUENTIAL_SLICES : 4 * parallel);
+  // Whole milliseconds: rows that tie on broker time never straddle two slices.
+  const bounds = Array.from({ length: count + 1 }, (_, i) => lo + Math.floor(((hi - lo) * i) / count));
+  return { time: topic.time!, bounds, concurrency: parallel, ordered: !read.unordered };
 }
 
 function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPolicy, now: number): PlannedRead {
@@ -156,7 +212,7 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
     throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no ${TIME_COLUMN}: cursors need topic tables`);
   const limit = r.pendingLimit ?? r.limit ?? policy.batchDefaultLimit;
   const limits =
-    r.pendingLimit !== undefined ? { ...policy, maxLimit: Math.max(r.pendingLimit, policy.maxLimit) } : policy;
+    typeof r.pendingLimit === 'number' ? { ...policy, maxLimit: Math.max(r.pendingLimit, policy.maxLimit) } : policy;
   let hi = r.untilMs;
   const lo = from.ts === null ? undefined : epochOfTrinoTimestamp(from.ts);
   const g = policy.guardrail;

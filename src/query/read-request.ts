@@ -12,13 +12,16 @@ import {
   type ColumnResolver,
   type FilterOp,
 } from './filters.js';
-import type { GroupSpec, OrderSpec, ReadRequest, SelectSpec } from './plan.js';
+import type { OrderSpec, QueryBody } from '../schemas/read.js';
+import type { Where } from '../schemas/where.js';
+import type { ReadRequest } from './plan.js';
 
 /** GET parameters that are not column filters. */
 export const RESERVED_PARAMS = [
   'select',
   'order',
   'limit',
+  'parallel',
   'cursor',
   'format',
   'explain',
@@ -73,9 +76,15 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
   const select = single('select', query.select);
   const order = single('order', query.order);
   const limit = single('limit', query.limit);
-  if (limit !== undefined && !/^\d{1,9}$/.test(limit)) {
-    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`, {
+  if (limit !== undefined && limit !== 'all' && !/^\d{1,9}$/.test(limit)) {
+    throw new ApiError('TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer or all`, {
       parameter: 'limit',
+    });
+  }
+  const parallel = single('parallel', query.parallel);
+  if (parallel !== undefined && !/^\d{1,4}$/.test(parallel)) {
+    throw new ApiError('TG_BAD_VALUE', `parallel=${JSON.stringify(parallel)} is not a positive integer`, {
+      parameter: 'parallel',
     });
   }
   return {
@@ -89,16 +98,15 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
     where: and(...filters),
     since: single('since', query.since),
     until: single('until', query.until),
-    order: order === undefined ? undefined : parseOrderParam(order),
-    limit: limit === undefined ? undefined : Number(limit),
+    order: order === undefined || order === 'none' ? undefined : parseOrderParam(order),
+    unordered: order === 'none' ? true : undefined,
+    limit: limit === undefined || limit === 'all' ? limit : Number(limit),
+    parallel: parallel === undefined ? undefined : Number(parallel),
   };
 }
 
-/** The JSON `where` of a POST body: {and:[...]}, {or:[...]}, {not:{...}}, {field, op, value}. */
-export type WhereJson =
-  { and: WhereJson[] } | { or: WhereJson[] } | { not: WhereJson } | { field: string; op: string; value?: unknown };
-
-export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0): PredicateNode {
+/** The JSON `where` of a POST body (and a cursor's `filter`): {and:[...]}, {or:[...]}, {not:{...}}, {field, op, value}. */
+export function whereFromJson(w: Where, resolve: ColumnResolver, depth = 0): PredicateNode {
   if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'where: nests deeper than 8 levels');
   if (!w || typeof w !== 'object' || Array.isArray(w)) {
     throw new ApiError(
@@ -107,8 +115,8 @@ export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0):
     );
   }
   if ('and' in w || 'or' in w) {
-    const kind = 'and' in w ? 'and' : 'or';
-    const items = (w as Record<string, WhereJson[]>)[kind]!.map((x) => whereFromJson(x, resolve, depth + 1));
+    const [kind, list] = 'and' in w ? (['and', w.and] as const) : (['or', w.or] as const);
+    const items = list.map((x) => whereFromJson(x, resolve, depth + 1));
     if (items.length === 0) throw new ApiError('TG_BAD_REQUEST', `where: empty ${kind}`);
     return items.length === 1 ? items[0]! : { kind, items };
   }
@@ -126,20 +134,6 @@ export function whereFromJson(w: WhereJson, resolve: ColumnResolver, depth = 0):
   return buildPredicate(resolve(w.field), w.op as FilterOp, w.value === undefined ? null : w.value);
 }
 
-export interface QueryBody {
-  select?: SelectSpec[];
-  where?: WhereJson;
-  since?: string;
-  until?: string;
-  groupBy?: GroupSpec[];
-  order?: OrderSpec[];
-  limit?: number;
-  dedupe?: { by?: string[]; keep?: 'latest' | 'earliest' };
-  cursor?: string;
-  format?: string;
-  explain?: boolean;
-}
-
 export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): ReadRequest {
   return {
     select: body.select,
@@ -147,8 +141,10 @@ export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): R
     since: body.since,
     until: body.until,
     groupBy: body.groupBy,
-    order: body.order,
+    order: body.order === 'none' ? undefined : body.order,
+    unordered: body.order === 'none' ? true : undefined,
     limit: body.limit,
+    parallel: body.parallel,
     dedupe: body.dedupe,
   };
 }

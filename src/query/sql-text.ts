@@ -3,11 +3,12 @@
  * literals come from a closed set of typed renderers, and anything they cannot render safely throws.
  * (Trino has no bind parameters on the wire, so every value becomes a literal here.)
  */
+import { ApiError } from '../errors.js';
 
-/** Thrown when a value cannot be rendered as the requested literal; callers turn it into a 400. */
-export class LiteralError extends Error {
-  constructor(message: string) {
-    super(message);
+/** Thrown when a value cannot be rendered as the requested literal: a 400 naming why. */
+export class LiteralError extends ApiError {
+  constructor(why: string) {
+    super('TG_BAD_VALUE', `a value cannot be used: ${why}`);
     this.name = 'LiteralError';
   }
 }

@@ -14,12 +14,22 @@ export interface Instant {
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?)?$/i;
 
+/** 0001-01-01T00:00:00Z: the first instant a Trino timestamp (and an ISO year) can write. */
+const FIRST_INSTANT_MS = -62_135_596_800_000;
 /** Parses a time; `what` names the parameter in the error. */
 export function parseInstant(text: string, what: string, now = Date.now()): Instant {
   const s = text.trim();
   if (s === 'now') return { epochMs: now, subMs: '' };
   const back = s.startsWith('-') ? durationMs(s.slice(1)) : undefined;
-  if (back !== undefined && !/\s/.test(s)) return { epochMs: now - back, subMs: '' };
+  if (back !== undefined && !/\s/.test(s)) {
+    // A relative time reaching before year 1 has no timestamp (and no JS Date): refused, not a failed query.
+    if (now - back < FIRST_INSTANT_MS) {
+      throw new ApiError('TG_BAD_TIME', `${what}=${JSON.stringify(text)} reaches before the year 1`, {
+        parameter: what,
+      });
+    }
+    return { epochMs: now - back, subMs: '' };
+  }
   const m = ISO.exec(s);
   if (!m) {
     throw new ApiError(

@@ -12,6 +12,7 @@ import { plan, readPolicy, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
+import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -39,7 +40,7 @@ export function mediaTypeOf(request: FastifyRequest, format: string | undefined)
 
 /** Plans a read with this topic's policy (the one planning entry runs every pass). */
 export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
-  const tokens = new PageTokens(app.tg.config.cursorSecret);
+  const tokens = new PageTokens(app.tg.keyring);
   const cursor = o.cursor;
   return plan(
     {
@@ -90,26 +91,36 @@ export async function streamPlan(
   o: StreamOptions,
 ) {
   const { config, trino } = app.tg;
-  const tokens = new PageTokens(config.cursorSecret);
+  const tokens = new PageTokens(app.tg.keyring);
   const abort = new AbortController();
   // The client went away before the response finished: cancel the Trino query.
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const result = await trino
-    .query(compileQuery(plan.tree), { signal: abort.signal, timeoutMs: config.queryTimeoutMs })
-    .catch((err: unknown) => {
-      app.metrics.trinoQueries.inc({ outcome: 'failed' });
-      throw err;
-    });
+  const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
+  const result = await openResult(
+    trino,
+    plan,
+    { signal: abort.signal, timeoutMs: config.queryTimeoutMs },
+    slices,
+  ).catch((err: unknown) => {
+    app.metrics.trinoQueries.inc({ outcome: 'failed' });
+    throw err;
+  });
   reply.header('X-Trino-Query-Id', result.queryId);
   const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact.
-  await cutter.prefetch(entry.format === 'json' || !o.paged ? 1 : Math.max(1, config.prefetchRows));
+  // A bulk read (limit=all) is one response: no next page to link.
+  const paged = o.paged && plan.tree.limit !== Infinity;
+  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : Math.max(1, config.prefetchRows));
   const link = (p: PagePosition | null) => (p ? (o.nextUrl ? o.nextUrl(tokens.encode(p)) : tokens.encode(p)) : null);
-  if (o.paged && entry.format !== 'json') {
-    const next = cutter.settled ? cutter.next(plan.position) : cutter.presumedNext(plan.position);
+  if (paged && entry.format !== 'json') {
+    const next = withSliceWidth(
+      plan,
+      cutter.settled ? cutter.next(plan.position) : cutter.presumedNext(plan.position),
+      slices,
+    );
     if (next) {
       reply.header('Topicgate-Next-Cursor', tokens.encode(next));
       if (o.nextUrl) reply.header('Link', `<${link(next)}>; rel="next"`);
@@ -128,7 +139,7 @@ export async function streamPlan(
     finished = true;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
-    if (o.paged) options.next = link(cutter.next(plan.position));
+    if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
   const body = encodedReadable(entry.encode(view, options));
   body.once('close', () => {

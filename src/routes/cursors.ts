@@ -1,91 +1,85 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). */
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
-import { CURSOR_NAME, showPosition, type CursorDefinition } from '../cursors/cursor-service.js';
-import type { WhereJson } from '../query/read-request.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@fastify/type-provider-typebox';
+import type { ErrorCode } from '../errors.js';
+import { showPosition } from '../cursors/positions.js';
+import type { CursorRecord } from '../cursors/cursor-store.js';
 import { mediaTypeOf, streamPlan } from '../read/run-read.js';
-import { ErrorResponses, ReadResponses, Where } from './events-schema.js';
+import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import {
+  BatchQuery,
+  CommitBody,
+  CommitResult,
+  CursorBody,
+  CursorParams,
+  CursorView,
+  History,
+  HistoryQuery,
+  SeekBody,
+  SeekResult,
+} from '../schemas/cursor.js';
+import { ReadResponses } from '../schemas/read-response.js';
 
-const NameParams = Type.Object({
-  name: Type.String({
-    pattern: CURSOR_NAME.source,
-    description: 'Cursor name: letters, digits, . _ -',
-    examples: ['orders-loader'],
-  }),
-});
+/** Every cursor route: a name the schema or the router refuses, and no cursor of that name (cursor-service.ts). */
+const NAMED = [...PATH_ERRORS, 'TG_CURSOR_NOT_FOUND'] as const satisfies readonly ErrorCode[];
 
-const PositionSchema = Type.Object({
-  timestamp: Type.Union([Type.String(), Type.Null()], {
-    description: 'Broker time of the position (null: the beginning)',
-  }),
-  skip: Type.Integer({ description: 'Events at that exact time already consumed (ties are exact)' }),
-});
+/**
+ * Planning a read of the cursor (cursor-service.ts through query/planner.ts), on create, seek, read and lag: its
+ * topic (gone, or not a topic table), its filter and select, the batch limit (FILTER_ERRORS), the guardrail on
+ * filters that are all evaluated after the scan, and Trino (the catalog; the batch, its summary and the lag).
+ */
+const PLANNED = [
+  'TG_TOPIC_NOT_FOUND',
+  ...FILTER_ERRORS,
+  'TG_TIME_BOUND_REQUIRED',
+  ...TRINO_ERRORS,
+] as const satisfies readonly ErrorCode[];
 
-const CursorBody = Type.Object(
-  {
-    topic: Type.String({ examples: ['orders'] }),
-    start: Type.Optional(
-      Type.String({ description: 'earliest, latest, or an ISO-8601 instant', examples: ['earliest'] }),
-    ),
-    filter: Type.Optional(
-      Type.Unsafe<WhereJson>({ ...Where, description: 'A `where` tree as in POST /v1/topics/{topic}/query' }),
-    ),
-    select: Type.Optional(Type.Array(Type.String(), { maxItems: 200 })),
-    settle: Type.Optional(
-      Type.String({ description: 'Events newer than now minus this are not read yet', examples: ['30s'] }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const CursorView = Type.Object({
-  name: Type.String(),
-  definition: Type.Unknown(),
-  position: PositionSchema,
-  generation: Type.Integer(),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-  lag: Type.Optional(Type.Object({ events: Type.Integer(), ms: Type.Union([Type.Integer(), Type.Null()]) })),
-});
-
-export default async function cursorRoutes(app: FastifyInstance): Promise<void> {
-  const svc = () => app.tg.cursors;
-  const view = (c: Awaited<ReturnType<ReturnType<typeof svc>['get']>>) => ({
+function view(c: CursorRecord): CursorView {
+  return {
     name: c.name,
     definition: JSON.parse(c.definition) as unknown,
     position: showPosition(c.position),
     generation: c.generation,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
-  });
-  const errors = ErrorResponses;
+  };
+}
 
-  app.put<{ Params: Static<typeof NameParams>; Body: Static<typeof CursorBody> }>(
+const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = () => app.tg.cursors;
+
+  app.put(
     '/cursors/:name',
     {
       schema: {
         tags: ['cursors'],
         summary: 'Create a named cursor (the same definition again is a no-op)',
-        params: NameParams,
+        params: CursorParams,
         body: CursorBody,
-        response: { 200: CursorView, 201: CursorView, ...errors },
+        response: {
+          200: CursorView,
+          201: CursorView,
+          // A bad start (TG_BAD_TIME) or settle (TG_BAD_VALUE), a definition that differs from the existing one.
+          ...errorResponses([...PATH_ERRORS, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_CURSOR_CONFLICT']),
+        },
       },
     },
     async (request, reply) => {
-      const body = request.body as Partial<CursorDefinition> & { topic: string; filter?: WhereJson };
-      const { created, record } = await svc().create(request.params.name, body);
+      const { created, record } = await svc().create(request.params.name, request.body);
       return reply.status(created ? 201 : 200).send(view(record));
     },
   );
 
-  app.get<{ Params: Static<typeof NameParams> }>(
+  app.get(
     '/cursors/:name',
     {
       schema: {
         tags: ['cursors'],
         summary: 'A cursor: definition, committed position and lag',
-        params: NameParams,
-        response: { 200: CursorView, ...errors },
+        params: CursorParams,
+        // The lag is counted in Trino.
+        response: { 200: CursorView, ...errorResponses([...NAMED, ...PLANNED]) },
       },
     },
     async (request) => {
@@ -94,25 +88,20 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
     },
   );
 
-  app.post<{ Params: Static<typeof NameParams>; Querystring: { limit?: number; format?: string } }>(
+  app.post(
     '/cursors/:name/read',
     {
       schema: {
         tags: ['cursors'],
         summary: 'The next batch after the committed position (the same batch until it is committed)',
         description: 'The batch token is in the `Topicgate-Batch` header (and `batch` in JSON). Commit it to move on.',
-        params: NameParams,
-        querystring: Type.Object({
-          limit: Type.Optional(
-            Type.Integer({
-              minimum: 1,
-              description:
-                'Most events in the batch (default 10000, or TOPICGATE_MAX_LIMIT when lower; more than the maximum is a 422)',
-            }),
-          ),
-          format: Type.Optional(Type.String({ description: 'json, ndjson, csv or arrow; overrides Accept' })),
-        }),
-        response: { ...ReadResponses, ...errors },
+        params: CursorParams,
+        querystring: BatchQuery,
+        response: {
+          ...ReadResponses,
+          // The media type; another reader moved the cursor while the batch was prepared (TG_STALE_BATCH).
+          ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_NOT_ACCEPTABLE', 'TG_STALE_BATCH']),
+        },
       },
     },
     async (request, reply) => {
@@ -130,21 +119,18 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
     },
   );
 
-  app.post<{ Params: Static<typeof NameParams>; Body: { batch: string } }>(
+  app.post(
     '/cursors/:name/commit',
     {
       schema: {
         tags: ['cursors'],
         summary: 'Move the cursor to the end of a batch (committing twice is a no-op)',
-        params: NameParams,
-        body: Type.Object({ batch: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
+        params: CursorParams,
+        body: CommitBody,
         response: {
-          200: Type.Object({
-            committed: Type.Boolean({ description: 'false: it was already committed' }),
-            rows: Type.Integer(),
-            position: PositionSchema,
-          }),
-          ...errors,
+          200: CommitResult,
+          // A token this service did not issue for this cursor (400), or not starting at the position (409).
+          ...errorResponses([...NAMED, ...BODY_ERRORS, 'TG_BAD_BATCH', 'TG_STALE_BATCH']),
         },
       },
     },
@@ -154,62 +140,45 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
     },
   );
 
-  app.post<{ Params: Static<typeof NameParams>; Body: { to: string } }>(
+  app.post(
     '/cursors/:name/seek',
     {
       schema: {
         tags: ['cursors'],
         summary: 'Move the cursor to earliest, latest or an instant',
-        params: NameParams,
-        body: Type.Object({ to: Type.String({ examples: ['earliest'] }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ position: PositionSchema }), ...errors },
+        params: CursorParams,
+        body: SeekBody,
+        response: { 200: SeekResult, ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME']) },
       },
     },
     async (request) => ({ position: showPosition(await svc().seek(request.params.name, request.body.to)) }),
   );
 
-  app.delete<{ Params: Static<typeof NameParams> }>(
+  app.delete(
     '/cursors/:name',
     {
       schema: {
         tags: ['cursors'],
         summary: 'Delete a cursor and its history',
-        params: NameParams,
-        response: { 204: Type.Null(), ...errors },
+        params: CursorParams,
+        response: { 204: Type.Null(), ...errorResponses([...NAMED, ...BODY_ERRORS]) },
       },
     },
     async (request, reply) => {
       await svc().delete(request.params.name);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
-  app.get<{ Params: Static<typeof NameParams>; Querystring: { limit?: number } }>(
+  app.get(
     '/cursors/:name/history',
     {
       schema: {
         tags: ['cursors'],
         summary: 'Batches committed, newest first',
-        params: NameParams,
-        querystring: Type.Object({
-          limit: Type.Optional(
-            Type.Integer({ minimum: 1, maximum: 10_000, description: 'Most batches listed (default 100)' }),
-          ),
-        }),
-        response: {
-          200: Type.Object({
-            batches: Type.Array(
-              Type.Object({
-                batch: Type.String(),
-                from: PositionSchema,
-                to: PositionSchema,
-                rows: Type.Integer(),
-                committedAt: Type.String(),
-              }),
-            ),
-          }),
-          ...errors,
-        },
+        params: CursorParams,
+        querystring: HistoryQuery,
+        response: { 200: History, ...errorResponses(NAMED) },
       },
     },
     async (request) => {
@@ -225,4 +194,6 @@ export default async function cursorRoutes(app: FastifyInstance): Promise<void> 
       };
     },
   );
-}
+};
+
+export default cursorRoutes;

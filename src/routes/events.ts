@@ -1,12 +1,30 @@
 /** Reading events (API.md "Reading events", "Aggregation", "Explain"): GET with PostgREST filters, POST with a body. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ErrorCode } from '../errors.js';
 import { topicModel } from '../catalog/topic-model.js';
-import { readRequestFromBody, readRequestFromQuery, type QueryBody } from '../query/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../query/read-request.js';
 import { resolver } from '../query/plan.js';
 import { runRead } from '../read/run-read.js';
-import { TopicParams } from './topics.js';
-import { ErrorResponses, EventsQuerystring, QueryBodySchema, ReadResponses } from './events-schema.js';
+import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { EventsQuery, FormatQuery, QueryBody } from '../schemas/read.js';
+import { ReadResponses } from '../schemas/read-response.js';
+import { TopicParams } from '../schemas/topic.js';
+
+/**
+ * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
+ * limit above the maximum), the guardrail (passes.ts), the media type (run-read.ts), and Trino.
+ */
+const READ_ERRORS = [
+  ...PATH_ERRORS,
+  'TG_TOPIC_NOT_FOUND',
+  ...FILTER_ERRORS,
+  'TG_BAD_TIME',
+  'TG_BAD_CURSOR',
+  'TG_TIME_BOUND_REQUIRED',
+  'TG_NOT_ACCEPTABLE',
+  ...TRINO_ERRORS,
+] as const satisfies readonly ErrorCode[];
 
 async function topicFor(app: FastifyInstance, id: string) {
   return topicModel(await app.tg.catalog.get(id), app.tg.config);
@@ -21,8 +39,8 @@ function nextUrlOf(request: FastifyRequest) {
   };
 }
 
-export default async function eventRoutes(app: FastifyInstance): Promise<void> {
-  app.get<{ Params: Static<typeof TopicParams>; Querystring: Static<typeof EventsQuerystring> }>(
+const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
     '/topics/:topic/events',
     {
       schema: {
@@ -32,26 +50,26 @@ export default async function eventRoutes(app: FastifyInstance): Promise<void> {
           'Filters use PostgREST grammar: any column (or expanded field) as a parameter, `col=op.value`. ' +
           'Rows come in `timestamp_broker` order unless `order` says otherwise; follow `next` for the next page.',
         params: TopicParams,
-        querystring: EventsQuerystring,
-        response: { ...ReadResponses, ...ErrorResponses },
+        querystring: EventsQuery,
+        response: { ...ReadResponses, ...errorResponses(READ_ERRORS) },
       },
     },
     async (request, reply) => {
       const topic = await topicFor(app, request.params.topic);
-      const q = request.query as Record<string, unknown>;
+      const q = request.query;
       const req = readRequestFromQuery(q, resolver(topic));
       return runRead(app, request, reply, {
         topic,
         req,
-        cursor: q.cursor as string | undefined,
-        format: q.format as string | undefined,
+        cursor: q.cursor,
+        format: q.format,
         explain: q.explain === 'true',
         nextUrl: nextUrlOf(request),
       });
     },
   );
 
-  app.post<{ Params: Static<typeof TopicParams>; Body: Static<typeof QueryBodySchema> }>(
+  app.post(
     '/topics/:topic/query',
     {
       schema: {
@@ -60,20 +78,23 @@ export default async function eventRoutes(app: FastifyInstance): Promise<void> {
         description:
           'The JSON body has the meaning of the GET parameters, plus `groupBy`, aggregates in `select`, and `dedupe`. `next` is a cursor token to send back as `cursor`.',
         params: TopicParams,
-        body: QueryBodySchema,
-        response: { ...ReadResponses, ...ErrorResponses },
+        querystring: FormatQuery,
+        body: QueryBody,
+        response: { ...ReadResponses, ...errorResponses([...READ_ERRORS, ...BODY_ERRORS]) },
       },
     },
     async (request, reply) => {
       const topic = await topicFor(app, request.params.topic);
-      const body = request.body as QueryBody;
+      const body = request.body;
       return runRead(app, request, reply, {
         topic,
         req: readRequestFromBody(body, resolver(topic)),
         cursor: body.cursor,
-        format: body.format ?? (request.query as { format?: string }).format,
+        format: body.format ?? request.query.format,
         explain: body.explain === true,
       });
     },
   );
-}
+};
+
+export default eventRoutes;

@@ -4,15 +4,15 @@
  * Every name on it comes from Trino or the config file, so everything is HTML-escaped (and the page gets a CSP that
  * allows no script at all).
  */
-import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { TableInfo } from '../catalog/topic-catalog.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
 import { typeFamily } from '../query/values.js';
 import type { ColumnNode } from '../query/nodes.js';
-import { TRINO_ERRORS, errorResponses } from './events-schema.js';
+import { TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -126,7 +126,7 @@ ${list.map((t) => topicSection(t, tables, config)).join('\n')}
 `;
 }
 
-export default async function topicDocsRoutes(app: FastifyInstance): Promise<void> {
+const topicDocsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/docs/topics',
     {
@@ -155,4 +155,6 @@ export default async function topicDocsRoutes(app: FastifyInstance): Promise<voi
         .send(renderTopicDocs(tables, app.tg.config));
     },
   );
-}
+};
+
+export default topicDocsRoutes;

@@ -1,89 +1,37 @@
 /** The served topics and what is in them (API.md "Topics"). */
-import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TableInfo } from '../catalog/topic-catalog.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
-import { TRINO_ERRORS, errorResponses } from './events-schema.js';
+import { PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { TopicDetail, TopicList, TopicParams, type TopicSummary } from '../schemas/topic.js';
 
-export const TopicSummary = Type.Object({
-  name: Type.String({ description: 'The topic id used in URLs', examples: ['orders'] }),
-  schema: Type.String({ examples: ['demo|kafka_topics'] }),
-  table: Type.String({ description: 'The Trino table behind the topic' }),
-  kind: Type.Union([Type.Literal('topic'), Type.Literal('table')], {
-    description: '`topic`: the topic-table layout (key, value, timestamp_broker, ...); `table`: any other table',
-  }),
-});
-
-export const ColumnSchema = Type.Object({
-  name: Type.String(),
-  type: Type.String({ description: 'Trino type', examples: ['varbinary', 'timestamp(3)'] }),
-  origin: Type.Union([Type.Literal('table'), Type.Literal('expansion')], {
-    description:
-      '`expansion`: computed at query time from JSON in `value` (config `expand`); filters on it are not pushed down',
-  }),
-  path: Type.Optional(
-    Type.String({ description: 'JSON path of an expanded field', examples: ['$.customer.address.country'] }),
-  ),
-});
-
-const NativeExpansionSchema = Type.Object(
-  {
-    name: Type.String({ description: 'Topic id of the native expansion table' }),
-    found: Type.Boolean(),
-    columns: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
-    joinable: Type.Boolean({ description: 'Whether its rows carry key and timestamp_broker' }),
-    note: Type.String(),
-  },
-  { description: "A VAST blob-expansion table holding typed columns parsed from this topic's payloads" },
-);
-
-export const TopicDetail = Type.Composite([
-  TopicSummary,
-  Type.Object({
-    catalog: Type.String(),
-    columns: Type.Array(ColumnSchema),
-    expansionTable: Type.Optional(NativeExpansionSchema),
-    expansionOf: Type.Optional(
-      Type.String({ description: 'For an expansion table: the topic whose payloads it holds' }),
-    ),
-  }),
-]);
-
-export const TopicParams = Type.Object({
-  topic: Type.String({
-    minLength: 1,
-    maxLength: 512,
-    description: 'Topic id from GET /v1/topics',
-    examples: ['orders'],
-  }),
-});
-
-function summary(t: TableInfo) {
+function summary(t: TableInfo): TopicSummary {
   return { name: t.id, schema: t.schema, table: t.table, kind: t.kind };
 }
 
-export default async function topicRoutes(app: FastifyInstance): Promise<void> {
+const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/topics',
     {
       schema: {
         tags: ['topics'],
         summary: 'List the served topics',
-        response: { 200: Type.Object({ topics: Type.Array(TopicSummary) }), ...errorResponses(TRINO_ERRORS) },
+        // The catalog is read from Trino (topic-catalog.ts).
+        response: { 200: TopicList, ...errorResponses(TRINO_ERRORS) },
       },
     },
     async () => ({ topics: [...(await app.tg.catalog.tables()).values()].map(summary) }),
   );
 
-  app.get<{ Params: { topic: string } }>(
+  app.get(
     '/topics/:topic',
     {
       schema: {
         tags: ['topics'],
         summary: 'Describe a topic: its columns and their Trino types',
         params: TopicParams,
-        response: { 200: TopicDetail, ...errorResponses(['TG_BAD_REQUEST', 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]) },
+        response: { 200: TopicDetail, ...errorResponses([...PATH_ERRORS, 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]) },
       },
     },
     async (request) => {
@@ -112,4 +60,6 @@ export default async function topicRoutes(app: FastifyInstance): Promise<void> {
       };
     },
   );
-}
+};
+
+export default topicRoutes;

@@ -20,9 +20,3 @@ export interface ResultStream {
   columns: readonly ResultColumn[];
   batches: AsyncIterable<readonly (readonly unknown[])[]>;
 }
-
-/** Where the next page is, when the result is one page of a longer read. */
-export interface PageInfo {
-  /** Absolute or root-relative URL of the next page; null on the last page. */
-  next: string | null;
-}

@@ -3,7 +3,6 @@
  * (by errorName first, then errorType; never by parsing messages).
  */
 import { ApiError, type ErrorCode } from '../errors.js';
-import { LiteralError } from '../query/sql-text.js';
 
 export type TrinoErrorType = 'USER_ERROR' | 'INTERNAL_ERROR' | 'INSUFFICIENT_RESOURCES' | 'EXTERNAL';
 
@@ -94,7 +93,6 @@ export function toApiError(err: unknown): ApiError {
       code === 'TG_TRINO_UNAVAILABLE' || code === 'TG_TOO_MANY_REQUESTS' ? 5 : undefined,
     );
   }
-  if (err instanceof LiteralError) return new ApiError('TG_BAD_VALUE', `a value cannot be used: ${err.message}`);
   if (err instanceof QueryCancelledError) {
     return new ApiError('TG_TIMEOUT', 'the query ran past its time limit and was cancelled', undefined, err.queryId);
   }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { testApp, trinoUrl } from '../helpers.js';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { demoStatements } from '../../scripts/demo-data.js';
 
 let app: FastifyInstance;
@@ -16,7 +16,7 @@ const BULK = 'bulk|kafka_topics';
 beforeAll(async () => {
   // A result larger than Trino's exchange buffers (clicks of 400k events, about 60 MB as JSON pages), so the
   // query is still running when the client stops reading.
-  const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
   const have = await c.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
     (r) => Number(r.rows[0]![0]),
     () => 0,
@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function queryState(id: string): Promise<{ state: string; error: string | null }> {
-  const c = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
   const { rows } = await c.all(
     `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`,
   );

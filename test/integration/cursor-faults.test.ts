@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { trinoUrl } from '../helpers.js';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { pgUp } from '../../scripts/local-postgres.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
 import { trinoTimestampText } from '../../src/query/time.js';
@@ -102,7 +102,7 @@ function eventKey(value: Uint8Array | null, ts: unknown): string {
 }
 
 async function runScenario(storeUrl: string) {
-  const trino = new TrinoClient({ server: trinoUrl(), user: 'faults' });
+  const trino = new HttpTrino({ server: trinoUrl(), user: 'faults' });
   const table = `stream_${randomBytes(4).toString('hex')}`;
   const fq = `vast."${SCHEMA}"."${table}"`;
   await trino.all(`CREATE SCHEMA IF NOT EXISTS vast."${SCHEMA}"`);

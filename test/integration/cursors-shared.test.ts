@@ -10,9 +10,11 @@ import { pgUp } from '../../scripts/local-postgres.js';
 
 let a: FastifyInstance;
 let b: FastifyInstance;
+let pgUrl = '';
 const name = `shared-${randomBytes(4).toString('hex')}`;
 beforeAll(async () => {
   const { url } = await pgUp();
+  pgUrl = url;
   a = await testApp({ TOPICGATE_STATE_URL: url });
   b = await testApp({ TOPICGATE_STATE_URL: url });
 });
@@ -55,5 +57,35 @@ describe('two instances, one PostgreSQL store', () => {
     expect(stale.statusCode).toBe(409);
     expect(stale.json().error.code).toBe('TG_STALE_BATCH');
     expect((await b.inject(`/v1/cursors/${name}`)).json().position).toEqual({ timestamp: null, skip: 0 });
+  });
+
+  it('an instance with another secret replaces a pending batch it cannot verify, and refuses its token', async () => {
+    const other = await testApp({ TOPICGATE_STATE_URL: pgUrl, TOPICGATE_CURSOR_SECRET: 'another secret' });
+    const cursor = `${name}-key`;
+    try {
+      const put = await a.inject({ method: 'PUT', url: `/v1/cursors/${cursor}`, payload: { topic: 'clicks' } });
+      expect(put.statusCode).toBe(201);
+      const old = await a.inject({ method: 'POST', url: `/v1/cursors/${cursor}/read?limit=5` });
+      const oldToken = old.headers['topicgate-batch'] as string;
+      expect(old.json().batchRows).toBe(5);
+      // Handing out the old batch again would leave the loader with a token this instance can never accept.
+      const fresh = await other.inject({ method: 'POST', url: `/v1/cursors/${cursor}/read?limit=5` });
+      const token = fresh.headers['topicgate-batch'] as string;
+      expect(token).not.toBe(oldToken);
+      expect(fresh.json().from).toEqual(old.json().from);
+      const refused = await other.inject({
+        method: 'POST',
+        url: `/v1/cursors/${cursor}/commit`,
+        payload: { batch: oldToken },
+      });
+      expect([refused.statusCode, refused.json().error.code]).toEqual([400, 'TG_BAD_BATCH']);
+      const commit = (app: FastifyInstance) =>
+        app.inject({ method: 'POST', url: `/v1/cursors/${cursor}/commit`, payload: { batch: token } });
+      expect((await commit(a)).json().error.code).toBe('TG_BAD_BATCH');
+      expect((await commit(other)).json()).toMatchObject({ committed: true, rows: 5 });
+    } finally {
+      await a.inject({ method: 'DELETE', url: `/v1/cursors/${cursor}` });
+      await other.close();
+    }
   });
 });

@@ -63,6 +63,7 @@ const HOSTILE = [
   '${x}',
   'information_schema.tables',
   'system.runtime.queries',
+  '-999999999d', // a relative time before the year 1
 ];
 
 function assert4xxOr200(res: { statusCode: number; body: string }, what: string) {
@@ -104,6 +105,8 @@ describe('hostile corpus', () => {
       `/v1/topics/orders/events?format=${e}`,
       `/v1/topics/orders_expanded/events?amount=eq.${e}`,
       `/v1/topics/orders_expanded/events?order_id=gt.${e}`,
+      `/v1/topics/orders/schema/infer?since=${e}`,
+      `/v1/topics/orders/schema/infer?until=${e}`,
     ];
     for (const url of urls) assert4xxOr200(await app.inject(`${url}&limit=5`), url);
     const bodies = [
@@ -128,6 +131,18 @@ describe('hostile corpus', () => {
       });
       assert4xxOr200(res, JSON.stringify(payload));
     }
+    const cursor = { topic: 'orders', start: s };
+    assert4xxOr200(await app.inject({ method: 'PUT', url: '/v1/cursors/hostile', payload: cursor }), 'start');
+    assert4xxOr200(
+      await app.inject({ method: 'PUT', url: '/v1/cursors/hostile-s', payload: { topic: 'orders', settle: s } }),
+      'settle',
+    );
+    assert4xxOr200(
+      await app.inject({ method: 'PUT', url: '/v1/cursors/hostile-ok', payload: { topic: 'orders' } }),
+      'create',
+    );
+    const seek = { method: 'POST' as const, url: '/v1/cursors/hostile-ok/seek', payload: { to: s } };
+    assert4xxOr200(await app.inject(seek), 'seek');
   });
 
   it('malformed bodies and parameters are 4xx with a code naming the culprit', async () => {

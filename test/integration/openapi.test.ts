@@ -12,7 +12,8 @@ import { renderTopicDocs } from '../../src/routes/topic-docs.js';
 import { generateOpenapi, OPENAPI_FILE } from '../../scripts/openapi.js';
 import { testApp } from '../helpers.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the test walks the parsed document freely
+type Json = Record<string, any>;
 
 const committedText = readFileSync(OPENAPI_FILE, 'utf8');
 const doc = JSON.parse(committedText) as Json;
@@ -143,6 +144,201 @@ describe('the committed document', () => {
   });
 });
 
+/** The codes an operation's error response for `status` lists. */
+function documentedCodes(o: Json, status: number): string[] {
+  const description = String(o.responses[String(status)]?.description ?? '');
+  return [...description.matchAll(/`(TG_[A-Z_]+)`: /g)].map((m) => m[1]!);
+}
+
+describe('each route documents the codes it answers with', () => {
+  // What the routes' integration tests (events, hostile, expansion, paging, topics, cursors) see, one request each,
+  // through an app that expands `status` on orders (for the guardrail).
+  type Request = { method?: string; url: string; payload?: unknown; headers?: Record<string, string> };
+  const json = (method: string, url: string, payload: unknown): Request => ({ method, url, payload });
+  const text = (method: string, url: string): Request => ({
+    method,
+    url,
+    payload: 'a=b',
+    headers: { 'content-type': 'text/plain' },
+  });
+  const CASES: [string, Request, string][] = [
+    ['GET /v1/topics/{topic}', { url: '/v1/topics/nope' }, 'TG_TOPIC_NOT_FOUND'],
+    ['GET /v1/topics/{topic}', { url: '/v1/topics/%zz' }, 'TG_BAD_REQUEST'],
+    ['GET /v1/topics/{topic}', { url: '/v1/topics/..' }, 'TG_NOT_FOUND'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/nope/events' }, 'TG_TOPIC_NOT_FOUND'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?format=xml' }, 'TG_NOT_ACCEPTABLE'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?nope=eq.1' }, 'TG_UNKNOWN_COLUMN'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?key=between.1' }, 'TG_BAD_OPERATOR'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?limit=1&limit=2' }, 'TG_BAD_REQUEST'],
+    [
+      'GET /v1/topics/{topic}/events',
+      { url: '/v1/topics/orders_expanded/events?order_id=eq.99999999999999999999' },
+      'TG_BAD_VALUE',
+    ],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?since=2026-02-31T00:00:00Z' }, 'TG_BAD_TIME'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?cursor=nope' }, 'TG_BAD_CURSOR'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?limit=99999999' }, 'TG_TOO_EXPENSIVE'],
+    ['GET /v1/topics/{topic}/events', { url: '/v1/topics/orders/events?status=eq.paid' }, 'TG_TIME_BOUND_REQUIRED'],
+    ['POST /v1/topics/{topic}/query', json('POST', '/v1/topics/nope/query', {}), 'TG_TOPIC_NOT_FOUND'],
+    ['POST /v1/topics/{topic}/query', text('POST', '/v1/topics/orders/query'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    [
+      'POST /v1/topics/{topic}/query',
+      { ...json('POST', '/v1/topics/orders/query', 'not json'), headers: { 'content-type': 'application/json' } },
+      'TG_BAD_REQUEST',
+    ],
+    [
+      'POST /v1/topics/{topic}/query',
+      json('POST', '/v1/topics/orders/query', { select: ['x'.repeat(1_100_000)] }),
+      'TG_PAYLOAD_TOO_LARGE',
+    ],
+    ['POST /v1/topics/{topic}/query', json('POST', '/v1/topics/orders/query', { bogus: 1 }), 'TG_BAD_REQUEST'],
+    [
+      'POST /v1/topics/{topic}/query',
+      json('POST', '/v1/topics/orders/query', { where: { field: 'key', op: 'in', value: [] } }),
+      'TG_BAD_VALUE',
+    ],
+    [
+      'POST /v1/topics/{topic}/query',
+      json('POST', '/v1/topics/orders/query', { where: { field: 'key', op: 'between', value: 1 } }),
+      'TG_BAD_OPERATOR',
+    ],
+    [
+      'POST /v1/topics/{topic}/query',
+      json('POST', '/v1/topics/orders/query', { where: { field: 'key', op: 'in', value: Array(1001).fill('a') } }),
+      'TG_TOO_EXPENSIVE',
+    ],
+    [
+      'POST /v1/topics/{topic}/query',
+      json('POST', '/v1/topics/orders/query', { select: ['nope'] }),
+      'TG_UNKNOWN_COLUMN',
+    ],
+    ['POST /v1/topics/{topic}/query', json('POST', '/v1/topics/orders/query', { since: 'yesterday' }), 'TG_BAD_TIME'],
+    ['POST /v1/topics/{topic}/query', json('POST', '/v1/topics/orders/query', { cursor: 'nope' }), 'TG_BAD_CURSOR'],
+    ['POST /v1/topics/{topic}/query', json('POST', '/v1/topics/orders/query', { format: 'xml' }), 'TG_NOT_ACCEPTABLE'],
+    [
+      'POST /v1/topics/{topic}/query',
+      json('POST', '/v1/topics/orders/query', { where: { field: 'status', op: 'eq', value: 'paid' } }),
+      'TG_TIME_BOUND_REQUIRED',
+    ],
+    ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/nope/schema/infer' }, 'TG_TOPIC_NOT_FOUND'],
+    ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/orders_expanded/schema/infer' }, 'TG_BAD_REQUEST'],
+    ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/orders/schema/infer?since=soon' }, 'TG_BAD_TIME'],
+    [
+      'GET /v1/topics/{topic}/schema/infer',
+      { url: '/v1/topics/orders/schema/infer?sample=1000000' },
+      'TG_TOO_EXPENSIVE',
+    ],
+    ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'nope' }), 'TG_TOPIC_NOT_FOUND'],
+    ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'orders_expanded' }), 'TG_BAD_REQUEST'],
+    ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'orders', start: 'soon' }), 'TG_BAD_TIME'],
+    ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'orders', settle: 'soon' }), 'TG_BAD_VALUE'],
+    [
+      'PUT /v1/cursors/{name}',
+      json('PUT', '/v1/cursors/c-codes', { topic: 'orders', select: ['nope'] }),
+      'TG_UNKNOWN_COLUMN',
+    ],
+    [
+      'PUT /v1/cursors/{name}',
+      json('PUT', '/v1/cursors/c-codes', { topic: 'orders', filter: { field: 'status', op: 'eq', value: 'paid' } }),
+      'TG_TIME_BOUND_REQUIRED',
+    ],
+    ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'clicks', start: 'latest' }), 'created'],
+    ['PUT /v1/cursors/{name}', json('PUT', '/v1/cursors/c-codes', { topic: 'orders' }), 'TG_CURSOR_CONFLICT'],
+    ['PUT /v1/cursors/{name}', text('PUT', '/v1/cursors/c-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['GET /v1/cursors/{name}', { url: '/v1/cursors/c-nope' }, 'TG_CURSOR_NOT_FOUND'],
+    ['GET /v1/cursors/{name}', { url: '/v1/cursors/bad%20name' }, 'TG_BAD_REQUEST'],
+    ['POST /v1/cursors/{name}/read', { method: 'POST', url: '/v1/cursors/c-nope/read' }, 'TG_CURSOR_NOT_FOUND'],
+    [
+      'POST /v1/cursors/{name}/read',
+      { method: 'POST', url: '/v1/cursors/c-codes/read?format=xml' },
+      'TG_NOT_ACCEPTABLE',
+    ],
+    ['POST /v1/cursors/{name}/read', text('POST', '/v1/cursors/c-codes/read'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['POST /v1/cursors/{name}/commit', json('POST', '/v1/cursors/c-codes/commit', { batch: 'nope' }), 'TG_BAD_BATCH'],
+    ['POST /v1/cursors/{name}/commit', json('POST', '/v1/cursors/c-codes/commit', {}), 'TG_BAD_REQUEST'],
+    ['POST /v1/cursors/{name}/seek', json('POST', '/v1/cursors/c-codes/seek', { to: 'soon' }), 'TG_BAD_TIME'],
+    ['POST /v1/cursors/{name}/seek', json('POST', '/v1/cursors/c-nope/seek', { to: 'latest' }), 'TG_CURSOR_NOT_FOUND'],
+    ['GET /v1/cursors/{name}/history', { url: '/v1/cursors/c-codes/history?limit=0' }, 'TG_BAD_REQUEST'],
+    ['GET /v1/cursors/{name}/history', { url: '/v1/cursors/c-nope/history' }, 'TG_CURSOR_NOT_FOUND'],
+    ['DELETE /v1/cursors/{name}', text('DELETE', '/v1/cursors/c-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['DELETE /v1/cursors/{name}', { method: 'DELETE', url: '/v1/cursors/c-codes' }, 'deleted'],
+    ['DELETE /v1/cursors/{name}', { method: 'DELETE', url: '/v1/cursors/c-codes' }, 'TG_CURSOR_NOT_FOUND'],
+  ];
+
+  let codesApp: FastifyInstance;
+  beforeAll(async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'topicgate-codes-')), 'topics.yaml');
+    writeFileSync(file, 'topics:\n  orders:\n    expand:\n      status: { path: "$.status", type: varchar }\n');
+    codesApp = await testApp({ TOPICGATE_CONFIG: file });
+  });
+  afterAll(() => codesApp.close());
+
+  it('each error a request meets is listed under its status by the operation it called', async () => {
+    const seen = new Map<string, Set<string>>();
+    // In order: the cursor cases create, conflict with and delete one cursor.
+    for (const [operation, request, expected] of CASES) {
+      const res = await codesApp.inject(request as never);
+      const what = `${operation}: ${JSON.stringify(request).slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+      if (expected === 'created' || expected === 'deleted') {
+        expect(res.statusCode, what).toBe(expected === 'created' ? 201 : 204);
+        continue;
+      }
+      expect(res.json().error.code, what).toBe(expected);
+      const [method, path] = operation.split(' ') as [string, string];
+      expect(documentedCodes(op(method.toLowerCase(), path), res.statusCode), what).toContain(expected);
+      seen.set(operation, (seen.get(operation) ?? new Set()).add(expected));
+    }
+    // The table reaches every operation that takes a request from a client.
+    expect([...seen.keys()].sort()).toEqual(
+      operations
+        .filter((o) => o.path.includes('{'))
+        .map((o) => `${o.method.toUpperCase()} ${o.path}`)
+        .sort(),
+    );
+  });
+
+  it('a code is listed only by the operations where its cause can happen', () => {
+    const READS = ['GET /v1/topics/{topic}/events', 'POST /v1/topics/{topic}/query', 'POST /v1/cursors/{name}/read'];
+    // Operations that run no Trino query.
+    const NO_TRINO = [
+      'GET /healthz',
+      'GET /metrics',
+      'POST /v1/cursors/{name}/commit',
+      'DELETE /v1/cursors/{name}',
+      'GET /v1/cursors/{name}/history',
+    ];
+    const PLANNED_CURSOR = [
+      'PUT /v1/cursors/{name}',
+      'GET /v1/cursors/{name}',
+      'POST /v1/cursors/{name}/read',
+      'POST /v1/cursors/{name}/seek',
+    ];
+    const WHERE: Partial<Record<ErrorCode, (name: string) => boolean>> = {
+      TG_NOT_ACCEPTABLE: (n) => READS.includes(n),
+      TG_BAD_CURSOR: (n) => READS.slice(0, 2).includes(n),
+      // Cursors are planned when they are created, sought, read and their lag counted.
+      TG_TIME_BOUND_REQUIRED: (n) => READS.slice(0, 2).includes(n) || PLANNED_CURSOR.includes(n),
+      TG_PAYLOAD_TOO_LARGE: (n) => !n.startsWith('GET '),
+      TG_UNSUPPORTED_MEDIA_TYPE: (n) => !n.startsWith('GET '),
+      TG_CURSOR_NOT_FOUND: (n) => n.includes('/v1/cursors/') && !n.startsWith('PUT '),
+      TG_CURSOR_CONFLICT: (n) => n === 'PUT /v1/cursors/{name}',
+      TG_BAD_BATCH: (n) => n === 'POST /v1/cursors/{name}/commit',
+      TG_STALE_BATCH: (n) => ['POST /v1/cursors/{name}/read', 'POST /v1/cursors/{name}/commit'].includes(n),
+      TG_TOPIC_NOT_FOUND: (n) => n.includes('{topic}') || PLANNED_CURSOR.includes(n),
+      TG_TRINO_FAILED: (n) => !NO_TRINO.includes(n),
+      TG_TRINO_UNAVAILABLE: (n) => !NO_TRINO.includes(n),
+      TG_TIMEOUT: (n) => !NO_TRINO.includes(n) && n !== 'GET /readyz',
+    };
+    for (const o of operations) {
+      const name = `${o.method.toUpperCase()} ${o.path}`;
+      const codes = Object.keys(o.op.responses as Json)
+        .filter((s) => Number(s) >= 400)
+        .flatMap((s) => documentedCodes(o.op, Number(s)) as ErrorCode[]);
+      for (const code of codes) expect(WHERE[code]?.(name) ?? true, `${name} lists ${code}`).toBe(true);
+    }
+  });
+});
+
 describe('the examples are the demo data', () => {
   const events = op('get', '/v1/topics/{topic}/events');
 
@@ -220,13 +416,22 @@ describe('Swagger UI at /docs works offline', () => {
   });
 
   it('the initializer loads the spec from this server, has no validator, and wraps the response view', async () => {
-    const js = (await app.inject('/docs/static/swagger-initializer.js')).body;
-    const code = js.replace(/^\s*\/\/.*$/gm, ''); // comments may cite URLs; code may not
+    const withoutComments = (js: string) => js.replace(/^\s*(\/\/|\/?\*).*$/gm, ''); // comments may cite URLs; code may not
+    const code = withoutComments((await app.inject('/docs/static/swagger-initializer.js')).body);
     expect(code).not.toMatch(/https?:\/\//);
     expect(code).toContain('"validatorUrl":null');
     expect(code).toContain("resolveUrl('./json')");
-    expect(code).toContain('SwaggerUIBundle.plugins.DownloadUrl');
-    expect(code).toContain('wrapComponents');
+    // The response view is wrapped by the plugin of the static asset, which the page loads from this server.
+    expect(code).toContain('"plugins":[window.topicgateSwaggerUi]');
+    expect((await app.inject('/docs/')).body).toContain('src="./static/theme/topicgate-swagger-ui.js"');
+    const asset = await app.inject('/docs/static/theme/topicgate-swagger-ui.js');
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['content-type']).toMatch(/^application\/javascript/);
+    const plugin = withoutComments(asset.body);
+    expect(plugin).not.toMatch(/https?:\/\//);
+    expect(plugin).toContain('window.topicgateSwaggerUi = (system) =>');
+    expect(plugin).toContain('SwaggerUIBundle.plugins.DownloadUrl');
+    expect(plugin).toContain('wrapComponents');
   });
 });
 

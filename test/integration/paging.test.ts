@@ -129,11 +129,11 @@ describe('exact paging', () => {
     expect(other.statusCode).toBe(400);
     expect(other.json().error.code).toBe('TG_BAD_CURSOR');
     expect(other.json().error.message).toContain('another query');
-    const [body, sig] = token.split('.');
+    const [kind, kid, body, sig] = token.split('.');
     const forged = Buffer.from(
       JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: 0 }),
     ).toString('base64url');
-    for (const bad of [`${forged}.${sig}`, 'garbage', `${token}x`, '..', `${body}.`]) {
+    for (const bad of [`${kind}.${kid}.${forged}.${sig}`, 'garbage', `${token}x`, '..', `${kind}.${kid}.${body}.`]) {
       const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5&cursor=${encodeURIComponent(bad)}`);
       expect(res.statusCode, bad).toBe(400);
       expect(res.json().error.code).toBe('TG_BAD_CURSOR');

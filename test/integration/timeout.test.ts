@@ -10,15 +10,15 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoStatements } from '../../scripts/demo-data.js';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { testApp, trinoUrl } from '../helpers.js';
 
 const BULK = 'bulk|kafka_topics';
 let app: FastifyInstance;
-let trino: TrinoClient;
+let trino: HttpTrino;
 
 beforeAll(async () => {
-  trino = new TrinoClient({ server: trinoUrl(), user: 'test' });
+  trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
   // The same bulk schema cancel.test.ts builds (idempotent by count): 400k clicks plus their duplicates.
   const have = await trino.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
     (r) => Number(r.rows[0]![0]),

@@ -8,7 +8,8 @@ import { compileCount, compileQuery, compileTailSummary } from '../../src/query/
 import type { ColumnNode } from '../../src/query/nodes.js';
 import type { PagePosition } from '../../src/query/paging.js';
 import { planRead, resolver, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
-import { readRequestFromBody, readRequestFromQuery, type QueryBody } from '../../src/query/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
+import type { QueryBody } from '../../src/schemas/read.js';
 
 const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const field = (name: string, type: string, path: (string | number)[]): ColumnNode => ({

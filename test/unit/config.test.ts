@@ -89,6 +89,8 @@ describe('each setting is read', () => {
     ['TOPICGATE_DEFAULT_LIMIT', '25', 'defaultLimit', 25],
     ['TOPICGATE_QUERY_TIMEOUT_MS', '1000', 'queryTimeoutMs', 1000],
     ['TOPICGATE_LOG_LEVEL', 'silent', 'logLevel', 'silent'],
+    ['TOPICGATE_CURSOR_PREVIOUS_SECRETS', ' old-1 , old-2 ,', 'cursorPreviousSecrets', ['old-1', 'old-2']],
+    ['TOPICGATE_CURSOR_PREVIOUS_SECRETS', '', 'cursorPreviousSecrets', []],
   ])('%s=%j -> %s %j', (name, value, key, expected) => {
     expect(loadConfig({ [name]: value })[key]).toEqual(expected);
   });

@@ -1,7 +1,7 @@
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { encodeArrow } from '../../src/encode/arrow-encoder.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+import { encodeArrow } from '../../src/encode/arrow/arrow-encoder.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
 
 const b64 = (x: string | number[]) => Buffer.from(x as string).toString('base64');
 

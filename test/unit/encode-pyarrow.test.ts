@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeArrow } from '../../src/encode/arrow-encoder.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+import { encodeArrow } from '../../src/encode/arrow/arrow-encoder.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
 
 // pyarrow comes from test/pyarrow/requirements.txt (.ci/run installs it). The test never skips: without it, it fails.
 const hasPyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { stdio: 'ignore' }).status === 0;

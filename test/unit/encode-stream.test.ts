@@ -2,7 +2,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import type { EncodeOptions } from '../../src/encode/encoder.js';
 import { encodedReadable, encoderRegistry, type MediaType } from '../../src/encode/encoder-registry.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
 
 const columns = [
   { name: 'id', type: 'bigint' },

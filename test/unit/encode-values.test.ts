@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCsv } from '../../src/encode/csv-encoder.js';
+import { encodeCsv } from '../../src/encode/text/csv-encoder.js';
 import type { Encoder } from '../../src/encode/encoder.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
-import { encodeJson } from '../../src/encode/json-encoder.js';
-import { encodeNdjson } from '../../src/encode/ndjson-encoder.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
+import { encodeJson } from '../../src/encode/text/json-encoder.js';
+import { encodeNdjson } from '../../src/encode/text/ndjson-encoder.js';
 
 const b64 = (x: string | number[]) => Buffer.from(x as string).toString('base64');
 

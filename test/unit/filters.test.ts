@@ -13,8 +13,8 @@ import {
   readRequestFromBody,
   readRequestFromQuery,
   whereFromJson,
-  type WhereJson,
 } from '../../src/query/read-request.js';
+import type { Where } from '../../src/schemas/where.js';
 
 const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const COLUMNS = [
@@ -407,7 +407,10 @@ describe('readRequestFromQuery', () => {
 
   it.each(['abc', '-1', '1.5', '1e3', '', '1234567890'])('limit=%j -> TG_BAD_VALUE', (limit) => {
     const e = apiError(() => readRequestFromQuery({ limit }, resolve));
-    expect([e.code, e.message]).toEqual(['TG_BAD_VALUE', `limit=${JSON.stringify(limit)} is not a positive integer`]);
+    expect([e.code, e.message]).toEqual([
+      'TG_BAD_VALUE',
+      `limit=${JSON.stringify(limit)} is not a positive integer or all`,
+    ]);
   });
 });
 
@@ -441,7 +444,7 @@ describe('parseOrderParam', () => {
 });
 
 describe('the POST where tree', () => {
-  const CASES: [WhereJson, string][] = [
+  const CASES: [Where, string][] = [
     [{ field: 'id', op: 'eq', value: 5 }, `"id" = BIGINT '5'`],
     [{ field: 'id', op: 'eq', value: '9223372036854775807' }, `"id" = BIGINT '9223372036854775807'`],
     [{ field: 'name', op: 'in', value: ['a,b', 'c"d', "e'f"] }, `"name" IN ('a,b', 'c"d', 'e''f')`],
@@ -480,7 +483,7 @@ describe('the POST where tree', () => {
     expect(compilePredicate(whereFromJson(where, resolve))).toBe(sql);
   });
 
-  const BAD: [WhereJson, string, string][] = [
+  const BAD: [Where, string, string][] = [
     [
       { field: 'id', op: 'between', value: 1 },
       'TG_BAD_OPERATOR',
@@ -507,7 +510,7 @@ describe('the POST where tree', () => {
   });
 
   it('nesting deeper than 8 levels is TG_BAD_REQUEST', () => {
-    let w: WhereJson = { field: 'id', op: 'eq', value: 1 };
+    let w: Where = { field: 'id', op: 'eq', value: 1 };
     for (let i = 0; i < 8; i++) w = { not: w };
     expect(compilePredicate(whereFromJson(w, resolve))).toMatch(/^(NOT \(){8}"id" = BIGINT '1'\){8}$/);
     const e = apiError(() => whereFromJson({ not: w }, resolve));

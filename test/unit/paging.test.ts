@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { inMemoryResult } from '../../src/encode/in-memory-result.js';
+import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { PageTokens, nextPosition, queryHash, type PagePosition, type PageTimes } from '../../src/query/paging.js';
+import { Keyring } from '../../src/query/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 
 const tokens = new PageTokens('test-secret');
@@ -41,7 +42,7 @@ describe('PageTokens', () => {
   ];
   it.each(POSITIONS)('round trip %j', (p) => {
     const t = tokens.encode(p);
-    expect(t).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    expect(t).toMatch(/^p1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     expect(tokens.decode(t, H)).toEqual(p);
   });
 
@@ -52,22 +53,26 @@ describe('PageTokens', () => {
   });
 
   const good = tokens.encode({ h: H, m: 'anchor', a: '2026-11-30 07:59:00.123', s: 3 });
-  const [body, sig] = good.split('.') as [string, string];
+  const [kind, kid, body, sig] = good.split('.') as [string, string, string, string];
+  const head = `${kind}.${kid}`;
   const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
   const forged = (p: object) => {
     const b = Buffer.from(JSON.stringify(p)).toString('base64url');
-    return `${b}.${sig}`;
+    return `${head}.${b}.${sig}`;
   };
   // [label, token, message]
   const BAD: [string, string, string][] = [
     ['empty', '', 'cursor: not a page cursor'],
-    ['no signature', body, 'cursor: not a page cursor'],
-    ['empty signature', `${body}.`, 'cursor: not a page cursor'],
-    ['three parts', `${good}.x`, 'cursor: not a page cursor'],
-    ['too long', `${body}${'A'.repeat(2048)}.${sig}`, 'cursor: not a page cursor'],
-    ['a body byte changed', `${flip(body, 5)}.${sig}`, 'cursor: not a cursor this service issued'],
-    ['a signature byte changed', `${body}.${flip(sig, 0)}`, 'cursor: not a cursor this service issued'],
-    ['a shorter signature', `${body}.${sig.slice(1)}`, 'cursor: not a cursor this service issued'],
+    ['no signature', `${head}.${body}`, 'cursor: not a page cursor'],
+    ['empty signature', `${head}.${body}.`, 'cursor: not a page cursor'],
+    ['five parts', `${good}.x`, 'cursor: not a page cursor'],
+    ['too long', `${head}.${body}${'A'.repeat(2048)}.${sig}`, 'cursor: not a page cursor'],
+    ['the unversioned form of before', `${body}.${sig}`, 'cursor: not a page cursor'],
+    ['another kind (a batch token)', `b1.${kid}.${body}.${sig}`, 'cursor: not a page cursor'],
+    ['a body byte changed', `${head}.${flip(body, 5)}.${sig}`, 'cursor: not a cursor this service issued'],
+    ['a signature byte changed', `${head}.${body}.${flip(sig, 0)}`, 'cursor: not a cursor this service issued'],
+    ['a shorter signature', `${head}.${body}.${sig.slice(1)}`, 'cursor: not a cursor this service issued'],
+    ['a key id changed', `${kind}.${flip(kid, 0)}.${body}.${sig}`, 'cursor: not a cursor this service issued'],
     [
       'a body re-encoded with a bigger skip',
       forged({ h: H, m: 'anchor', a: '2026-11-30 07:59:00.123', s: 4 }),
@@ -81,8 +86,8 @@ describe('PageTokens', () => {
     [
       'signed, but not JSON',
       (() => {
-        const b = Buffer.from('not json').toString('base64url');
-        return `${b}.${(tokens as unknown as { sign(b: string): string }).sign(b)}`;
+        const signed = `${head}.${Buffer.from('not json').toString('base64url')}`;
+        return `${signed}.${Keyring.fromSecrets('test-secret').mac(signed)}`;
       })(),
       'cursor: not a page cursor',
     ],
@@ -136,11 +141,11 @@ describe('nextPosition', () => {
       { ...base, m: 'offset', s: 60 },
     ],
     [
-      'anchor mode without times (page not settled): skip on from the same anchor',
+      'anchor mode without times (page not settled): skip on from the same anchor, marked loose (not sliced)',
       { ...base, m: 'anchor', a: T0, s: 2 },
       null,
       20,
-      { ...base, m: 'anchor', a: T0, s: 22 },
+      { ...base, m: 'anchor', a: T0, s: 22, loose: true },
     ],
     [
       'anchor mode, empty page',
@@ -268,7 +273,7 @@ describe('PageCutter', () => {
     const c = new PageCutter(inMemoryResult(cols, [rows(1, 2), rows(3, 4), rows(5)]), 4, 0);
     await c.prefetch(1);
     expect(c.settled).toBe(false);
-    expect(c.next({ h: H, m: 'anchor', a: T(0), s: 1 })).toEqual({ h: H, m: 'anchor', a: T(0), s: 5 });
+    expect(c.next({ h: H, m: 'anchor', a: T(0), s: 1 })).toEqual({ h: H, m: 'anchor', a: T(0), s: 5, loose: true });
     expect(c.presumedNext({ h: H, m: 'offset', s: 0 })).toEqual({ h: H, m: 'offset', s: 4 });
   });
 });

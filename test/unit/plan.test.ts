@@ -468,7 +468,11 @@ describe('planRead: the page position and where broker time sits in each row', (
   it('a token position is used as given, and is asked for with the query hash', () => {
     const seen: string[] = [];
     const token: PagePosition = { h: 'x', m: 'anchor', a: '2026-11-30 07:00:00.000', s: 4, lo: 1, hi: 2 };
-    const p = planRead(orders, { where: null, since: '-1h' }, POLICY, (h) => (seen.push(h), token), NOW);
+    const decode = (h: string) => {
+      seen.push(h);
+      return token;
+    };
+    const p = planRead(orders, { where: null, since: '-1h' }, POLICY, decode, NOW);
     expect(p.position).toBe(token);
     expect(seen).toEqual([plan(orders, { since: '-1h' }).position.h]);
     expect(p.tree.offset).toBe(4);

@@ -44,6 +44,7 @@ const POLICY: ReadPolicy = {
   maxLimit: 1000,
   batchDefaultLimit: 1000,
   guardrail: { maxWindowMs: 7 * DAY, allowFullScan: false, complexPredicates: false },
+  parallel: { default: 1, max: 4 },
   infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: DAY, maxWindowMs: 7 * DAY },
 };
 /** A filter the storage cannot evaluate (a JSON field) and one it can (the key). */

@@ -86,6 +86,7 @@ describe('parseInstant', () => {
     ['26-11-30', NOT_A_TIME],
     ['2026-11-30T08:00:00Z[UTC]', NOT_A_TIME],
     ['2026-11-30T08:00:00+2', NOT_A_TIME],
+    ['-999999999d', 'reaches before the year 1'],
   ];
   it.each(BAD)('%j -> TG_BAD_TIME', (text, why) => {
     const e = apiError(() => parseInstant(text, 'since', NOW));

@@ -1,79 +1,13 @@
 /**
- * The Trino port (src/trino/trino-client.ts) against a fake Trino speaking the client protocol over HTTP
- * (POST /v1/statement, GET nextUri pages, DELETE nextUri), so the protocol paths a real Trino rarely takes on
- * demand (HTTP 503, an error on a later page, a stall) are exercised exactly. Every request is logged.
+ * The Trino port's protocol paths (src/trino/http-trino.ts) against a fake Trino speaking the client protocol over
+ * HTTP (test/fakes/fake-trino-http.ts): paging, in-band errors, retries, cancellation, deadlines, timeouts,
+ * the lossless parse and per-query headers.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TrinoClient } from '../../src/trino/trino-client.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
 import { QueryCancelledError, TrinoQueryError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
-
-const QID = '20261130_080000_00001_fake1';
-type Reply = { status?: number; body?: string | object; headers?: Record<string, string> } | 'stall' | 'reset';
-interface Logged {
-  method: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-class FakeTrino {
-  readonly log: Logged[] = [];
-  base = '';
-  onPost: (body: string) => Reply = () => ({ body: { id: QID, stats: { state: 'FINISHED' } } });
-  /** Answers GET of page `n`; `attempt` counts earlier GETs of the same page. */
-  onGet: (n: number, attempt: number) => Reply = () => ({ status: 404 });
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
-
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((r) => this.server.close(r));
-  }
-  uri(n: number): string {
-    return `${this.base}/v1/statement/executing/${QID}/y${n}/${n}`;
-  }
-  /** A page of the protocol: `next` is the number of the page after it, or null for the last. */
-  page(next: number | null, extra: object = {}): object {
-    return {
-      id: QID,
-      infoUri: `${this.base}/ui/query.html?${QID}`,
-      ...(next === null ? {} : { nextUri: this.uri(next) }),
-      stats: { state: 'RUNNING' },
-      ...extra,
-    };
-  }
-  requests(method?: string): string[] {
-    return this.log.filter((l) => !method || l.method === method).map((l) => `${l.method} ${l.path}`);
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      const attempt = this.log.filter((l) => l.method === req.method && l.path === path).length;
-      this.log.push({ method: req.method ?? '', path, headers: req.headers, body });
-      let reply: Reply;
-      if (req.method === 'POST' && path === '/v1/statement') reply = this.onPost(body);
-      else if (req.method === 'GET' && path.startsWith('/v1/statement/executing/'))
-        reply = this.onGet(Number(path.split('/').pop()), attempt);
-      else if (req.method === 'DELETE') reply = { status: 204 };
-      else reply = { status: 404 };
-      if (reply === 'stall') return; // never answered; closed by the client (abort) or by stop()
-      if (reply === 'reset') return void req.socket.destroy();
-      const text =
-        reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-      res.end(text);
-    });
-  }
-}
+import { FakeTrinoHttp, QID, rejection } from '../fakes/fake-trino-http.js';
 
 const COLUMNS = [{ name: 'n', type: 'bigint', typeSignature: { rawType: 'bigint', arguments: [] } }];
 const ERROR = {
@@ -83,35 +17,20 @@ const ERROR = {
   errorType: 'INSUFFICIENT_RESOURCES',
 };
 
-let fake: FakeTrino;
-let client: TrinoClient;
+let fake: FakeTrinoHttp;
+let client: HttpTrino;
 beforeEach(async () => {
-  fake = new FakeTrino();
+  fake = new FakeTrinoHttp();
   await fake.start();
-  client = new TrinoClient({ server: fake.base, user: 'gw' });
+  client = new HttpTrino({ server: fake.base, user: 'gw' });
 });
 afterEach(() => fake.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean, ms = 3000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms)
-      throw new Error(`condition not met within ${ms} ms; requests: ${fake.requests().join(', ')}`);
-    await sleep(5);
-  }
-}
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (err: unknown) => err,
-  );
-}
-const path = (n: number) => new URL(fake.uri(n)).pathname;
+const until = (cond: () => boolean, ms?: number) => fake.until(cond, ms);
+const path = (n: number) => fake.path(n);
 
-describe('TrinoClient over the protocol', () => {
+describe('HttpTrino over the protocol', () => {
   it('POST, then GET each nextUri until there is none; rows in order; nothing cancelled', async () => {
     fake.onPost = () => ({ body: fake.page(1, { stats: { state: 'QUEUED' } }) });
     fake.onGet = (n) =>
@@ -269,11 +188,8 @@ describe('TrinoClient over the protocol', () => {
     expect((err as QueryCancelledError).reason).toBe('deadline');
   });
 
-  // Regression (trino-client.ts query): before the first page with columns, an abort or the deadline only aborts the
-  // pending GET; the listener that DELETEs nextUri is attached after that loop. So a client that goes away (or a
-  // deadline that passes) while Trino is queueing or planning leaves the query running until Trino's own
-  // query_max_run_time. Fix: track the latest nextUri from the start and, in the catch of the initial loop (when
-  // control.signal.aborted), await cancelUri(page.nextUri) before throwing QueryCancelledError.
+  // Regression: a client that goes away (or a deadline that passes) while Trino is still queueing or planning must
+  // not leave the query running until Trino's own query_max_run_time: the nextUri known so far is DELETEd.
   it('abort while waiting for the first columns also sends DELETE', async () => {
     fake.onPost = () => ({ body: fake.page(1, { stats: { state: 'QUEUED' } }) });
     fake.onGet = () => 'stall';
@@ -367,11 +283,8 @@ describe('TrinoClient over the protocol', () => {
     expect(fake.requests()).toEqual([]);
   });
 
-  // Regression (trino-client.ts): trino-client's Client.request copies X-Trino-Set-Catalog / -Set-Schema / -Set-Session
-  // from every response into the client's shared default headers, so one query's response leaks into the next
-  // query's request, contrary to "per-query headers (never shared state)". The gateway never runs USE, so this is
-  // latent. Fix: after Trino.create, make clientConfig.headers immutable for the port (e.g. pass a fresh
-  // `headers` object per request built from a frozen base, and reset raw.clientConfig.headers after each request).
+  // Regression: trino-client copies X-Trino-Set-Catalog / -Set-Schema / -Set-Session from every response into
+  // headers shared by later queries. Here every query's headers come from its own options (never shared state).
   it('a Set-Catalog in one response does not reach the next query', async () => {
     fake.onPost = (sql) => ({
       body: fake.page(null, { columns: COLUMNS, data: [] }),

@@ -7,12 +7,12 @@
  * Rows are never empty lines (each is a `{...}` object), so the final empty line cannot be mistaken for a row.
  * The next page's URL is in the `Link: <...>; rel="next"` header.
  */
-import type { EncodeOptions } from './encoder.js';
-import { streamErrorBody } from './encoder.js';
-import { frameBatches } from './frame-batches.js';
+import type { ResultStream } from '../../trino/result-stream.js';
+import type { EncodeOptions } from '../encoder.js';
+import { streamErrorBody } from '../encoder.js';
+import { frameBatches } from '../frame-batches.js';
 import { jsonRowWriter } from './json-row-writer.js';
 import { PageBuffer } from './page-buffer.js';
-import type { ResultStream } from '../trino/result-stream.js';
 
 /** Encodes a result as NDJSON (see the completeness rule above). */
 export function encodeNdjson(

@@ -27,11 +27,12 @@ import {
   TimeUnit,
   Utf8,
 } from 'apache-arrow';
-import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../trino/types.js';
+import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../trino/types.js';
+import { parseTimestamp, TimestampTzParser, type Instant } from '../trino-timestamp.js';
 import { BoolBuilder, BytesBuilder, Int64Builder, NumberBuilder, type ColumnBuilder } from './arrow-columns.js';
 import { DecimalBuilder } from './arrow-decimal.js';
 import { ListBuilder, MapBuilder, StructBuilder } from './arrow-nested.js';
-import { instantToUnits, parseTimestamp, parseTimestampTz, timestampToUnits, type Instant } from './timestamp-text.js';
+import { instantToUnits, timestampToUnits } from './timestamp-units.js';
 
 const INTEGER = /^[+-]?\d+$/;
 
@@ -92,7 +93,10 @@ const BUILDERS = {
   time: utf8,
   'time with time zone': utf8,
   timestamp: (t) => timestamp(t, parseTimestamp),
-  'timestamp with time zone': (t) => timestamp(t, parseTimestampTz),
+  'timestamp with time zone': (t) => {
+    const parser = new TimestampTzParser();
+    return timestamp(t, (text) => parser.parse(text));
+  },
   'interval day to second': utf8,
   'interval year to month': utf8,
   uuid: utf8,

@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
+import type { ResultColumn } from '../../trino/result-stream.js';
+import { columnType } from '../column-type.js';
+import { jsonValueWriter } from './json-value-writer.js';
 import type { PageBuffer } from './page-buffer.js';
-import type { ResultColumn } from '../trino/result-stream.js';
-import { columnType, jsonValueWriter } from './value-writers.js';
 
 /** Writes one row as a JSON object keyed by column name, between `before` and `after` (bytes), into a page. */
 export type JsonRowWriter = (row: readonly unknown[], out: PageBuffer, before: Uint8Array, after: Uint8Array) => void;

@@ -1,9 +1,9 @@
 /**
- * `text/csv` (RFC 4180): a header row of column names, then one line per row, `\r\n` line ends. A field is quoted
- * (`"`, with `"` doubled) when it holds a comma, quote, CR or LF, a varbinary's JSON payload always is, and an
- * empty string is written `""`, so that an empty unquoted field always means NULL (PostgreSQL's COPY ... CSV
- * convention). Values follow the text rules of value-writers.ts; nested values (array, map, row) are their JSON
- * text.
+ * `text/csv` (RFC 4180): a header row of column names, then one line per row, `\r\n` line ends. Fields are
+ * written by csv-field.ts: quoted (`"`, with `"` doubled) when they hold a comma, quote, CR or LF, and an empty
+ * string is written `""`, so that an empty unquoted field always means NULL (PostgreSQL's COPY ... CSV
+ * convention); a varbinary's JSON payload is always quoted. Values follow the text rules of json-value-writer.ts;
+ * nested values (array, map, row) are their JSON text.
  * Completeness (as NDJSON, Druid's convention):
  * - a complete response ends with one extra empty line (the body ends with `\r\n\r\n`);
  * - a response cut by an error ends instead with a last line `#error {"code":...,"message":...}`;
@@ -12,20 +12,14 @@
  * absence plus the HTTP framing (a lost connection ends the chunked body without its terminator).
  * The next page's URL is in the `Link: <...>; rel="next"` header.
  */
-import type { EncodeOptions } from './encoder.js';
-import { streamErrorBody } from './encoder.js';
-import { frameBatches } from './frame-batches.js';
+import type { ResultStream } from '../../trino/result-stream.js';
+import { columnType } from '../column-type.js';
+import type { EncodeOptions } from '../encoder.js';
+import { streamErrorBody } from '../encoder.js';
+import { frameBatches } from '../frame-batches.js';
+import { writeCsvField } from './csv-field.js';
+import { csvValueWriter } from './csv-value-writer.js';
 import { PageBuffer } from './page-buffer.js';
-import type { ResultStream } from '../trino/result-stream.js';
-import { columnType, csvValueWriter } from './value-writers.js';
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** One CSV field: quoted when RFC 4180 requires it, and always for the empty string (NULL is unquoted empty). */
-export function csvField(text: string): string {
-  if (text === '') return '""';
-  return NEEDS_QUOTES.test(text) ? '"' + text.replaceAll('"', '""') + '"' : text;
-}
 
 /** Encodes a result as CSV (see the completeness rule above). */
 export function encodeCsv(
@@ -36,7 +30,16 @@ export function encodeCsv(
   const n = writers.length;
   const out = new PageBuffer();
   return frameBatches<string | Uint8Array>(result.batches, {
-    start: () => result.columns.map((c) => csvField(c.name)).join(',') + '\r\n',
+    start() {
+      const head = new PageBuffer(256);
+      result.columns.forEach((c, i) => {
+        if (i > 0) head.writeByte(0x2c); // ,
+        writeCsvField(head, c.name);
+      });
+      head.writeByte(0x0d);
+      head.writeByte(0x0a);
+      return head.take();
+    },
     page(rows) {
       for (let r = 0; r < rows.length; r++) {
         const row = rows[r]!;

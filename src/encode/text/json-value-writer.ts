@@ -1,6 +1,8 @@
 /**
  * Per-type value writers for the text formats, chosen once per column from the parsed Trino type so the row loop
  * makes one call per value and never re-inspects the type. Writers get non-null values (callers write nulls).
+ * This file has the JSON writers (also those of NDJSON, and of nested values in CSV); csv-value-writer.ts the CSV
+ * ones. A writer that keeps scratch state (a JSON scanner) owns it: writers are made per encoder, never shared.
  * Text rules (API.md "Rules every response keeps"):
  * - bigint and other integers: exact digits (a JSON number, even beyond 2^53); decimal: its exact text with its
  *   scale (`12.30`), a JSON number; double/real NaN and infinities: the JSON strings "NaN", "Infinity",
@@ -17,17 +19,13 @@
  * timestamps, nested arrays and rows), since allocation (GC) was a quarter of the encoders' time.
  */
 import { Buffer } from 'node:buffer';
-import { knownBase, parseTrinoType, rowFields, typeArg, type TrinoBase, type TrinoType } from '../trino/types.js';
+import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../trino/types.js';
+import { JsonScanner } from './json-scan.js';
+import { jsonTypeText, writeJsonTypeJson } from './json-type-text.js';
 import { PageBuffer } from './page-buffer.js';
-import {
-  jsonTypeText,
-  varbinaryToText,
-  writeJsonTypeCsv,
-  writeJsonTypeJson,
-  writeVarbinaryCsv,
-  writeVarbinaryJson,
-} from './varbinary-text.js';
-import { timestampToIso, timestampTzToIso } from './timestamp-text.js';
+import { TimestampTzParser } from '../trino-timestamp.js';
+import { timestampToIso, timestampTzToIso, writeIsoTimestamp } from './timestamp-text.js';
+import { VarbinaryText } from './varbinary-text.js';
 
 /**
  * Writes one non-null value into a page: its JSON text (JSON writers), or its whole CSV field, quoted as RFC 4180
@@ -40,19 +38,11 @@ type TextWriter = (value: unknown) => string;
 
 const INTEGER = /^-?\d+$/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const NEEDS_QUOTES = /[",\r\n]/;
 
-/** Parses a column's type text; text that is not a type is treated as an unknown type, never an error. */
-export function columnType(text: string): TrinoType {
-  try {
-    return parseTrinoType(text);
-  } catch {
-    return { base: text, args: [] };
-  }
-}
-
-const asString = (v: unknown): string => (typeof v === 'string' ? v : String(v));
-const generic: TextWriter = (v) => (typeof v === 'number' ? floatJson(v) : (JSON.stringify(v) ?? 'null'));
+/** A value as a string (Trino sends most scalars as strings already). */
+export const asString = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+/** A value of a type this gateway does not know: as Trino's JSON gave it (numbers as floatJson does). */
+export const generic: TextWriter = (v) => (typeof v === 'number' ? floatJson(v) : (JSON.stringify(v) ?? 'null'));
 
 function intJson(v: unknown): string {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
@@ -67,13 +57,7 @@ function floatJson(v: unknown): string {
 }
 
 /** ASCII bytes that go into a JSON string as they are (no `"`, `\` or control character). */
-const JSON_PLAIN = new Uint8Array(128);
-/** ASCII bytes that leave a CSV field unquoted (no `"`, `,`, CR or LF). */
-const CSV_PLAIN = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  JSON_PLAIN[c] = c >= 0x20 && c !== 0x22 && c !== 0x5c ? 1 : 0;
-  CSV_PLAIN[c] = c !== 0x22 && c !== 0x2c && c !== 0x0a && c !== 0x0d ? 1 : 0;
-}
+const JSON_PLAIN = Uint8Array.from({ length: 128 }, (_, c) => (c >= 0x20 && c !== 0x22 && c !== 0x5c ? 1 : 0));
 
 /** Writes text as a JSON string (as JSON.stringify would), copying plain ASCII text without any string made. */
 function writeJsonString(out: PageBuffer, s: string): void {
@@ -84,65 +68,19 @@ function writeJsonString(out: PageBuffer, s: string): void {
   b[e++] = 0x22;
   for (let k = 0; k < n; k++) {
     const c = s.charCodeAt(k);
-    if (c >= 0x80 || JSON_PLAIN[c] === 0) return out.write(JSON.stringify(s)); // nothing committed yet
+    if (c >= 0x80 || JSON_PLAIN[c] === 0) {
+      out.write(JSON.stringify(s)); // nothing committed yet
+      return;
+    }
     b[e++] = c;
   }
   b[e++] = 0x22;
   out.end = e;
 }
 
-/** Writes text as one CSV field: quoted when it holds a comma, quote, CR or LF, and `""` when empty. */
-function writeCsvText(out: PageBuffer, s: string): void {
-  const n = s.length;
-  if (n === 0) return out.writeAscii('""');
-  out.ensure(n);
-  const b = out.bytes;
-  let e = out.end;
-  for (let k = 0; k < n; k++) {
-    const c = s.charCodeAt(k);
-    if (c >= 0x80 || CSV_PLAIN[c] === 0) {
-      // Not plain ASCII: nothing committed yet.
-      if (NEEDS_QUOTES.test(s)) out.writeQuoted(s);
-      else out.write(s);
-      return;
-    }
-    b[e++] = c;
-  }
-  out.end = e;
-}
-
-/**
- * `timestamp(p)` as ISO-8601 UTC (timestampToIso) written straight from Trino's text (`2026-11-01 00:00:00.000`:
- * the space at index 10 becomes `T`, then `Z`), as a JSON string (`quoted`) or a bare CSV field. False (nothing
- * written) when the text has a byte `plain` does not allow: the caller takes the general path.
- */
-function writeIso(out: PageBuffer, s: string, plain: Uint8Array, quoted: boolean): boolean {
-  const n = s.length;
-  if (s.charCodeAt(10) !== 0x20) return false;
-  out.ensure(n + 3);
-  const b = out.bytes;
-  let e = out.end;
-  if (quoted) b[e++] = 0x22;
-  for (let k = 0; k < n; k++) {
-    const c = s.charCodeAt(k);
-    if (c >= 0x80 || plain[c] === 0) return false;
-    b[e++] = c;
-  }
-  b[e - n + 10] = 0x54; // T
-  b[e++] = 0x5a; // Z
-  if (quoted) b[e++] = 0x22;
-  out.end = e;
-  return true;
-}
-
 const timestampJson: ValueWriter = (v, out) => {
   const s = asString(v);
-  if (!writeIso(out, s, JSON_PLAIN, true)) out.write(JSON.stringify(timestampToIso(s)));
-};
-
-const timestampCsv: ValueWriter = (v, out) => {
-  const s = asString(v);
-  if (!writeIso(out, s, CSV_PLAIN, false)) writeCsvText(out, timestampToIso(s));
+  if (!writeIsoTimestamp(out, s, JSON_PLAIN, true)) out.write(JSON.stringify(timestampToIso(s)));
 };
 
 const strJson: ValueWriter = (v, out) => writeJsonString(out, asString(v));
@@ -152,30 +90,48 @@ const intJsonWriter: ValueWriter = (v, out) =>
 const floatJsonWriter: ValueWriter = (v, out) =>
   typeof v === 'number' ? out.writeAscii(floatJson(v)) : out.write(floatJson(v));
 
+const booleanJson: ValueWriter = (v, out) => out.writeAscii(v === true || v === 'true' ? 'true' : 'false');
+
+function varbinaryJson(): ValueWriter {
+  const varbinary = new VarbinaryText();
+  return (v, out) => varbinary.writeJson(out, asString(v));
+}
+
+function timestampTzJson(): ValueWriter {
+  const parser = new TimestampTzParser();
+  return (v, out) => out.write(JSON.stringify(timestampTzToIso(String(v), parser)));
+}
+
+function jsonTypeJson(): ValueWriter {
+  const scanner = new JsonScanner();
+  return (v, out) => writeJsonTypeJson(out, asString(v), scanner);
+}
+
+/** The JSON writer of each scalar type, made once per column (some own scratch state: a scanner, a zone memo). */
 const SCALAR_JSON = {
-  boolean: (v, out) => out.writeAscii(v === true || v === 'true' ? 'true' : 'false'),
-  tinyint: intJsonWriter,
-  smallint: intJsonWriter,
-  integer: intJsonWriter,
-  bigint: intJsonWriter,
-  real: floatJsonWriter,
-  double: floatJsonWriter,
-  decimal: floatJsonWriter, // "12.30" is already a JSON number literal with its scale
-  varchar: strJson,
-  char: strJson,
-  varbinary: (v, out) => writeVarbinaryJson(out, asString(v)),
-  json: (v, out) => writeJsonTypeJson(out, asString(v)),
-  date: strJson,
-  time: strJson,
-  'time with time zone': strJson,
-  timestamp: timestampJson,
-  'timestamp with time zone': (v, out) => out.write(JSON.stringify(timestampTzToIso(String(v)))),
-  'interval day to second': strJson,
-  'interval year to month': strJson,
-  uuid: strJson,
-  ipaddress: strJson,
-  unknown: genericJson,
-} satisfies Record<Exclude<TrinoBase, 'array' | 'map' | 'row'>, ValueWriter>;
+  boolean: () => booleanJson,
+  tinyint: () => intJsonWriter,
+  smallint: () => intJsonWriter,
+  integer: () => intJsonWriter,
+  bigint: () => intJsonWriter,
+  real: () => floatJsonWriter,
+  double: () => floatJsonWriter,
+  decimal: () => floatJsonWriter, // "12.30" is already a JSON number literal with its scale
+  varchar: () => strJson,
+  char: () => strJson,
+  varbinary: varbinaryJson,
+  json: jsonTypeJson,
+  date: () => strJson,
+  time: () => strJson,
+  'time with time zone': () => strJson,
+  timestamp: () => timestampJson,
+  'timestamp with time zone': timestampTzJson,
+  'interval day to second': () => strJson,
+  'interval year to month': () => strJson,
+  uuid: () => strJson,
+  ipaddress: () => strJson,
+  unknown: () => genericJson,
+} satisfies Record<Exclude<TrinoBase, 'array' | 'map' | 'row'>, () => ValueWriter>;
 
 /** The JSON writer for a Trino type (recursing into arrays, maps and rows). */
 export function jsonValueWriter(type: TrinoType): ValueWriter {
@@ -190,7 +146,7 @@ export function jsonValueWriter(type: TrinoType): ValueWriter {
     case 'row':
       return rowJson(type);
     default:
-      return SCALAR_JSON[base];
+      return SCALAR_JSON[base]();
   }
 }
 
@@ -249,39 +205,6 @@ function rowJson(type: TrinoType): ValueWriter {
   };
 }
 
-/** The CSV field writer for a Trino type (nested values are their JSON text, quoted as any text). */
-export function csvValueWriter(type: TrinoType): ValueWriter {
-  const base = knownBase(type);
-  switch (base) {
-    case null:
-    case 'unknown':
-      return (v, out) => writeCsvText(out, typeof v === 'string' ? v : generic(v));
-    case 'array':
-    case 'map':
-    case 'row': {
-      const json = jsonValueWriter(type);
-      return (v, out) => {
-        const start = out.end;
-        json(v, out);
-        out.fieldFrom(start);
-      };
-    }
-    case 'boolean':
-      return (v, out) => out.writeAscii(v === true || v === 'true' ? 'true' : 'false');
-    case 'varbinary':
-      return (v, out) => writeVarbinaryCsv(out, asString(v));
-    case 'json':
-      return (v, out) => writeJsonTypeCsv(out, asString(v));
-    case 'timestamp':
-      return timestampCsv;
-    case 'timestamp with time zone':
-      return (v, out) => writeCsvText(out, timestampTzToIso(String(v)));
-    default:
-      // A number's text never needs quotes; anything else is text.
-      return (v, out) => (typeof v === 'number' ? out.writeAscii(String(v)) : writeCsvText(out, String(v)));
-  }
-}
-
 /** A value's text as in a CSV cell, unquoted (map keys). */
 function textWriter(type: TrinoType): TextWriter {
   const base = knownBase(type);
@@ -301,14 +224,20 @@ function textWriter(type: TrinoType): TextWriter {
     }
     case 'boolean':
       return (v) => (v === true || v === 'true' ? 'true' : 'false');
-    case 'varbinary':
-      return (v) => varbinaryToText(String(v));
-    case 'json':
-      return (v) => jsonTypeText(String(v)) ?? String(v);
+    case 'varbinary': {
+      const varbinary = new VarbinaryText();
+      return (v) => varbinary.toText(String(v));
+    }
+    case 'json': {
+      const scanner = new JsonScanner();
+      return (v) => jsonTypeText(String(v), scanner) ?? String(v);
+    }
     case 'timestamp':
       return (v) => timestampToIso(String(v));
-    case 'timestamp with time zone':
-      return (v) => timestampTzToIso(String(v));
+    case 'timestamp with time zone': {
+      const parser = new TimestampTzParser();
+      return (v) => timestampTzToIso(String(v), parser);
+    }
     default:
       return asString;
   }

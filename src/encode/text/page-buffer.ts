@@ -7,7 +7,8 @@ import { Buffer } from 'node:buffer';
  * without ever becoming a JS string.
  *
  * The value writers of this directory write into `bytes` at `end` themselves (after `ensure`), so that a value can
- * be decoded, checked and rewritten in place (varbinary-text.ts); nothing else should touch the two fields.
+ * be decoded, checked and rewritten in place (varbinary-text.ts, csv-field.ts); nothing else should touch the two
+ * fields.
  */
 export class PageBuffer {
   /** The page so far: `bytes[0, end)`. Read and written in place by the value writers (after `ensure`). */
@@ -53,75 +54,6 @@ export class PageBuffer {
       for (let i = 0; i < n; i++) b[e++] = bytes[i]!;
     }
     this.end += n;
-  }
-
-  /** Writes an RFC 4180 quoted field: `"`, the text with each `"` doubled, `"`. */
-  writeQuoted(text: string | Uint8Array): void {
-    if (typeof text !== 'string') {
-      // One forward pass: copy each byte, and a second `"` after each `"`.
-      const n = text.length;
-      this.ensure(2 * n + 2);
-      const b = this.bytes;
-      let w = this.end;
-      b[w++] = 0x22;
-      for (let i = 0; i < n; i++) {
-        const c = text[i]!;
-        b[w++] = c;
-        if (c === 0x22) b[w++] = 0x22;
-      }
-      b[w++] = 0x22;
-      this.end = w;
-      return;
-    }
-    const start = this.end;
-    this.write(text);
-    let quotes = 0;
-    const b = this.bytes;
-    for (let i = start; i < this.end; i++) if (b[i] === 0x22) quotes++;
-    this.quoteFrom(start, quotes);
-  }
-
-  /**
-   * Turns the text written since `start` into an RFC 4180 quoted field in place: `"`, the text with each of its
-   * `quotes` `"` doubled, `"`. Moves each byte once, back to front.
-   */
-  quoteFrom(start: number, quotes: number): void {
-    this.ensure(quotes + 2);
-    const b = this.bytes;
-    const end = this.end;
-    let w = end + quotes;
-    b[w + 1] = 0x22;
-    for (let r = end - 1; r >= start; r--) {
-      const c = b[r]!;
-      b[w--] = c;
-      if (c === 0x22) b[w--] = 0x22;
-    }
-    b[start] = 0x22;
-    this.end = end + quotes + 2;
-  }
-
-  /**
-   * Makes the text written since `start` one CSV field: quoted (quotes doubled) when it holds a comma, quote, CR
-   * or LF, `""` when it is empty (an unquoted empty field is NULL), otherwise left as it is.
-   */
-  fieldFrom(start: number): void {
-    const end = this.end;
-    if (end === start) {
-      this.ensure(2);
-      this.bytes[end] = 0x22;
-      this.bytes[end + 1] = 0x22;
-      this.end = end + 2;
-      return;
-    }
-    const b = this.bytes;
-    let special = false;
-    let quotes = 0;
-    for (let i = start; i < end; i++) {
-      const c = b[i]!;
-      if (c === 0x22) quotes++;
-      else if (c === 0x2c || c === 0x0a || c === 0x0d) special = true;
-    }
-    if (special || quotes > 0) this.quoteFrom(start, quotes);
   }
 
   /** The bytes written so far (exactly; never uninitialized memory); the buffer starts empty again. */

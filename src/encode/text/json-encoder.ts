@@ -6,12 +6,12 @@
  * (and carries no `meta`, e.g. no cursor batch token, which must never be committed for a partial page).
  * A body that does not parse (connection lost) is incomplete too.
  */
-import type { EncodeOptions } from './encoder.js';
-import { streamErrorBody } from './encoder.js';
-import { frameBatches } from './frame-batches.js';
+import type { ResultStream } from '../../trino/result-stream.js';
+import type { EncodeOptions } from '../encoder.js';
+import { streamErrorBody } from '../encoder.js';
+import { frameBatches } from '../frame-batches.js';
 import { jsonRowWriter } from './json-row-writer.js';
 import { PageBuffer } from './page-buffer.js';
-import type { ResultStream } from '../trino/result-stream.js';
 
 const RESERVED = new Set(['columns', 'rows', 'next', 'complete', 'error']);
 

@@ -1,0 +1,142 @@
+/**
+ * A page read in time slices (issue 12): VAST pushes no TopN or LIMIT into the scan, so a page query bounded only
+ * by the window's end reads (and sorts) every event from its anchor to that end, and paging N rows costs
+ * O(N^2 / page). Here each query is bounded on both sides: the first slice starts at the anchor and is as wide as
+ * the rows per millisecond seen so far suggest; when it runs out before the page is full, the next slice (twice as
+ * wide) asks for exactly the rows still missing. Slices are adjacent whole milliseconds, so the concatenation is
+ * the same rows, in the same total order, as one query over the whole rest of the window: ties and identical
+ * duplicates stay exact.
+ */
+import { compileQuery, compileTailSummary } from '../query/compile.js';
+import { bulkResult } from './bulk-result.js';
+import { applySlice } from '../query/passes.js';
+import type { ColumnNode } from '../query/nodes.js';
+import type { PagePosition } from '../query/paging.js';
+import type { Plan, SlicePlan } from '../query/plan.js';
+import { epochOfTrinoTimestamp } from '../query/time.js';
+import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
+import type { ResultColumn, ResultStream } from '../trino/result-stream.js';
+
+type Rows = readonly (readonly unknown[])[];
+
+/** What a sliced read learnt: how wide the slices were, and how many queries it ran. */
+export interface SliceStats {
+  queries: number;
+  /** Width of the last slice read, ms. */
+  widthMs: number;
+  /** End (exclusive, epoch ms) of the last slice read. */
+  endMs: number;
+}
+
+/**
+ * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
+ * started only when the consumer has taken every row of the previous one and still wants more.
+ */
+export async function slicedResult(
+  trino: TrinoPort,
+  plan: Plan & { slices: SlicePlan },
+  opts: QueryOptions,
+  stats: SliceStats,
+): Promise<ResultStream> {
+  const { slices, tree } = plan;
+  const wanted = tree.limit + 1;
+  let width = slices.widthMs;
+  let fromMs = slices.fromMs;
+  const slice = (first: boolean, limit: number) => {
+    const toMs = Math.min(slices.hi, fromMs + width);
+    stats.queries++;
+    stats.widthMs = width;
+    stats.endMs = toMs;
+    // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
+    // one for the rows still missing.
+    const sql = compileQuery(applySlice(tree, slices.time, { fromMs, toMs, limit: limit - 1, first }));
+    return { toMs, result: trino.query(sql, opts) };
+  };
+  let current = slice(true, wanted);
+  const first = await current.result;
+  const columns: readonly ResultColumn[] = first.columns;
+
+  async function* batches(): AsyncGenerator<Rows> {
+    let seen = 0;
+    let result = first;
+    for (;;) {
+      for await (const batch of result.batches) {
+        seen += batch.length;
+        yield batch;
+      }
+      if (seen >= wanted || current.toMs >= slices.hi) return;
+      fromMs = current.toMs;
+      width *= 2;
+      current = slice(false, wanted - seen);
+      result = await current.result;
+    }
+  }
+  return { queryId: first.queryId, columns, batches: batches() };
+}
+
+/** The plan's result: sliced when the plan says how, one query otherwise. */
+export function openResult(trino: TrinoPort, plan: Plan, opts: QueryOptions, stats: SliceStats): Promise<ResultStream> {
+  if (plan.bulk) return bulkResult(trino, { ...plan, bulk: plan.bulk }, opts);
+  if (plan.slices) return slicedResult(trino, { ...plan, slices: plan.slices }, opts, stats);
+  stats.queries++;
+  return trino.query(compileQuery(plan.tree), opts);
+}
+
+/**
+ * The next position with the width its first slice should have: the rows this page returned came from
+ * [fromMs, next anchor], so about as many come from a slice of that width (a quarter more, for the variation).
+ */
+export function withSliceWidth(plan: Plan, next: PagePosition | null, stats: SliceStats): PagePosition | null {
+  if (!next || !plan.slices || next.loose || next.a === undefined) return next;
+  if (next.a === plan.position.a) return { ...next, w: Math.max(1, stats.widthMs) };
+  const span = epochOfTrinoTimestamp(next.a) - plan.slices.fromMs + 1;
+  return { ...next, w: Math.max(1, Math.ceil(span * 1.25)) };
+}
+
+/** What a batch holds, summarised before its rows are sent: count, last broker time, rows at that time. */
+export interface BatchSummary {
+  rows: number;
+  last: string | null;
+  trailing: number;
+  /** The end (exclusive, epoch ms) of the last slice the batch reads: its rows all lie before it. */
+  endMs: number;
+}
+
+/**
+ * Summarises the first `limit` rows of a batch plan slice by slice (the same slices as its read), so a loader's
+ * batch costs about its own rows even when the backlog behind it is long.
+ */
+export async function summarizeBatch(
+  trino: TrinoPort,
+  plan: Plan,
+  time: ColumnNode,
+  opts: QueryOptions,
+): Promise<BatchSummary> {
+  const slices = plan.slices;
+  if (!slices) {
+    const { rows } = await trino.all(compileTailSummary(plan.tree, time), opts);
+    return { ...summaryRow(rows), endMs: plan.position.hi! };
+  }
+  let width = slices.widthMs;
+  let fromMs = slices.fromMs;
+  let first = true;
+  const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: fromMs };
+  while (total.rows < plan.tree.limit && total.endMs < slices.hi) {
+    const toMs = Math.min(slices.hi, fromMs + width);
+    const tree = applySlice(plan.tree, time, { fromMs, toMs, limit: plan.tree.limit - total.rows, first });
+    const part = summaryRow((await trino.all(compileTailSummary(tree, time), opts)).rows);
+    // Later slices hold only later times, so the last time and its count come from the last slice with rows.
+    if (part.rows > 0) Object.assign(total, { last: part.last, trailing: part.trailing });
+    total.rows += part.rows;
+    total.endMs = toMs;
+    fromMs = toMs;
+    width *= 2;
+    first = false;
+  }
+  return total;
+}
+
+function summaryRow(rows: unknown[][]): Omit<BatchSummary, 'endMs'> {
+  const [n, last, trailing] = rows[0] as [number, string | null, number];
+  return { rows: Number(n), last, trailing: Number(trailing) };
+}

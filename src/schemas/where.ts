@@ -1,0 +1,35 @@
+/** The JSON filter tree: the `where` of a POST query and the `filter` of a cursor (query/read-request.ts reads it). */
+import { Type, type Static } from '@fastify/type-provider-typebox';
+
+const WhereLeaf = Type.Object(
+  {
+    field: Type.String({ description: 'A column or expanded field', examples: ['key'] }),
+    // Not an enum: an unknown operator is a TG_BAD_OPERATOR that names the operators, not a schema failure.
+    op: Type.String({ description: 'eq, neq, gt, gte, lt, lte, in, like, ilike, is', examples: ['eq'] }),
+    value: Type.Optional(
+      Type.Unknown({
+        description: 'The value: a list for `in`, null/true/false for `is`; varbinary values as in GET filters',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'One filter: `{"field", "op", "value"}`' },
+);
+
+export const Where = Type.Cyclic(
+  {
+    Where: Type.Union(
+      [
+        Type.Object({ and: Type.Array(Type.Ref('Where'), { maxItems: 100 }) }, { additionalProperties: false }),
+        Type.Object({ or: Type.Array(Type.Ref('Where'), { maxItems: 100 }) }, { additionalProperties: false }),
+        Type.Object({ not: Type.Ref('Where') }, { additionalProperties: false }),
+        WhereLeaf,
+      ],
+      {
+        description:
+          'Filters: a leaf `{"field", "op", "value"}`, or `{"and": [...]}`, `{"or": [...]}`, `{"not": {...}}`',
+      },
+    ),
+  },
+  'Where',
+);
+export type Where = Static<typeof Where>;

@@ -1,0 +1,215 @@
+/**
+ * The Trino port over Trino's client protocol (POST /v1/statement, GET each nextUri, DELETE to cancel), spoken
+ * directly over Node's http/https modules: http-transport.ts makes one HTTP exchange, trino-connection.ts knows
+ * where Trino is and as whom to reach it, this file speaks the protocol.
+ *
+ * Why not trino-client: its public API cannot give what the gateway needs. It parses pages with axios'
+ * JSON.parse (BIGINT beyond 2^53 loses digits); it copies X-Trino-Set-* response headers into headers shared by
+ * every later query (no per-query headers without shared mutable state); it takes no AbortSignal and does not
+ * cancel a query whose iteration stops; it does not retry nextUri GETs; it has no per-request timeout. Wrapping
+ * it meant patching its private fields, which an upgrade can break silently. The protocol is small enough to
+ * speak here.
+ *
+ * So, here: every header is built per query; the lossless parse runs while the result may hold a BIGINT; an
+ * in-band `error` on any page is a TrinoQueryError; nextUri GETs are retried on 429/502/503/504, connection resets
+ * and timeouts with capped exponential backoff (Trino answers a repeated GET of a token with the same page), the
+ * POST never (a lost answer may still have registered the query); the next page is fetched only when the
+ * consumer pulls; a query is cancelled (DELETE) on abort and on a deadline (Trino's query_max_run_time, and the
+ * gateway's own backstop a little later); credentials go only over https, to the configured origin.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpReply } from './http-transport.js';
+import { parseLosslessJson } from './lossless-json.js';
+import { QueryControl } from './query-control.js';
+import type { ResultColumn } from './result-stream.js';
+import { statementHeaders } from './statement-headers.js';
+import { TrinoConnection, type Exchange, type HttpTrinoOptions } from './trino-connection.js';
+import { TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
+import {
+  collectRows,
+  type QueryOptions,
+  type TrinoInfo,
+  type TrinoPort,
+  type TrinoResult,
+  type TrinoRows,
+} from './trino-port.js';
+import { backoffMs, retryable, unavailable } from './wire-failures.js';
+
+interface Page {
+  id: string;
+  nextUri?: string;
+  columns?: ResultColumn[];
+  data?: unknown[][];
+  error?: TrinoErrorInfo;
+  stats?: { state?: string };
+}
+
+const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
+/** The gateway's deadline comes this long after Trino's query_max_run_time, as a backstop. */
+const DEADLINE_GRACE_MS = 2_000;
+const SHORT_REQUEST_MS = 5_000;
+
+export type { HttpTrinoOptions } from './trino-connection.js';
+
+export class HttpTrino implements TrinoPort {
+  private readonly connection: TrinoConnection;
+
+  constructor(options: HttpTrinoOptions) {
+    this.connection = new TrinoConnection(options);
+  }
+
+  async query(sql: string, opts: QueryOptions = {}): Promise<TrinoResult> {
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    const headers = statementHeaders(this.connection.identity, opts, timeoutMs);
+    const user = headers['X-Trino-User']!;
+    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS);
+    let first: Page;
+    try {
+      if (opts.signal?.aborted) throw control.cancelled(undefined);
+      first = await this.firstPage(sql, headers, user, control);
+      if (first.error) throw new TrinoQueryError(first.error, first.id);
+    } catch (err) {
+      control.dispose();
+      throw err;
+    }
+    return this.stream(first, user, control);
+  }
+
+  all(sql: string, opts: QueryOptions = {}): Promise<TrinoRows> {
+    return this.query(sql, opts).then(collectRows);
+  }
+
+  async cancel(queryId: string): Promise<void> {
+    const url = this.connection.endpoint(`/v1/query/${encodeURIComponent(queryId)}`);
+    await this.connection
+      .exchange({ method: 'DELETE', url, headers: { 'X-Trino-User': this.connection.identity.user } })
+      .catch(() => {});
+  }
+
+  async info(signal?: AbortSignal): Promise<TrinoInfo> {
+    try {
+      const url = this.connection.endpoint('/v1/info');
+      const reply = await this.connection.exchange({
+        method: 'GET',
+        url,
+        headers: {},
+        signal,
+        timeoutMs: SHORT_REQUEST_MS,
+      });
+      return parsePage(reply, false) as unknown as TrinoInfo;
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  /** POSTs the query, then follows nextUri until Trino names the columns (or finishes, or fails). */
+  private async firstPage(
+    sql: string,
+    headers: Record<string, string>,
+    user: string,
+    control: QueryControl,
+  ): Promise<Page> {
+    // The POST is not aborted with the query: its answer names the query to cancel. An abort while it is in
+    // flight rejects at once, and the query is cancelled when Trino has answered.
+    const post = this.connection
+      .exchange({ method: 'POST', url: this.connection.endpoint('/v1/statement'), headers, body: sql })
+      .then(
+        (reply) => parsePage(reply, true),
+        (err: unknown) => Promise.reject(unavailable(err)),
+      );
+    let page = await Promise.race([post, control.whenAborted]);
+    if (page === undefined) {
+      post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {});
+      throw control.cancelled(undefined);
+    }
+    try {
+      while (!page.columns && page.nextUri && !page.error) page = await this.fetch(page.nextUri, user, control, true);
+    } catch (err) {
+      // Still queued or planning: the query exists in Trino and must not be left to run.
+      const cancelling = page.nextUri ? this.cancelUri(page.nextUri, user) : Promise.resolve();
+      if (!control.signal.aborted) throw err;
+      await cancelling;
+      throw control.cancelled(page.id);
+    }
+    return page;
+  }
+
+  /** The result from its first page with columns on: one page per pull, cancelled when the pulls stop early. */
+  private stream(first: Page, user: string, control: QueryControl): TrinoResult {
+    const queryId = first.id;
+    let current = first;
+    let done = false;
+    const cancel = async () => {
+      if (done || !current.nextUri) return;
+      done = true;
+      await this.cancelUri(current.nextUri, user);
+    };
+    control.signal.addEventListener('abort', () => void cancel(), { once: true });
+    // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
+    const lossless = (first.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
+    const fetchPage = (uri: string) => this.fetch(uri, user, control, lossless);
+    async function* batches(): AsyncGenerator<unknown[][]> {
+      try {
+        for (;;) {
+          if (current.error) throw new TrinoQueryError(current.error, queryId);
+          if (current.data && current.data.length > 0) yield current.data;
+          if (!current.nextUri) break;
+          if (control.signal.aborted) throw control.cancelled(queryId);
+          current = await fetchPage(current.nextUri).catch((err: unknown) => {
+            throw control.signal.aborted ? control.cancelled(queryId) : err;
+          });
+        }
+        done = true;
+      } finally {
+        // Stopping early (client gone, error) must not leave the query running in Trino.
+        if (!done) await cancel();
+        control.dispose();
+      }
+    }
+    return { queryId, columns: first.columns ?? [], batches: batches(), cancel };
+  }
+
+  /** GETs a nextUri, retrying what the protocol allows; an abort rejects with the signal's reason. */
+  private async fetch(uri: string, user: string, control: QueryControl, lossless: boolean): Promise<Page> {
+    const { signal } = control;
+    const { retries, baseMs, maxMs } = this.connection.retry;
+    const request: Exchange = {
+      method: 'GET',
+      url: this.connection.follow(uri),
+      headers: { 'X-Trino-User': user },
+      signal,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return parsePage(await this.connection.exchange(request), lossless);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (attempt >= retries || !retryable(err)) throw unavailable(err);
+        await sleep(backoffMs(attempt, { baseMs, maxMs }), undefined, { signal });
+      }
+    }
+  }
+
+  /** Best effort: DELETE of a nextUri cancels its query. Never throws. */
+  private async cancelUri(uri: string, user: string): Promise<void> {
+    try {
+      const headers = { 'X-Trino-User': user };
+      await this.connection.exchange({
+        method: 'DELETE',
+        url: this.connection.follow(uri),
+        headers,
+        timeoutMs: SHORT_REQUEST_MS,
+      });
+    } catch {
+      // Trino cancels an unpolled query itself in the end (query.client.timeout).
+    }
+  }
+}
+
+function parsePage(reply: HttpReply, lossless: boolean): Page {
+  try {
+    return (lossless ? parseLosslessJson(reply.body) : JSON.parse(reply.body)) as Page;
+  } catch {
+    throw new TrinoUnavailableError(`Trino answered HTTP ${reply.status} with a body that is not JSON`, reply.status);
+  }
+}

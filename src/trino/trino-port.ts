@@ -1,0 +1,63 @@
+/**
+ * The Trino port: everything the gateway asks of Trino. Catalog, reads, routes and cursors depend on this
+ * interface only; the composition root (app.ts) picks the implementation (http-trino.ts), and unit tests use an
+ * in-memory fake of it.
+ */
+import type { ResultColumn, ResultStream } from './result-stream.js';
+
+export interface QueryOptions {
+  catalog?: string;
+  schema?: string;
+  /**
+   * The Trino user the query runs as (`X-Trino-User`); the connection's own user when absent. When the
+   * connection authenticates, Trino's impersonation rules decide whether its user may act as this one.
+   */
+  user?: string;
+  /** Added to the connection's own client tags (`X-Trino-Client-Tags`), for resource-group selectors. */
+  clientTags?: readonly string[];
+  /** Extra Trino session properties. */
+  session?: Readonly<Record<string, string>>;
+  /** Aborting cancels the query in Trino. */
+  signal?: AbortSignal;
+  /** Sets Trino's query_max_run_time and the gateway's own deadline. */
+  timeoutMs?: number;
+}
+
+export interface TrinoResult extends ResultStream {
+  /** Cancels the query in Trino if it is still running; safe to call twice. */
+  cancel(): Promise<void>;
+}
+
+export interface TrinoRows {
+  columns: readonly ResultColumn[];
+  rows: unknown[][];
+}
+
+/** What Trino's `/v1/info` says: whether it answers and has finished starting. */
+export interface TrinoInfo {
+  starting: boolean;
+  nodeVersion?: { version: string };
+}
+
+export interface TrinoPort {
+  /**
+   * Starts a query; resolves once Trino has said which columns it returns (or finished). Rejects with
+   * TrinoQueryError (Trino's in-band error), TrinoUnavailableError (unreachable, or an HTTP error) or
+   * QueryCancelledError (aborted, or past the deadline). The batches throw the same errors later on; the next
+   * Trino page is fetched only when the consumer pulls, and stopping early cancels the query.
+   */
+  query(sql: string, opts?: QueryOptions): Promise<TrinoResult>;
+  /** Runs a small query to completion and returns all rows (metadata lookups, loaders). */
+  all(sql: string, opts?: QueryOptions): Promise<TrinoRows>;
+  /** Cancels a query by id; never throws. */
+  cancel(queryId: string): Promise<void>;
+  /** Trino's `/v1/info`; rejects with TrinoUnavailableError. */
+  info(signal?: AbortSignal): Promise<TrinoInfo>;
+}
+
+/** Drains a result into memory: the body of every port's `all`. */
+export async function collectRows(result: ResultStream): Promise<TrinoRows> {
+  const rows: unknown[][] = [];
+  for await (const batch of result.batches) for (const row of batch) rows.push(row as unknown[]);
+  return { columns: result.columns, rows };
+}
