@@ -23,6 +23,10 @@ export const ERROR_CATALOG = {
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
+  TG_REQUEST_TIMEOUT: {
+    status: 408,
+    meaning: 'The request (headers and body) did not arrive within the request time limit.',
+  },
   TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
   TG_STALE_BATCH: {
     status: 409,

@@ -21,3 +21,8 @@ export function routeGroup(routeUrl: string | undefined): RouteGroup | undefined
   if (routeUrl === '/docs' || routeUrl.startsWith('/docs/')) return 'docs';
   return undefined;
 }
+
+/** Routes that read topic data through Trino: they count against the query quota and get an audit line. */
+export function isDataRoute(routeUrl: string | undefined): boolean {
+  return routeUrl !== undefined && (routeUrl.startsWith('/v1/topics/:topic/') || routeUrl.startsWith('/v1/cursors/'));
+}

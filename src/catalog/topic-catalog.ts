@@ -39,6 +39,11 @@ export function isPlausibleTopicId(id: string): boolean {
   return id.length > 0 && id.length <= 512 && !/["\s$\u0000]/.test(id);
 }
 
+/** The 404 of an unknown topic; a topic a caller may not see gets the very same one (issue 10). */
+export function topicNotFound(id: string): ApiError {
+  return new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
+}
+
 export class TopicCatalog {
   private cache: { at: number; tables: Map<string, TableInfo> } | undefined;
   private loading: Promise<Map<string, TableInfo>> | undefined;
@@ -77,7 +82,7 @@ export class TopicCatalog {
   /** The table behind a topic id, or a 404 naming it. */
   async get(id: string): Promise<TableInfo> {
     const t = isPlausibleTopicId(id) ? (await this.tables()).get(id) : undefined;
-    if (!t) throw new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
+    if (!t) throw topicNotFound(id);
     return t;
   }
 

@@ -101,6 +101,8 @@ export class PostgresCursorStore implements CursorStore {
       // Checked first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
       if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
       for (const statement of shared.schemaStatements(this.dialect)) await client.query(statement);
+      for (const column of shared.ADDED_CURSOR_COLUMNS)
+        await client.query(shared.addColumnStatement(this.dialect, column, true));
     });
   }
 

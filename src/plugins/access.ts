@@ -22,9 +22,9 @@ import { ApiError } from '../errors.js';
 import { createAccess, type Access } from '../access/access.js';
 import { AuthRefused } from '../access/authenticate.js';
 import { WriteIdleWatch } from '../access/http-limits.js';
+import type { JwtOptions } from '../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../access/principal.js';
-import { routeGroup } from '../access/route-groups.js';
-import { sendError } from './errors.js';
+import { isDataRoute, routeGroup } from '../access/route-groups.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,25 +33,38 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling (the anonymous principal on public routes, or when there is no `auth` block). */
     principal: Principal;
+    /** What the request's audit line says beyond the HTTP facts (set by authorize() and the read path). */
+    audit: AuditFacts;
   }
+}
+
+export interface AuditFacts {
+  topic?: string;
+  action?: string;
+  rows?: number;
 }
 
 export interface AccessPluginOptions {
   config: Config;
   /** Built from the config when not given. */
   access?: Access;
+  /** JWKS fetching (tests shorten the cooldown between fetches). */
+  jwt?: JwtOptions;
   /** Overrides of the overload thresholds (tests). */
   pressure?: Partial<FastifyUnderPressureOptions>;
 }
+
+const PRESSURE_SAMPLE_MS = 1_000;
 
 /** Headers a browser script may read from a cross-origin response. */
 const EXPOSED_HEADERS = ['X-Trino-Query-Id', 'Link', 'Topicgate-Next-Cursor', 'Topicgate-Batch', 'Retry-After'];
 
 async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Promise<void> {
   const { config } = opts;
-  const access = opts.access ?? createAccess(config);
+  const access = opts.access ?? createAccess(config, opts.jwt);
   app.decorate('access', access);
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('audit', null as unknown as AuditFacts);
 
   await app.register(helmet, {
     // The API serves JSON and data: nothing in a response may load or frame anything. Swagger UI's pages and the
@@ -70,16 +83,22 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
       maxAge: 600,
     });
   }
+  // Booting blocks the event loop for a while (schemas compiled, routes built); the first samples after it would
+  // call a fresh gateway overloaded. Pressure counts from two samples after ready.
+  let countsFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    countsFrom = Date.now() + 2 * (opts.pressure?.sampleInterval ?? PRESSURE_SAMPLE_MS);
+  });
   await app.register(underPressure, {
     // An event loop a second late, or a heap near its limit, serves everyone badly: refuse new work for a while.
     maxEventLoopDelay: 1_000,
     maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.9),
+    sampleInterval: PRESSURE_SAMPLE_MS,
     retryAfter: 10,
-    pressureHandler: (_request: FastifyRequest, reply: FastifyReply, type: string) => {
-      sendError(
-        reply,
-        new ApiError('TG_OVERLOADED', `the gateway is overloaded (${type}); retry later`, undefined, undefined, 10),
-      );
+    // A rejection goes to the error handler (the one error body); a resolution lets the request through.
+    pressureHandler: async (_request: FastifyRequest, _reply: FastifyReply, type: string) => {
+      if (Date.now() < countsFrom) return;
+      throw new ApiError('TG_OVERLOADED', `the gateway is overloaded (${type}); retry later`, undefined, undefined, 10);
     },
     ...opts.pressure,
   });
@@ -97,6 +116,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
 
   app.addHook('onRequest', async (request, reply) => {
     request.principal = ANONYMOUS;
+    request.audit = {};
     const group = routeGroup(request.routeOptions.url);
     if (hosts.size > 0 && group !== 'health' && !hostAllowed(hosts, request.host)) {
       throw new ApiError('TG_BAD_REQUEST', 'the Host header names a host this service does not answer for');
@@ -119,6 +139,49 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
       throw refused;
     }
   });
+
+  // Data requests (they run Trino queries): one slot of the caller's concurrent-query quota while the request
+  // runs (its response streams), and one audit line when it ends, however it ends.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!isDataRoute(request.routeOptions.url)) return;
+    const started = Date.now();
+    // The socket, held now: a finished response lets go of it (keep-alive).
+    const socket = reply.raw.socket;
+    const socketBytes = socket?.bytesWritten ?? 0;
+    const gone = new AbortController();
+    const onClose = () => gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
+    reply.raw.once('close', onClose);
+    const release = await access.queries.acquire(quotaKey(request.principal, request.ip), gone.signal);
+    reply.raw.off('close', onClose);
+    reply.raw.once('close', () => {
+      release();
+      audit(request, reply, started, (socket?.bytesWritten ?? socketBytes) - socketBytes);
+    });
+  });
+}
+
+/** The audit line of a data request (issue 10 item 7): never a credential, only who, what and how it ended. */
+function audit(request: FastifyRequest, reply: FastifyReply, started: number, bytes: number): void {
+  const status = reply.statusCode;
+  const outcome = !reply.raw.writableFinished ? 'cut' : status >= 400 ? 'refused' : 'ok';
+  request.log.info(
+    {
+      audit: {
+        principal: request.principal.name,
+        via: request.principal.via,
+        topic: request.audit.topic ?? null,
+        action: request.audit.action ?? null,
+        route: `${request.method} ${request.routeOptions.url}`,
+        queryId: reply.getHeader('x-trino-query-id') ?? null,
+        rows: request.audit.rows ?? null,
+        bytes,
+        durationMs: Date.now() - started,
+        status,
+        outcome,
+      },
+    },
+    'audit',
+  );
 }
 
 function hostAllowed(hosts: ReadonlySet<string>, host: string): boolean {

@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { SchemaInferrer } from '../blob/infer.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileQuery } from '../query/compile.js';
+import type { RowScope } from '../query/passes.js';
+import type { TopicModel } from '../query/plan.js';
 import { plan, readPolicy } from '../query/planner.js';
 
 export interface InferQuery {
@@ -14,11 +16,18 @@ export interface InferQuery {
   sample?: number;
 }
 
-export async function inferRead(app: FastifyInstance, topicId: string, query: InferQuery, signal?: AbortSignal) {
+/** `rows`: the caller's row scope on the topic (the sample is drawn from its rows only). */
+export async function inferRead(
+  app: FastifyInstance,
+  topicId: string,
+  query: InferQuery,
+  rows: (topic: TopicModel) => RowScope,
+  signal?: AbortSignal,
+) {
   const { config, catalog, trino } = app.tg;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
-  const planned = plan({ kind: 'sample', topic, ...query }, readPolicy(config, topic.id));
+  const planned = plan({ kind: 'sample', topic, ...query }, readPolicy(config, topic.id, rows(topic)));
   const sql = compileQuery(planned.tree, { extraRow: false });
   const inferrer = new SchemaInferrer();
   const result = await trino.query(sql, { timeoutMs: config.queryTimeoutMs, signal });

@@ -8,6 +8,7 @@ import { encodedReadable, encoderRegistry, negotiateMediaType, type MediaType } 
 import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
 import type { Plan, ReadRequest, TopicModel } from '../query/plan.js';
+import type { RowScope } from '../query/passes.js';
 import { plan, readPolicy, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { toApiError } from '../trino/trino-errors.js';
@@ -17,6 +18,8 @@ import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js'
 export interface ReadOptions {
   topic: TopicModel;
   req: ReadRequest;
+  /** The caller's row scope (row policies; page tokens bound to the caller). */
+  rows: RowScope;
   cursor?: string;
   format?: string;
   explain?: boolean;
@@ -50,7 +53,7 @@ export function planFor(app: FastifyInstance, o: ReadOptions): PlannedRead {
       token: cursor !== undefined ? (h) => tokens.decode(cursor, h) : null,
       explain: o.explain === true,
     },
-    readPolicy(app.tg.config, o.topic.id),
+    readPolicy(app.tg.config, o.topic.id, o.rows),
   );
 }
 
@@ -137,6 +140,7 @@ export async function streamPlan(
   let finished = false;
   const view = cutter.view(() => {
     finished = true;
+    request.audit.rows = cutter.rows;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
@@ -144,6 +148,7 @@ export async function streamPlan(
   const body = encodedReadable(entry.encode(view, options));
   body.once('close', () => {
     if (finished) return;
+    request.audit.rows = cutter.rows;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
     app.metrics.trinoQueries.inc({ outcome: abort.signal.aborted ? 'cancelled' : 'failed' });
   });

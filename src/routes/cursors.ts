@@ -5,7 +5,15 @@ import type { ErrorCode } from '../errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
 import { mediaTypeOf, streamPlan } from '../read/run-read.js';
-import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import {
+  ACCESS_ERRORS,
+  BODY_ERRORS,
+  FILTER_ERRORS,
+  PATH_ERRORS,
+  TRINO_ERRORS,
+  errorResponses,
+} from '../schemas/error.js';
+import { cursorCaller } from '../access/authorize.js';
 import {
   BatchQuery,
   CommitBody,
@@ -21,7 +29,12 @@ import {
 import { ReadResponses } from '../schemas/read-response.js';
 
 /** Every cursor route: a name the schema or the router refuses, and no cursor of that name (cursor-service.ts). */
-const NAMED = [...PATH_ERRORS, 'TG_CURSOR_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+const NAMED = [
+  ...PATH_ERRORS,
+  ...ACCESS_ERRORS,
+  'TG_TOPIC_NOT_FOUND',
+  'TG_CURSOR_NOT_FOUND',
+] as const satisfies readonly ErrorCode[];
 
 /**
  * Planning a read of the cursor (cursor-service.ts through query/planner.ts), on create, seek, read and lag: its
@@ -61,12 +74,19 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: CursorView,
           201: CursorView,
           // A bad start (TG_BAD_TIME) or settle (TG_BAD_VALUE), a definition that differs from the existing one.
-          ...errorResponses([...PATH_ERRORS, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_CURSOR_CONFLICT']),
+          ...errorResponses([
+            ...PATH_ERRORS,
+            ...ACCESS_ERRORS,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_BAD_TIME',
+            'TG_CURSOR_CONFLICT',
+          ]),
         },
       },
     },
     async (request, reply) => {
-      const { created, record } = await svc().create(request.params.name, request.body);
+      const { created, record } = await svc().create(request.params.name, request.body, cursorCaller(request));
       return reply.status(created ? 201 : 200).send(view(record));
     },
   );
@@ -83,8 +103,9 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const c = await svc().get(request.params.name);
-      return { ...view(c), lag: await svc().lag(c) };
+      const caller = cursorCaller(request);
+      const c = await svc().get(request.params.name, caller);
+      return { ...view(c), lag: await svc().lag(c, caller) };
     },
   );
 
@@ -106,7 +127,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const { pending, plan } = await svc().batch(request.params.name, request.query.limit);
+      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, cursorCaller(request));
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
@@ -135,7 +156,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const r = await svc().commit(request.params.name, request.body.batch);
+      const r = await svc().commit(request.params.name, request.body.batch, cursorCaller(request));
       return { committed: r.committed, rows: r.rows, position: showPosition(r.position) };
     },
   );
@@ -151,7 +172,9 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SeekResult, ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME']) },
       },
     },
-    async (request) => ({ position: showPosition(await svc().seek(request.params.name, request.body.to)) }),
+    async (request) => ({
+      position: showPosition(await svc().seek(request.params.name, request.body.to, cursorCaller(request))),
+    }),
   );
 
   app.delete(
@@ -165,7 +188,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await svc().delete(request.params.name);
+      await svc().delete(request.params.name, cursorCaller(request));
       return reply.status(204).send(null);
     },
   );
@@ -182,7 +205,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const entries = await svc().history(request.params.name, request.query.limit ?? 100);
+      const entries = await svc().history(request.params.name, request.query.limit ?? 100, cursorCaller(request));
       return {
         batches: entries.map((e) => ({
           batch: e.batchId,

@@ -51,6 +51,20 @@ export const BODY_ERRORS = [
   'TG_BAD_REQUEST',
   'TG_PAYLOAD_TOO_LARGE',
   'TG_UNSUPPORTED_MEDIA_TYPE',
+  'TG_REQUEST_TIMEOUT',
+] as const satisfies readonly ErrorCode[];
+
+/**
+ * Access control on a protected route (plugins/access.ts, access/authorize.ts): no or bad credentials (401), the
+ * identity provider's keys unreachable (503), an action not granted (403), the caller's request rate or query
+ * quota (429), the gateway overloaded (503).
+ */
+export const ACCESS_ERRORS = [
+  'TG_UNAUTHENTICATED',
+  'TG_AUTH_UNAVAILABLE',
+  'TG_FORBIDDEN',
+  'TG_TOO_MANY_REQUESTS',
+  'TG_OVERLOADED',
 ] as const satisfies readonly ErrorCode[];
 
 /**

@@ -40,6 +40,7 @@ const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const POLICY: ReadPolicy = {
+  rows: { filter: null, principal: 'anonymous' },
   defaultLimit: 100,
   maxLimit: 1000,
   batchDefaultLimit: 1000,
@@ -169,9 +170,10 @@ describe('readPolicy: one value from the settings', () => {
       ...loadConfig({ TOPICGATE_MAX_LIMIT: '500', TOPICGATE_DEFAULT_LIMIT: '50' }),
       topics: { orders: { maxLimit: 20, allowFullScan: true } },
     };
-    const p = readPolicy(config, 'orders');
+    const rows = { filter: null, principal: 'anonymous' };
+    const p = readPolicy(config, 'orders', rows);
     expect([p.maxLimit, p.defaultLimit, p.batchDefaultLimit, p.guardrail.allowFullScan]).toEqual([20, 20, 20, true]);
-    const q = readPolicy(config, 'clicks');
+    const q = readPolicy(config, 'clicks', rows);
     expect([q.maxLimit, q.defaultLimit, q.batchDefaultLimit, q.guardrail.allowFullScan]).toEqual([500, 50, 500, false]);
   });
 });
