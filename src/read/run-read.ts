@@ -13,6 +13,7 @@ import { plan, readPolicy, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
+import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 
 export interface ReadOptions {
@@ -111,7 +112,7 @@ export async function streamPlan(
     throw err;
   });
   reply.header('X-Trino-Query-Id', result.queryId);
-  const cutter = new PageCutter(result, plan.tree.limit, plan.timeIndex);
+  const cutter = new PageCutter(prefetched(result), plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact.
   // A bulk read (limit=all) is one response: no next page to link.

@@ -1,0 +1,29 @@
+/**
+ * `npm run build`: compiles src/ to dist/ and copies the files the app reads at run time (the OpenAPI description
+ * and the Swagger UI plugin). With `--if-stale` it builds only when dist/ is missing or older than a source file,
+ * so `npm start` always runs code that matches the sources.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ASSETS = ['plugins/openapi/description.md', 'plugins/openapi/swagger-ui-plugin.js'];
+
+function newest(dir) {
+  let t = 0;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const s = statSync(p);
+    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
+  }
+  return t;
+}
+
+const stale = !existsSync('dist/server.js') || statSync('dist/server.js').mtimeMs < newest('src');
+if (process.argv.includes('--if-stale') && !stale) process.exit(0);
+rmSync('dist', { recursive: true, force: true });
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+for (const a of ASSETS) {
+  mkdirSync(join('dist', a, '..'), { recursive: true });
+  copyFileSync(join('src', a), join('dist', a));
+}

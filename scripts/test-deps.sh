@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# What the tests need beyond npm packages, installed when missing (run by `npm test` before the tests, and by
+# .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino), Chromium (the
+# Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis and
+# openapi-spec-validator; and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages). As root it
+# installs with apt and pip; otherwise it stops at once with the exact command to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
+if ! python3 -m pip --version >/dev/null 2>&1; then missing+=(python3-pip); fi
+if ! command -v mvn >/dev/null 2>&1; then missing+=(maven); fi
+if [ ! -x /usr/bin/chromium ]; then missing+=(chromium); fi
+if ! command -v htpasswd >/dev/null 2>&1; then missing+=(apache2-utils); fi
+if ! command -v openssl >/dev/null 2>&1; then missing+=(openssl); fi
+
+jdk_ok() {
+  local home major
+  for home in ${JAVA_HOME:-} /usr/lib/jvm/* /opt/java/* /usr/local/lib/jvm/*; do
+    [ -x "$home/bin/java" ] || continue
+    major=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1 || true)
+    if [ "${major:-0}" -ge 24 ]; then return 0; fi
+  done
+  return 1
+}
+if ((${#missing[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "[test-deps] missing: ${missing[*]}. Install them, then run the tests again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "[test-deps] installing: ${missing[*]}"
+  if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+    # Debian's postgresql package would otherwise create and start a cluster "main" on port 5432.
+    mkdir -p /etc/postgresql-common/createcluster.d
+    echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/topicgate-tests.conf
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if ! jdk_ok; then
+  echo "[test-deps] error: no JDK >= 24 found (JAVA_HOME, /usr/lib/jvm, /opt/java, /usr/local/lib/jvm); Trino 476 needs one" >&2
+  exit 1
+fi
+
+# Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests).
+if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator' >/dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ] && [ -z "${VIRTUAL_ENV:-}" ]; then
+    echo "[test-deps] missing Python packages; run:" >&2
+    echo "  python3 -m pip install --user -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt" >&2
+    exit 1
+  fi
+  echo "[test-deps] installing the Python test packages"
+  # PEP 668 (Debian's system python) would refuse a plain pip install.
+  PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    python3 -m pip install -q -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt
+fi
