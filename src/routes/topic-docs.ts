@@ -12,7 +12,7 @@ import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
 import { typeFamily } from '../query/values.js';
 import type { ColumnNode } from '../query/nodes.js';
-import { ACCESS_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { AUTH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -140,7 +140,7 @@ const topicDocsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             description: 'An HTML page',
             content: { 'text/html': { schema: Type.String() } },
           },
-          ...errorResponses([...ACCESS_ERRORS, ...TRINO_ERRORS]),
+          ...errorResponses([...AUTH_ERRORS, ...TRINO_ERRORS]),
         },
       },
     },

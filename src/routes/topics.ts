@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TableInfo } from '../catalog/topic-catalog.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
-import { ACCESS_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { AUTH_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import { authorizeVisible } from '../access/authorize.js';
 import { TopicDetail, TopicList, TopicParams, type TopicSummary } from '../schemas/topic.js';
 
@@ -19,7 +19,7 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['topics'],
         summary: 'List the served topics',
         // The catalog is read from Trino (topic-catalog.ts).
-        response: { 200: TopicList, ...errorResponses([...ACCESS_ERRORS, ...TRINO_ERRORS]) },
+        response: { 200: TopicList, ...errorResponses([...AUTH_ERRORS, ...TRINO_ERRORS]) },
       },
     },
     // Only the topics the caller may see (API.md "Access").
@@ -39,7 +39,7 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: TopicParams,
         response: {
           200: TopicDetail,
-          ...errorResponses([...PATH_ERRORS, ...ACCESS_ERRORS, 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]),
+          ...errorResponses([...PATH_ERRORS, ...AUTH_ERRORS, 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]),
         },
       },
     },

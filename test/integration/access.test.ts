@@ -292,3 +292,20 @@ describe('valid credentials, by role', () => {
     expect(hidden.json().error.message).toBe(missing.json().error.message.replace('nope', 's3_events'));
   });
 });
+
+describe('the OpenAPI document names the credentials', () => {
+  it('bearer and API key schemes, required everywhere but the health probes', async () => {
+    const doc = (await app.inject('/openapi.json')).json();
+    expect(doc.components.securitySchemes).toEqual({
+      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      apiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+    expect(doc.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
+    expect(doc.paths['/readyz'].get.security).toEqual([]);
+    expect(doc.paths['/v1/topics/{topic}/events'].get.security).toBeUndefined();
+    expect(Object.keys(doc.paths['/v1/topics/{topic}/events'].get.responses)).toEqual(
+      expect.arrayContaining(['401', '403', '429']),
+    );
+  });
+});
