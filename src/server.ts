@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, redactUserinfo, type Config } from './config.js';
 import { startupProblems } from './access/startup-checks.js';
 import { buildApp } from './app.js';
+import { topicModel } from './catalog/topic-model.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
@@ -25,6 +26,9 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   }
   try {
     await app.tg.catalog.verify();
+    // Row policies name columns: each must exist on its served topic, or no caller could read it (issue 10).
+    const policyProblems = await rowPolicyProblems(app, config);
+    if (policyProblems.length) throw new ConfigError(policyProblems);
   } catch (err) {
     await app.close();
     throw err;
@@ -38,6 +42,17 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   return { app, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
+}
+
+/** Problems of the configured row policies against the served topics: unknown topics, columns, values. */
+async function rowPolicyProblems(app: FastifyInstance, config: Config): Promise<string[]> {
+  const tables = await app.tg.catalog.tables();
+  const where = `TOPICGATE_CONFIG=${config.configFile}`;
+  return app.access.rowPolicies.topics().flatMap((id) => {
+    const t = tables.get(id);
+    if (!t) return [`${where}: rowPolicies.${id}: no such topic is served`];
+    return app.access.rowPolicies.check(topicModel(t, config)).map((p) => `${where}: ${p}`);
+  });
 }
 
 export function describeStartupError(err: unknown): string {
