@@ -153,17 +153,26 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     reply.raw.once('close', onClose);
     const release = await access.queries.acquire(quotaKey(request.principal, request.ip), gone.signal);
     reply.raw.off('close', onClose);
+    let finished = false;
+    reply.raw.once('finish', () => {
+      finished = true;
+    });
     reply.raw.once('close', () => {
       release();
-      audit(request, reply, started, (socket?.bytesWritten ?? socketBytes) - socketBytes);
+      audit(request, reply, { started, finished, bytes: (socket?.bytesWritten ?? socketBytes) - socketBytes });
     });
   });
 }
 
 /** The audit line of a data request (issue 10 item 7): never a credential, only who, what and how it ended. */
-function audit(request: FastifyRequest, reply: FastifyReply, started: number, bytes: number): void {
+function audit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  end: { started: number; finished: boolean; bytes: number },
+): void {
   const status = reply.statusCode;
-  const outcome = !reply.raw.writableFinished ? 'cut' : status >= 400 ? 'refused' : 'ok';
+  // Cut: the response never finished (the client went away, or it stopped reading and was cut off).
+  const outcome = !end.finished ? 'cut' : status >= 400 ? 'refused' : 'ok';
   request.log.info(
     {
       audit: {
@@ -174,8 +183,8 @@ function audit(request: FastifyRequest, reply: FastifyReply, started: number, by
         route: `${request.method} ${request.routeOptions.url}`,
         queryId: reply.getHeader('x-trino-query-id') ?? null,
         rows: request.audit.rows ?? null,
-        bytes,
-        durationMs: Date.now() - started,
+        bytes: end.bytes,
+        durationMs: Date.now() - end.started,
         status,
         outcome,
       },
