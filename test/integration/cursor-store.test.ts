@@ -602,6 +602,10 @@ describe('a store made before cursor ownership (issue 10)', () => {
           .replace(/updated_at TEXT/, 'updated_at timestamptz'),
       );
       await admin.query(`INSERT INTO ${table} VALUES ${ROW}`);
+      // Both tables exist, as in a store that has run before: the columns must still be added.
+      await admin.query(
+        `CREATE TABLE ${quoteIdent(schema)}.topicgate_cursor_history (name text, batch_id text, seq bigint, committed_at timestamptz)`,
+      );
       for (let i = 0; i < 2; i++) {
         const store = new PostgresCursorStore(url, { schema });
         await store.init();
