@@ -4,7 +4,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
+import { redactUserinfo, type Config } from './config.js';
 import { TopicCatalog } from './catalog/topic-catalog.js';
 import { HttpTrino } from './trino/http-trino.js';
 import type { TrinoPort } from './trino/trino-port.js';
@@ -12,6 +12,9 @@ import { httpTrinoOptions } from './trino/trino-settings.js';
 import errorsPlugin, { sendError } from './plugins/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import openapiPlugin from './plugins/openapi.js';
+import accessPlugin from './plugins/access.js';
+import { serverTimeouts } from './access/http-limits.js';
+import type { JwtOptions } from './access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
 import healthRoutes from './routes/health.js';
 import topicRoutes from './routes/topics.js';
@@ -44,7 +47,7 @@ export async function createServices(config: Config): Promise<Services> {
   const trino = new HttpTrino(httpTrinoOptions(config));
   const opened = await openStore(config.stateUrl, { postgres: { pool: storeTimeouts(config.stateTimeoutMs) } }).catch(
     (err: unknown) => {
-      const shown = config.stateUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+      const shown = redactUserinfo(config.stateUrl);
       throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
     },
   );
@@ -62,10 +65,12 @@ export async function createServices(config: Config): Promise<Services> {
 /** Builds the app (not listening). Tests drive it with app.inject(). */
 export async function buildApp(
   config: Config,
-  opts: { logger?: FastifyServerOptions['logger']; services?: Services } = {},
+  opts: { logger?: FastifyServerOptions['logger']; services?: Services; jwt?: JwtOptions } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? { level: config.logLevel },
+    // A slowly sent request, an idle connection and keep-alive are bounded (issue 10, HTTP hardening).
+    ...serverTimeouts(config),
     // Filter values and cursors can be long; the largest URL fastify accepts by default is too small for `in` lists.
     routerOptions: { maxParamLength: 1000 },
     bodyLimit: 1_048_576,
@@ -85,14 +90,20 @@ export async function buildApp(
     // The HTTP parser's own refusals (request line or headers over Node's limit, malformed requests): the same.
     clientErrorHandler(err: NodeJS.ErrnoException, socket) {
       if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      const message =
-        err.code === 'HPE_HEADER_OVERFLOW'
-          ? 'the request line or headers are too large'
-          : 'the request is not valid HTTP';
-      const body = JSON.stringify(errorBody(new ApiError('TG_BAD_REQUEST', message)));
+      // Node's request timeout (TOPICGATE_REQUEST_TIMEOUT): the headers and body did not arrive in time.
+      const late = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const apiErr = late
+        ? new ApiError('TG_REQUEST_TIMEOUT', 'the request did not arrive in time; send it whole, without pauses')
+        : new ApiError(
+            'TG_BAD_REQUEST',
+            err.code === 'HPE_HEADER_OVERFLOW'
+              ? 'the request line or headers are too large'
+              : 'the request is not valid HTTP',
+          );
+      const body = JSON.stringify(errorBody(apiErr));
       if (socket.writable) {
         socket.write(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `HTTP/1.1 ${late ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
       }
       socket.destroy(err);
@@ -103,6 +114,8 @@ export async function buildApp(
   // The app owns the services it made: close the cursor store with it.
   if (!opts.services) app.addHook('onClose', async () => services.store.close());
   await app.register(errorsPlugin);
+  // Before every route: authentication, limits and security headers apply to all of them (issue 10).
+  await app.register(accessPlugin, { config, jwt: opts.jwt });
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);
   await app.register(healthRoutes);

@@ -10,9 +10,23 @@ import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { checkExpansion } from './blob/expansion.js';
 import { durationMs } from './duration.js';
+import {
+  AccessSchema,
+  AuthSchema,
+  LimitsSchema,
+  RowPoliciesSchema,
+  checkAccessConfig,
+  limitsOf,
+  type AccessRule,
+  type AuthSettings,
+  type Limits,
+  type RowPolicyRule,
+} from './access/access-schema.js';
 
 export const DEFAULT_TRINO_URL = 'http://127.0.0.1:18080';
 export const DEMO_SCHEMA = 'demo|kafka_topics';
+/** The cursor secret used when none is set: fine on a laptop, refused on any other address (access/startup-checks). */
+export const DEV_CURSOR_SECRET = 'topicgate-page-cursors';
 
 const ExpandField = Type.Object(
   { path: Type.String({ minLength: 1 }), type: Type.String({ minLength: 1 }) },
@@ -47,6 +61,11 @@ export const ConfigFileSchema = Type.Object(
     topics: Type.Optional(
       Type.Record(Type.String({ pattern: '^.+$' }), TopicSettings, { additionalProperties: false }),
     ),
+    // API.md "Access".
+    auth: Type.Optional(AuthSchema),
+    access: Type.Optional(AccessSchema),
+    rowPolicies: Type.Optional(RowPoliciesSchema),
+    limits: Type.Optional(LimitsSchema),
   },
   { additionalProperties: false },
 );
@@ -59,7 +78,19 @@ export type ConfigFile = Static<typeof ConfigFileSchema>;
  * (`read`), its default and bounds. loadConfig walks it; the Config type is derived from it, so a setting is
  * declared once.
  */
-type Read = 'text' | 'trimmed' | 'url' | 'list' | 'secrets' | 'int' | 'bool' | 'duration' | 'state-url' | 'file';
+type Read =
+  | 'text'
+  | 'trimmed'
+  | 'url'
+  | 'list'
+  | 'secrets'
+  | 'int'
+  | 'bool'
+  | 'duration'
+  | 'state-url'
+  | 'file'
+  | 'origins'
+  | 'hosts';
 interface SettingOptions {
   env: string;
   read: Read;
@@ -200,7 +231,7 @@ export const SettingsSchema = Type.Object({
   cursorSecret: text({
     env: 'TOPICGATE_CURSOR_SECRET',
     read: 'text',
-    fallback: 'topicgate-page-cursors',
+    fallback: DEV_CURSOR_SECRET,
     description: 'key that signs page cursors and batch tokens',
   }),
   /** Earlier signing keys, still accepted for tokens issued before a rotation (comma-separated). */
@@ -264,6 +295,62 @@ export const SettingsSchema = Type.Object({
     maximum: Number.MAX_SAFE_INTEGER,
     description: 'widest window inference samples',
   }),
+  /** Serve without an `auth` block on an address other than loopback (access/startup-checks). */
+  allowAnonymous: Type.Boolean({
+    env: 'TOPICGATE_ALLOW_ANONYMOUS',
+    read: 'bool',
+    fallback: 'false',
+    description: 'serve every route to anyone on a non-loopback address',
+  }),
+  /** Browser origins allowed to call the API (CORS); none: CORS is off. */
+  corsOrigins: Type.Array(Type.String(), {
+    env: 'TOPICGATE_CORS_ORIGINS',
+    read: 'origins',
+    fallback: '',
+    description: 'comma-separated origins allowed by CORS',
+  }),
+  /** Host header values answered; none: any (the Host check is off). */
+  allowedHosts: Type.Array(Type.String(), {
+    env: 'TOPICGATE_ALLOWED_HOSTS',
+    read: 'hosts',
+    fallback: '',
+    description: 'comma-separated Host header values answered',
+  }),
+  /** The whole request (headers and body) must arrive within this, so a slowly sent one cannot hold a connection. */
+  requestTimeoutMs: int({
+    env: 'TOPICGATE_REQUEST_TIMEOUT',
+    read: 'duration',
+    fallback: '30s',
+    minimum: 1,
+    maximum: 3_600_000,
+    description: 'time to receive a whole request',
+  }),
+  /** A connection with no traffic either way for this long is closed (longer than any query may run). */
+  connectionTimeoutMs: int({
+    env: 'TOPICGATE_CONNECTION_TIMEOUT',
+    read: 'duration',
+    fallback: '10m',
+    minimum: 1,
+    maximum: 86_400_000,
+    description: 'idle time after which a connection is closed',
+  }),
+  keepAliveTimeoutMs: int({
+    env: 'TOPICGATE_KEEP_ALIVE_TIMEOUT',
+    read: 'duration',
+    fallback: '72s',
+    minimum: 1,
+    maximum: 3_600_000,
+    description: 'idle time of a kept-alive connection between requests',
+  }),
+  /** A response its client stops reading for this long is cut, and its Trino query cancelled. */
+  writeIdleTimeoutMs: int({
+    env: 'TOPICGATE_WRITE_IDLE_TIMEOUT',
+    read: 'duration',
+    fallback: '60s',
+    minimum: 1,
+    maximum: 86_400_000,
+    description: 'time a client may stop reading a response',
+  }),
 });
 
 export type Settings = Static<typeof SettingsSchema>;
@@ -272,6 +359,11 @@ export type Config = Readonly<
   Settings & {
     readonly configFile: string | undefined;
     readonly topics: Readonly<Record<string, TopicSettings>>;
+    /** API.md "Access": undefined auth means every route is open (start-up allows that only on loopback). */
+    readonly auth: AuthSettings | undefined;
+    readonly access: readonly AccessRule[] | undefined;
+    readonly rowPolicies: Readonly<Record<string, readonly RowPolicyRule[]>>;
+    readonly limits: Limits;
     /** historyRetentionDays in ms. */
     readonly historyRetentionMs: number;
   }
@@ -285,10 +377,29 @@ export class ConfigError extends Error {
   }
 }
 
+const splitList = (raw: string) =>
+  raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
+
+/**
+ * `https://user:secret@host/` -> `https://user:***@host/`: the userinfo of a URL (or of text that only looks like
+ * one) without its password, so a problem or a log line can name the URL.
+ */
+export function redactUserinfo(text: string): string {
+  return text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^/?#]*)@/, (_m, scheme: string | undefined, info: string) => {
+    const colon = info.indexOf(':');
+    return `${scheme ?? ''}${colon >= 0 ? `${info.slice(0, colon)}:***` : '***'}@`;
+  });
+}
+
 /** Reads one setting's text as its schema says; a problem names the variable and what it must be. */
 function readSetting(schema: TSchema & SettingOptions, raw: string, problems: string[]): unknown {
   const { env: name } = schema;
-  const bad = (what: string) => void problems.push(`${name}=${JSON.stringify(raw)} ${what}`);
+  // A URL may carry a password: it is never repeated in a problem.
+  const shown = schema.read === 'url' || schema.read === 'state-url' ? redactUserinfo(raw) : raw;
+  const bad = (what: string) => void problems.push(`${name}=${JSON.stringify(shown)} ${what}`);
   switch (schema.read) {
     case 'text':
       return raw;
@@ -330,6 +441,19 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       const ms = durationMs(raw);
       if (!ms) bad('must be a duration like 30s, 15m, 12h, 7d');
       return ms;
+    }
+    case 'origins': {
+      const v = splitList(raw);
+      // An origin is scheme, host and port only: what a browser sends in `Origin`.
+      if (v.some((o) => !URL.canParse(o) || new URL(o).origin !== o.replace(/\/$/, '')))
+        bad('must be comma-separated origins like https://app.example or http://127.0.0.1:5173');
+      return v.map((o) => o.replace(/\/$/, ''));
+    }
+    case 'hosts': {
+      const v = splitList(raw).map((h) => h.toLowerCase());
+      if (v.some((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)))
+        bad('must be comma-separated host names, optionally with :port');
+      return v;
     }
     case 'state-url':
       if (!/^sqlite:.+/.test(raw) && !/^postgres(ql)?:\/\/.+/.test(raw)) bad('must be sqlite:<file> or postgres://...');
@@ -386,6 +510,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     for (const p of checkExpansion(topic, topicSettings)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
   }
   problems.push(...trinoCredentialProblems(settings as Settings));
+  for (const p of checkAccessConfig(file)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
   if (problems.length) throw new ConfigError(problems);
   const s = settings as Settings;
   const config: Config = {
@@ -394,6 +519,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     historyRetentionMs: s.historyRetentionDays * 86_400_000,
     configFile,
     topics: file.topics ?? {},
+    auth: file.auth,
+    access: file.access,
+    rowPolicies: file.rowPolicies ?? {},
+    limits: limitsOf(file.limits),
   };
   return deepFreeze(config);
 }

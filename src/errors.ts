@@ -14,11 +14,19 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'A query that filters only on JSON fields must bound the time window (since/until).',
   },
+  TG_UNAUTHENTICATED: {
+    status: 401,
+    meaning: 'Credentials are missing or not accepted (an API key or a bearer token); see WWW-Authenticate.',
+  },
   TG_FORBIDDEN: { status: 403, meaning: 'The caller may not do this on this resource (or Trino denied the query).' },
   TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
+  TG_REQUEST_TIMEOUT: {
+    status: 408,
+    meaning: 'The request (headers and body) did not arrive within the request time limit.',
+  },
   TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
   TG_STALE_BATCH: {
     status: 409,
@@ -27,7 +35,11 @@ export const ERROR_CATALOG = {
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
   TG_TOO_EXPENSIVE: { status: 422, meaning: 'The query exceeds a limit (rows, window, sample size).' },
-  TG_TOO_MANY_REQUESTS: { status: 429, meaning: 'Trino or the gateway is at its concurrency limit; retry later.' },
+  TG_TOO_MANY_REQUESTS: {
+    status: 429,
+    meaning:
+      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's) is reached; retry after Retry-After.",
+  },
   TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
   TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },
   TG_TRINO_AUTH: {
@@ -38,6 +50,12 @@ export const ERROR_CATALOG = {
   TG_STATE_UNAVAILABLE: {
     status: 503,
     meaning: 'The cursor store cannot be reached in time; retry after Retry-After (data routes still work).',
+  },
+  TG_OVERLOADED: { status: 503, meaning: 'The gateway is overloaded (event loop or memory); retry after Retry-After.' },
+  TG_AUTH_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'The keys that verify bearer tokens cannot be fetched from the identity provider; retry after Retry-After.',
   },
   TG_TIMEOUT: { status: 504, meaning: 'The query ran past its time limit and was cancelled.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

@@ -4,24 +4,31 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, redactUserinfo, type Config } from './config.js';
+import { startupProblems } from './access/startup-checks.js';
 import { buildApp } from './app.js';
+import { topicModel } from './catalog/topic-model.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; url: string }> {
+  const problems = startupProblems(config);
+  if (problems.length) throw new ConfigError(problems);
   const app = await buildApp(config);
   try {
     await app.tg.trino.info();
   } catch (err) {
     await app.close();
     if (err instanceof TrinoUnavailableError) {
-      throw new Error(`TOPICGATE_TRINO_URL=${config.trinoUrl}: ${err.message}`);
+      throw new Error(`TOPICGATE_TRINO_URL=${redactUserinfo(config.trinoUrl)}: ${err.message}`);
     }
     throw err;
   }
   try {
     await app.tg.catalog.verify();
+    // Row policies name columns: each must exist on its served topic, or no caller could read it (issue 10).
+    const policyProblems = await rowPolicyProblems(app, config);
+    if (policyProblems.length) throw new ConfigError(policyProblems);
   } catch (err) {
     await app.close();
     throw err;
@@ -54,6 +61,17 @@ export async function shutdown(app: FastifyInstance, graceMs: number): Promise<'
     await closing;
   }
   return outcome;
+}
+
+/** Problems of the configured row policies against the served topics: unknown topics, columns, values. */
+async function rowPolicyProblems(app: FastifyInstance, config: Config): Promise<string[]> {
+  const tables = await app.tg.catalog.tables();
+  const where = `TOPICGATE_CONFIG=${config.configFile}`;
+  return app.access.rowPolicies.topics().flatMap((id) => {
+    const t = tables.get(id);
+    if (!t) return [`${where}: rowPolicies.${id}: no such topic is served`];
+    return app.access.rowPolicies.check(topicModel(t, config)).map((p) => `${where}: ${p}`);
+  });
 }
 
 export function describeStartupError(err: unknown): string {

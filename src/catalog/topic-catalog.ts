@@ -41,6 +41,10 @@ export function isPlausibleTopicId(id: string): boolean {
 
 /** Catalog lookups run as the gateway's own user, tagged apart from the reads they serve. */
 const CATALOG_QUERY = { clientTags: ['catalog'] } as const;
+/** The 404 of an unknown topic; a topic a caller may not see gets the very same one (issue 10). */
+export function topicNotFound(id: string): ApiError {
+  return new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
+}
 
 export class TopicCatalog {
   private cache: { at: number; tables: Map<string, TableInfo> } | undefined;
@@ -80,7 +84,7 @@ export class TopicCatalog {
   /** The table behind a topic id, or a 404 naming it. */
   async get(id: string): Promise<TableInfo> {
     const t = isPlausibleTopicId(id) ? (await this.tables()).get(id) : undefined;
-    if (!t) throw new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
+    if (!t) throw topicNotFound(id);
     return t;
   }
 

@@ -22,6 +22,8 @@ export const BatchBodySchema = Type.Object(
   {
     /** The cursor's name. */
     c: Type.String({ minLength: 1, maxLength: 128 }),
+    /** The cursor's incarnation (issue 10): a token of a deleted-and-recreated cursor is refused. */
+    i: Type.String({ maxLength: 64 }),
     /** The cursor's generation when the batch was handed out (a seek bumps it). */
     g: Count,
     /** From (the position the batch starts at) and to (where it leaves the cursor). */

@@ -9,12 +9,14 @@
  * the time before which events are assumed visible; U is fixed when the batch is first handed out and kept
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileCount } from '../query/compile.js';
 import { summarizeBatch } from '../read/sliced-result.js';
 import { resolver, type TopicModel } from '../query/plan.js';
+import type { RowScope } from '../query/passes.js';
 import { batchUntil, plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
@@ -30,6 +32,18 @@ export interface CursorDefinition {
   filter?: Where;
   select?: string[];
   settle: string;
+}
+
+/**
+ * Who is asking (issue 10: cursor ownership). A cursor belongs to the principal that created it: anyone else, but
+ * an admin of its topic, is told it does not exist. `authorize` refuses a topic the caller may not use cursors on
+ * (404 unseen, 403 not granted); `rows` is the caller's row scope on a topic, for every batch and lag it plans.
+ */
+export interface CursorCaller {
+  name: string;
+  authorize(topic: string): void;
+  admin(topic: string): boolean;
+  rows(topic: TopicModel): RowScope;
 }
 
 export interface PendingBatch {
@@ -63,9 +77,11 @@ export class CursorService {
     return t;
   }
 
-  async get(name: string): Promise<CursorRecord> {
+  /** The cursor, if the caller owns it (or administers its topic); the same 404 as a missing one otherwise. */
+  async get(name: string, caller: CursorCaller): Promise<CursorRecord> {
     const c = await this.store.get(name);
-    if (!c) throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
+    if (!c || (c.owner !== caller.name && !caller.admin(c.topic))) throw notFound(name);
+    caller.authorize(c.topic);
     return c;
   }
 
@@ -73,7 +89,9 @@ export class CursorService {
   async create(
     name: string,
     input: Partial<CursorDefinition> & { topic: string },
+    caller: CursorCaller,
   ): Promise<{ created: boolean; record: CursorRecord }> {
+    caller.authorize(input.topic);
     const def: CursorDefinition = {
       topic: input.topic,
       start: input.start ?? 'earliest',
@@ -84,10 +102,11 @@ export class CursorService {
     const topic = await this.topic(def.topic);
     parseDuration(def.settle, 'settle');
     const position = positionAt(def.start, 'start');
-    this.plan(topic, def, position, Date.now(), { asked: 1 }); // validates filter, select and the guardrail
+    // Validates filter, select and the guardrail.
+    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic));
     const canonical = JSON.stringify(def);
     const existing = await this.store.get(name);
-    if (existing) return this.same(existing, canonical);
+    if (existing) return this.same(existing, canonical, caller);
     const r = await this.store.create({
       name,
       topic: def.topic,
@@ -95,11 +114,17 @@ export class CursorService {
       position,
       generation: 0,
       pending: null,
+      owner: caller.name,
+      incarnation: randomUUID(),
     });
-    return r.created ? r : this.same(r.record, canonical);
+    return r.created ? r : this.same(r.record, canonical, caller);
   }
 
-  private same(existing: CursorRecord, canonical: string) {
+  private same(existing: CursorRecord, canonical: string, caller: CursorCaller) {
+    // Another principal's cursor: the name is taken, and nothing of the cursor is shown.
+    if (existing.owner !== caller.name && !caller.admin(existing.topic)) {
+      throw new ApiError('TG_CURSOR_CONFLICT', `the cursor name ${JSON.stringify(existing.name)} is taken`);
+    }
     if (existing.definition !== canonical) {
       throw new ApiError(
         'TG_CURSOR_CONFLICT',
@@ -126,6 +151,7 @@ export class CursorService {
     from: Position,
     untilMs: number,
     limit: { asked?: number | 'all'; pending?: number | 'all' },
+    rows: RowScope,
     caller?: Caller,
   ): PlannedRead {
     const read = {
@@ -134,7 +160,7 @@ export class CursorService {
     };
     return plan(
       { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
-      readPolicy(this.services.config, topic.id),
+      readPolicy(this.services.config, topic.id, rows),
     );
   }
 
@@ -142,11 +168,12 @@ export class CursorService {
   async batch(
     name: string,
     limit: number | 'all' | undefined,
-    caller?: Caller,
+    caller: CursorCaller,
   ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: PlannedRead }> {
-    const cursor = await this.get(name);
+    const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
+    const rowScope = caller.rows(topic);
     const old = this.pendingOf(cursor);
     // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
@@ -158,13 +185,14 @@ export class CursorService {
         old.from,
         epochOfTrinoTimestamp(old.until),
         { asked: limit, pending: old.limit },
+        rowScope,
         caller,
       );
       return { cursor, pending: old, plan: again };
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    let plan = this.plan(topic, def, from, settledMs, { asked: limit }, caller);
+    let plan = this.plan(topic, def, from, settledMs, { asked: limit }, rowScope, caller);
     let untilMs = plan.position.hi!;
     const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
     let rows = 0;
@@ -179,7 +207,7 @@ export class CursorService {
       // The batch ends where the slice that completed it ends: its read is bounded there too.
       if (summary.endMs < untilMs) {
         untilMs = summary.endMs;
-        plan = this.plan(topic, def, from, untilMs, { asked: limit }, caller);
+        plan = this.plan(topic, def, from, untilMs, { asked: limit }, rowScope, caller);
       }
       if (rows > 0 && last !== null)
         to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: trailing };
@@ -187,7 +215,7 @@ export class CursorService {
       else if (rows === 0 && untilMs < settledMs) to = { ts: batchUntil(plan), skip: 0 };
     }
     const until = batchUntil(plan);
-    const body: BatchBody = { c: name, g: cursor.generation, f: from, t: to, u: until, n: rows };
+    const body: BatchBody = { c: name, i: cursor.incarnation, g: cursor.generation, f: from, t: to, u: until, n: rows };
     const sealed = this.tokens.seal(body);
     const pending: PendingBatch = {
       generation: cursor.generation,
@@ -208,11 +236,18 @@ export class CursorService {
   }
 
   /** Moves the cursor to the end of the batch; idempotent; a batch not starting at the position is a 409. */
-  async commit(name: string, token: string): Promise<{ committed: boolean; position: Position; rows: number }> {
+  async commit(
+    name: string,
+    token: string,
+    caller: CursorCaller,
+  ): Promise<{ committed: boolean; position: Position; rows: number }> {
     const body = this.tokens.open(token);
     if (body.c !== name)
       throw new ApiError('TG_BAD_BATCH', `batch: the token belongs to cursor ${JSON.stringify(body.c)}`);
-    const cursor = await this.get(name);
+    const cursor = await this.get(name, caller);
+    // A token of an earlier cursor of this name (deleted, then created again) never moves this one.
+    if (body.i !== cursor.incarnation)
+      throw new ApiError('TG_BAD_BATCH', 'batch: the token belongs to an earlier cursor of this name');
     const id = batchId(token);
     if (await this.store.findBatch(name, id)) return { committed: false, position: cursor.position, rows: body.n };
     if (body.n === 0 && samePosition(body.f, body.t) && samePosition(body.f, cursor.position))
@@ -240,22 +275,22 @@ export class CursorService {
     throw stale();
   }
 
-  async seek(name: string, to: string): Promise<Position> {
+  async seek(name: string, to: string, caller: CursorCaller): Promise<Position> {
     const position = positionAt(to, 'to');
-    const cursor = await this.get(name);
+    const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
-    this.plan(await this.topic(def.topic), def, position, Date.now(), { asked: 1 }); // the guardrail may refuse it
-    if (!(await this.store.seek(name, position)))
-      throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
+    const topic = await this.topic(def.topic);
+    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic)); // the guardrail may refuse it
+    if (!(await this.store.seek(name, position))) throw notFound(name);
     return position;
   }
 
   /** Events after the position that are visible now (up to now - settle), and how far behind the position is. */
-  async lag(cursor: CursorRecord, caller?: Caller): Promise<{ events: number; ms: number | null }> {
+  async lag(cursor: CursorRecord, caller: CursorCaller): Promise<{ events: number; ms: number | null }> {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
-    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller);
+    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic), caller);
     const { rows } = await this.services.trino.all(compileCount(plan.tree), {
       ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,
@@ -267,14 +302,14 @@ export class CursorService {
     };
   }
 
-  async delete(name: string): Promise<void> {
-    if (!(await this.store.delete(name)))
-      throw new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
+  async delete(name: string, caller: CursorCaller): Promise<void> {
+    await this.get(name, caller);
+    if (!(await this.store.delete(name))) throw notFound(name);
   }
 
   /** Committed batches, newest first; entries older than the retention are pruned first. */
-  async history(name: string, limit: number): Promise<HistoryEntry[]> {
-    await this.get(name);
+  async history(name: string, limit: number, caller: CursorCaller): Promise<HistoryEntry[]> {
+    await this.get(name, caller);
     await this.store.pruneHistory(new Date(Date.now() - this.services.config.historyRetentionMs).toISOString());
     return this.store.history(name, limit);
   }
@@ -288,4 +323,8 @@ export class CursorService {
     const pending = cursor.pending ? (JSON.parse(cursor.pending) as PendingBatch) : null;
     return pending && this.tokens.valid(pending.token) ? pending : null;
   }
+}
+
+function notFound(name: string): ApiError {
+  return new ApiError('TG_CURSOR_NOT_FOUND', `no cursor ${JSON.stringify(name)}`);
 }

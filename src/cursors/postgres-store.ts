@@ -89,9 +89,12 @@ export class PostgresCursorStore implements CursorStore {
 
   private async createSchema(): Promise<void> {
     // Fast path: nothing to create, no lock, no privilege needed beyond using the tables.
+    // The tables, and the columns added since the first layout (a schema made before them gets them below).
     const have = await this.pool.query<{ ok: boolean }>(
-      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
-      [this.C, this.H],
+      `SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL
+         AND (SELECT count(*) FROM pg_attribute
+              WHERE attrelid = to_regclass($1) AND attname = ANY($3) AND NOT attisdropped) = cardinality($3) AS ok`,
+      [this.C, this.H, [...shared.ADDED_CURSOR_COLUMNS]],
     );
     if (have.rows[0]?.ok) return;
     await this.transaction(async (client) => {
@@ -101,6 +104,8 @@ export class PostgresCursorStore implements CursorStore {
       // Checked first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
       if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
       for (const statement of shared.schemaStatements(this.dialect)) await client.query(statement);
+      for (const column of shared.ADDED_CURSOR_COLUMNS)
+        await client.query(shared.addColumnStatement(this.dialect, column, true));
     });
   }
 

@@ -70,7 +70,14 @@ export class SqliteCursorStore implements CursorStore {
   private statements(): ReturnType<typeof prepare> {
     if (!this.ready) {
       const db = this.db;
-      db.transaction(() => db.exec(shared.schemaStatements(SQLITE).join(';\n'))).immediate();
+      db.transaction(() => {
+        db.exec(shared.schemaStatements(SQLITE).join(';\n'));
+        // A file made before a column existed gets it (SQLite has no ADD COLUMN IF NOT EXISTS).
+        const has = db.prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?');
+        for (const column of shared.ADDED_CURSOR_COLUMNS) {
+          if (!has.get(shared.CURSORS_TABLE, column)) db.exec(shared.addColumnStatement(SQLITE, column, false));
+        }
+      }).immediate();
       this.ready = true;
     }
     return (this.stmts ??= prepare(this.db));

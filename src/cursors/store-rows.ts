@@ -20,6 +20,8 @@ export interface CursorRow {
   pos_skip: Int;
   generation: Int;
   pending: string | null;
+  owner: string;
+  incarnation: string;
   created_at: string;
   updated_at: string;
 }
@@ -44,6 +46,8 @@ export const NEW_CURSOR_COLUMNS = [
   'pos_skip',
   'generation',
   'pending',
+  'owner',
+  'incarnation',
 ] as const satisfies readonly (keyof CursorRow)[];
 export type NewCursorRow = Pick<CursorRow, (typeof NEW_CURSOR_COLUMNS)[number]>;
 
@@ -100,6 +104,8 @@ export function schemaStatements(d: Dialect): string[] {
       pos_skip    ${d.int} NOT NULL,
       generation  ${d.int} NOT NULL,
       pending     ${d.text} NULL,
+      owner       ${d.text} NOT NULL DEFAULT 'anonymous',
+      incarnation ${d.text} NOT NULL DEFAULT '',
       created_at  ${d.instant} NOT NULL,
       updated_at  ${d.instant} NOT NULL
     )`,
@@ -120,6 +126,22 @@ export function schemaStatements(d: Dialect): string[] {
   ];
 }
 
+/**
+ * Columns added after the first layout (issue 10: cursor ownership), with what a cursor made before them gets: it
+ * was made when every caller was anonymous, and its batch tokens are bound to no incarnation.
+ */
+export const ADDED_CURSOR_COLUMNS = ['owner', 'incarnation'] as const satisfies readonly (keyof CursorRow)[];
+
+/** The statement adding one of them to a table made before it (`IF NOT EXISTS` where the dialect has it). */
+export function addColumnStatement(
+  d: Dialect,
+  column: (typeof ADDED_CURSOR_COLUMNS)[number],
+  ifNotExists: boolean,
+): string {
+  const fallback = column === 'owner' ? "'anonymous'" : "''";
+  return `ALTER TABLE ${d.table(CURSORS_TABLE)} ADD COLUMN ${ifNotExists ? 'IF NOT EXISTS ' : ''}${column} ${d.text} NOT NULL DEFAULT ${fallback}`;
+}
+
 /** A select list of the columns, instants read back as ISO text. */
 export function selectList(d: Dialect, columns: readonly string[]): string {
   return columns.map((c) => (INSTANTS.has(c) ? d.readInstant(c) : c)).join(', ');
@@ -134,6 +156,8 @@ export function cursorRow(r: Omit<CursorRecord, 'createdAt' | 'updatedAt'>): New
     pos_skip: r.position.skip,
     generation: r.generation,
     pending: r.pending,
+    owner: r.owner,
+    incarnation: r.incarnation,
   };
 }
 
@@ -159,6 +183,8 @@ export function toRecord(r: CursorRow): CursorRecord {
     position: { ts: r.pos_ts, skip: Number(r.pos_skip) },
     generation: Number(r.generation),
     pending: r.pending,
+    owner: r.owner,
+    incarnation: r.incarnation,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

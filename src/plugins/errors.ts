@@ -45,6 +45,8 @@ function fromFastify(err: FastifyError): ApiError | undefined {
 /** Sends the error body for any error; used by the handler and by routes that stream. */
 export function sendError(reply: FastifyReply, apiErr: ApiError): FastifyReply {
   if (apiErr.retryAfterS) reply.header('Retry-After', String(apiErr.retryAfterS));
+  // RFC 9110 15.5.2: a 401 names the scheme that would be accepted (RFC 6750 for bearer tokens).
+  if (apiErr.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="topicgate"');
   if (apiErr.queryId) reply.header('X-Trino-Query-Id', apiErr.queryId);
   return reply.status(apiErr.status).type('application/json; charset=utf-8').send(errorBody(apiErr));
 }

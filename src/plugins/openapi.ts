@@ -43,6 +43,19 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.0.3',
       info: { title: 'topicgate', version: '0.1.0', description: description(asset('description.md')) },
+      // API.md "Access": an API key (as a bearer token or X-API-Key) or a JWT; health probes need neither.
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A JWT from the configured identity provider, or an API key, as `Authorization: Bearer <token>`',
+          },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key' },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
       tags: [
         { name: 'topics', description: 'What topics exist and what is in them' },
         { name: 'events', description: 'Reading events: filters, paging, formats, explain' },
@@ -74,6 +87,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       validatorUrl: null, // no badge that would call an online validator
       deepLinking: true,
       displayRequestDuration: true,
+      persistAuthorization: true,
       defaultModelsExpandDepth: 0,
       plugins: [pageExpression('window.topicgateSwaggerUi')],
     },

@@ -10,6 +10,23 @@ import { epochOfTrinoTimestamp } from './time.js';
 export interface LimitPolicy {
   defaultLimit: number;
   maxLimit: number;
+  /** The caller's row scope (issue 10): planRead ANDs its filter to the request's and binds page tokens to it. */
+  rows?: RowScope;
+}
+
+/**
+ * What a caller may see of a topic (API.md "Access", row policies): the filter its policies give (null: every
+ * row), and who it is. Every read ANDs the filter to the request's own, so nothing a request says widens it; page
+ * tokens hash both, so a token cannot be replayed by another caller.
+ */
+export interface RowScope {
+  readonly filter: PredicateNode | null;
+  readonly principal: string;
+}
+
+/** The caller's row filter ANDed to the request's own (the policy first, so explain shows it first). */
+export function applyRowScope(q: QueryNode, rows: RowScope | undefined): QueryNode {
+  return rows?.filter ? { ...q, where: and(rows.filter, q.where) } : q;
 }
 
 /** Rows per response: the default when unset; more than the maximum is refused, naming the maximum. */

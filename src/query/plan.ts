@@ -18,7 +18,7 @@ import { parseColumnRef } from './column-ref.js';
 import { jsonPathColumn } from './json-path-column.js';
 import { epochOfTrinoTimestamp } from './time.js';
 import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
-import { applyLimit, applyPaging, applyTimeWindow, type LimitPolicy } from './passes.js';
+import { applyLimit, applyPaging, applyRowScope, applyTimeWindow, type LimitPolicy } from './passes.js';
 
 /** What a topic offers to a query: its table and every column a request may name. */
 export interface TopicModel {
@@ -210,6 +210,8 @@ export function planRead(
       s.kind === 'aggregate' ? [s.fn, s.column?.name, s.p] : s.kind === 'bucket' ? s.ms : s.column.name,
     ]),
     w: canonicalWhere(userWhere),
+    // A page token is the caller's: another principal, or other claims in its row filter, make another query.
+    ...(policy.rows ? { r: canonicalWhere(policy.rows.filter), p: policy.rows.principal } : {}),
     since: req.since ?? null,
     until: req.until ?? null,
     g: groupBy,
@@ -230,6 +232,7 @@ export function planRead(
     dedupe,
     totalOrder: !req.unordered,
   };
+  tree = applyRowScope(tree, policy.rows);
   tree = req.limit === 'all' ? { ...tree, limit: Infinity } : applyLimit(tree, policy, req.limit);
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);

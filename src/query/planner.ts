@@ -1,13 +1,15 @@
 /**
  * The one planning entry (issue 9): every read the gateway runs, whatever route asks for it (events, query,
  * explain, schema inference, cursor batches and cursor lag), is planned here, and every policy pass runs here in
- * one fixed order: the request's tree (planRead: names resolved, limit, time window, paging), then the
- * residual-scan guardrail. Routes parse and respond; they decide nothing. A later pass (row policies) slots in here
- * once, and no read path can forget it.
+ * one fixed order: the request's tree (planRead: names resolved, limit, time window, paging, and the
+ * caller's row scope (issue 10: its row-policy filter ANDed to the request's, page tokens bound to it), then the
+ * residual-scan guardrail, which judges the request's own filters only (a pushable row filter does not let a
+ * residual-only request through). Routes parse and respond; they decide nothing. ReadPolicy.rows is required, so
+ * no read path can plan without the caller's scope.
  */
 import { ApiError } from '../errors.js';
 import type { Config } from '../config.js';
-import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy } from './passes.js';
+import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy, type RowScope } from './passes.js';
 import type { PagePosition } from './paging.js';
 import { TIME_COLUMN } from './nodes.js';
 import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './bulk-plan.js';
@@ -18,6 +20,8 @@ import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.
 export interface ReadPolicy extends LimitPolicy {
   /** How the topic's queries are sent to Trino (API.md "Trino connection"). */
   trino: { impersonate: boolean; session: Readonly<Record<string, string>>; clientTags: readonly string[] };
+  /** The caller's row policies (issue 10): required, so no read path can plan without them. */
+  rows: RowScope;
   /** Events in a cursor batch when the loader names no limit. */
   batchDefaultLimit: number;
   guardrail: GuardrailPolicy;
@@ -86,13 +90,17 @@ export interface PlannedRead extends Plan {
   run: TrinoRun;
 }
 
-/** The policy of a topic, from the settings (per-topic settings override the gateway's). */
-export function readPolicy(config: Config, topicId: string): ReadPolicy {
+/**
+ * The policy of a topic for one caller: the caps from the settings (per-topic settings override the gateway's)
+ * and the caller's row scope.
+ */
+export function readPolicy(config: Config, topicId: string, rows: RowScope): ReadPolicy {
   const topic = config.topics[topicId];
   const maxLimit = topic?.maxLimit ?? config.maxLimit;
   const session = Object.fromEntries(Object.entries(topic?.session ?? {}).map(([k, v]) => [k, String(v)]));
   return {
     trino: { impersonate: config.trinoImpersonate, session, clientTags: topic?.tags ?? [] },
+    rows,
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
     maxLimit,
     batchDefaultLimit: Math.min(10_000, maxLimit),
@@ -202,7 +210,8 @@ function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPol
   const p = planRead(
     topic,
     { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample },
-    { defaultLimit: sample, maxLimit: sample },
+    // The sample is drawn from the caller's rows only.
+    { defaultLimit: sample, maxLimit: sample, rows: policy.rows },
     null,
     now,
   );

@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { SchemaInferrer } from '../blob/infer.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { compileQuery } from '../query/compile.js';
+import type { RowScope } from '../query/passes.js';
+import type { TopicModel } from '../query/plan.js';
 import { plan, readPolicy, type Caller } from '../query/planner.js';
 
 export interface InferQuery {
@@ -14,17 +16,19 @@ export interface InferQuery {
   sample?: number;
 }
 
+/** `rows`: the caller's row scope on the topic (the sample is drawn from its rows only). */
 export async function inferRead(
   app: FastifyInstance,
   topicId: string,
   query: InferQuery,
   caller: Caller | undefined,
+  rows: (topic: TopicModel) => RowScope,
   signal?: AbortSignal,
 ) {
   const { config, catalog, trino } = app.tg;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
-  const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id));
+  const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id, rows(topic)));
   const sql = compileQuery(planned.tree, { extraRow: false });
   const inferrer = new SchemaInferrer();
   const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs, signal });

@@ -15,6 +15,7 @@ import {
 import { compileQuery, compileWhere } from '../query/compile.js';
 import { PageTokens, type PagePosition } from '../query/paging.js';
 import type { ReadRequest, TopicModel } from '../query/plan.js';
+import type { RowScope } from '../query/passes.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
@@ -25,6 +26,8 @@ import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js'
 export interface ReadOptions {
   topic: TopicModel;
   req: ReadRequest;
+  /** The caller's row scope (row policies; page tokens bound to the caller). */
+  rows: RowScope;
   cursor?: string;
   format?: string;
   explain?: boolean;
@@ -67,7 +70,7 @@ export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | u
       explain: o.explain === true,
       caller,
     },
-    readPolicy(app.tg.config, o.topic.id),
+    readPolicy(app.tg.config, o.topic.id, o.rows),
   );
 }
 
@@ -156,6 +159,7 @@ export async function streamPlan(
   let finished = false;
   const view = cutter.view(() => {
     finished = true;
+    request.audit.rows = cutter.rows;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
@@ -163,6 +167,7 @@ export async function streamPlan(
   const body = encodedReadable(entry.encode(view, options));
   body.once('close', () => {
     if (finished) return;
+    request.audit.rows = cutter.rows;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
     app.metrics.trinoQueries.inc({ outcome: abort.signal.aborted ? 'cancelled' : 'failed' });
   });

@@ -4,8 +4,16 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
-import { callerOf, mediaTypeOf, streamPlan } from '../read/run-read.js';
-import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { mediaTypeOf, streamPlan } from '../read/run-read.js';
+import {
+  ACCESS_ERRORS,
+  BODY_ERRORS,
+  FILTER_ERRORS,
+  PATH_ERRORS,
+  TRINO_ERRORS,
+  errorResponses,
+} from '../schemas/error.js';
+import { cursorCaller } from '../access/authorize.js';
 import {
   BatchQuery,
   CommitBody,
@@ -24,7 +32,13 @@ import { ReadResponses } from '../schemas/read-response.js';
  * Every cursor route: a name the schema or the router refuses, no cursor of that name (cursor-service.ts), the
  * cursor store unreachable (cursors/store-failures.ts).
  */
-const NAMED = [...PATH_ERRORS, 'TG_CURSOR_NOT_FOUND', 'TG_STATE_UNAVAILABLE'] as const satisfies readonly ErrorCode[];
+const NAMED = [
+  ...PATH_ERRORS,
+  ...ACCESS_ERRORS,
+  'TG_TOPIC_NOT_FOUND',
+  'TG_CURSOR_NOT_FOUND',
+  'TG_STATE_UNAVAILABLE',
+] as const satisfies readonly ErrorCode[];
 
 /**
  * Planning a read of the cursor (cursor-service.ts through query/planner.ts), on create, seek, read and lag: its
@@ -66,6 +80,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           // A bad start (TG_BAD_TIME) or settle (TG_BAD_VALUE), a definition that differs from the existing one.
           ...errorResponses([
             ...PATH_ERRORS,
+            ...ACCESS_ERRORS,
             ...BODY_ERRORS,
             ...PLANNED,
             'TG_BAD_TIME',
@@ -76,7 +91,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { created, record } = await svc().create(request.params.name, request.body);
+      const { created, record } = await svc().create(request.params.name, request.body, cursorCaller(request));
       return reply.status(created ? 201 : 200).send(view(record));
     },
   );
@@ -93,8 +108,9 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const c = await svc().get(request.params.name);
-      return { ...view(c), lag: await svc().lag(c, callerOf(request)) };
+      const caller = cursorCaller(request);
+      const c = await svc().get(request.params.name, caller);
+      return { ...view(c), lag: await svc().lag(c, caller) };
     },
   );
 
@@ -116,7 +132,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, callerOf(request));
+      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, cursorCaller(request));
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
@@ -145,7 +161,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const r = await svc().commit(request.params.name, request.body.batch);
+      const r = await svc().commit(request.params.name, request.body.batch, cursorCaller(request));
       return { committed: r.committed, rows: r.rows, position: showPosition(r.position) };
     },
   );
@@ -161,7 +177,9 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SeekResult, ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME']) },
       },
     },
-    async (request) => ({ position: showPosition(await svc().seek(request.params.name, request.body.to)) }),
+    async (request) => ({
+      position: showPosition(await svc().seek(request.params.name, request.body.to, cursorCaller(request))),
+    }),
   );
 
   app.delete(
@@ -175,7 +193,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await svc().delete(request.params.name);
+      await svc().delete(request.params.name, cursorCaller(request));
       return reply.status(204).send(null);
     },
   );
@@ -192,7 +210,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const entries = await svc().history(request.params.name, request.query.limit ?? 100);
+      const entries = await svc().history(request.params.name, request.query.limit ?? 100, cursorCaller(request));
       return {
         batches: entries.map((e) => ({
           batch: e.batchId,

@@ -6,7 +6,15 @@ import { topicModel } from '../catalog/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../query/read-request.js';
 import { resolver } from '../query/plan.js';
 import { runRead } from '../read/run-read.js';
-import { BODY_ERRORS, FILTER_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import {
+  ACCESS_ERRORS,
+  BODY_ERRORS,
+  FILTER_ERRORS,
+  PATH_ERRORS,
+  TRINO_ERRORS,
+  errorResponses,
+} from '../schemas/error.js';
+import { authorize, rowScope } from '../access/authorize.js';
 import { EventsQuery, FormatQuery, QueryBody } from '../schemas/read.js';
 import { ReadResponses } from '../schemas/read-response.js';
 import { TopicParams } from '../schemas/topic.js';
@@ -17,6 +25,7 @@ import { TopicParams } from '../schemas/topic.js';
  */
 const READ_ERRORS = [
   ...PATH_ERRORS,
+  ...ACCESS_ERRORS,
   'TG_TOPIC_NOT_FOUND',
   ...FILTER_ERRORS,
   'TG_BAD_TIME',
@@ -26,7 +35,9 @@ const READ_ERRORS = [
   ...TRINO_ERRORS,
 ] as const satisfies readonly ErrorCode[];
 
-async function topicFor(app: FastifyInstance, id: string) {
+/** The topic, if the caller may `read` it (or `explain` on it): 404 when it may not see it, 403 without the action. */
+async function topicFor(app: FastifyInstance, request: FastifyRequest, id: string, explain: boolean) {
+  authorize(request, id, explain ? 'explain' : 'read');
   return topicModel(await app.tg.catalog.get(id), app.tg.config);
 }
 
@@ -55,12 +66,13 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const topic = await topicFor(app, request.params.topic);
       const q = request.query;
+      const topic = await topicFor(app, request, request.params.topic, q.explain === 'true');
       const req = readRequestFromQuery(q, resolver(topic));
       return runRead(app, request, reply, {
         topic,
         req,
+        rows: rowScope(request, topic),
         cursor: q.cursor,
         format: q.format,
         explain: q.explain === 'true',
@@ -84,11 +96,12 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const topic = await topicFor(app, request.params.topic);
       const body = request.body;
+      const topic = await topicFor(app, request, request.params.topic, body.explain === true);
       return runRead(app, request, reply, {
         topic,
         req: readRequestFromBody(body, resolver(topic)),
+        rows: rowScope(request, topic),
         cursor: body.cursor,
         format: body.format ?? request.query.format,
         explain: body.explain === true,

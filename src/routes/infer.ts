@@ -1,8 +1,9 @@
 /** Schema inference for blob expansion (API.md "Blob expansion"): sample payloads, propose typed columns. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { authorize, rowScope } from '../access/authorize.js';
 import { inferRead } from '../read/infer-read.js';
 import { callerOf } from '../read/run-read.js';
-import { PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { ACCESS_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import { InferQuery, InferResult } from '../schemas/infer.js';
 import { TopicParams } from '../schemas/topic.js';
 
@@ -20,11 +21,23 @@ const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: InferResult,
           // Not a topic table (400), the times, the window or sample above the caps (422), and Trino.
-          ...errorResponses([...PATH_ERRORS, 'TG_TOPIC_NOT_FOUND', 'TG_BAD_TIME', 'TG_TOO_EXPENSIVE', ...TRINO_ERRORS]),
+          ...errorResponses([
+            ...PATH_ERRORS,
+            ...ACCESS_ERRORS,
+            'TG_TOPIC_NOT_FOUND',
+            'TG_BAD_TIME',
+            'TG_TOO_EXPENSIVE',
+            ...TRINO_ERRORS,
+          ]),
         },
       },
     },
-    async (request) => inferRead(app, request.params.topic, request.query, callerOf(request)),
+    async (request) => {
+      authorize(request, request.params.topic, 'infer');
+      return inferRead(app, request.params.topic, request.query, callerOf(request), (topic) =>
+        rowScope(request, topic),
+      );
+    },
   );
 };
 

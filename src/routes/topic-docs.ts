@@ -12,7 +12,7 @@ import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
 import { typeFamily } from '../query/values.js';
 import type { ColumnNode } from '../query/nodes.js';
-import { TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { AUTH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -178,12 +178,14 @@ const topicDocsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             description: 'An HTML page',
             content: { 'text/html': { schema: Type.String() } },
           },
-          ...errorResponses(TRINO_ERRORS),
+          ...errorResponses([...AUTH_ERRORS, ...TRINO_ERRORS]),
         },
       },
     },
-    async (_request, reply) => {
-      const tables = await app.tg.catalog.tables();
+    async (request, reply) => {
+      // Only the topics the caller may see (API.md "Access"), and expansion notes among them.
+      const all = [...(await app.tg.catalog.tables()).values()];
+      const tables = new Map(app.access.grants.visibleTopics(request.principal, all).map((t) => [t.id, t]));
       return reply
         .type('text/html; charset=utf-8')
         .header(

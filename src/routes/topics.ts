@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TableInfo } from '../catalog/topic-catalog.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
-import { PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { AUTH_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import { authorizeVisible } from '../access/authorize.js';
 import { TopicDetail, TopicList, TopicParams, type TopicSummary } from '../schemas/topic.js';
 
 function summary(t: TableInfo): TopicSummary {
@@ -18,10 +19,15 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['topics'],
         summary: 'List the served topics',
         // The catalog is read from Trino (topic-catalog.ts).
-        response: { 200: TopicList, ...errorResponses(TRINO_ERRORS) },
+        response: { 200: TopicList, ...errorResponses([...AUTH_ERRORS, ...TRINO_ERRORS]) },
       },
     },
-    async () => ({ topics: [...(await app.tg.catalog.tables()).values()].map(summary) }),
+    // Only the topics the caller may see (API.md "Access").
+    async (request) => ({
+      topics: app.access.grants
+        .visibleTopics(request.principal, [...(await app.tg.catalog.tables()).values()])
+        .map(summary),
+    }),
   );
 
   app.get(
@@ -31,10 +37,14 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['topics'],
         summary: 'Describe a topic: its columns and their Trino types',
         params: TopicParams,
-        response: { 200: TopicDetail, ...errorResponses([...PATH_ERRORS, 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]) },
+        response: {
+          200: TopicDetail,
+          ...errorResponses([...PATH_ERRORS, ...AUTH_ERRORS, 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]),
+        },
       },
     },
     async (request) => {
+      authorizeVisible(request, request.params.topic);
       const t = await app.tg.catalog.get(request.params.topic);
       const tables = await app.tg.catalog.tables();
       const { config } = app.tg;

@@ -51,7 +51,22 @@ export const BODY_ERRORS = [
   'TG_BAD_REQUEST',
   'TG_PAYLOAD_TOO_LARGE',
   'TG_UNSUPPORTED_MEDIA_TYPE',
+  'TG_REQUEST_TIMEOUT',
 ] as const satisfies readonly ErrorCode[];
+
+/**
+ * Access control on any protected route (plugins/access.ts): no or bad credentials (401), the identity provider's
+ * keys unreachable (503), the caller's request rate or query quota (429), the gateway overloaded (503).
+ */
+export const AUTH_ERRORS = [
+  'TG_UNAUTHENTICATED',
+  'TG_AUTH_UNAVAILABLE',
+  'TG_TOO_MANY_REQUESTS',
+  'TG_OVERLOADED',
+] as const satisfies readonly ErrorCode[];
+
+/** On a route that acts on a topic (access/authorize.ts): also an action not granted there (403). */
+export const ACCESS_ERRORS = [...AUTH_ERRORS, 'TG_FORBIDDEN'] as const satisfies readonly ErrorCode[];
 
 /**
  * What any Trino query can fail with, whatever its SQL (trino/trino-errors.ts toApiError: Trino's access control

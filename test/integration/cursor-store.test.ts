@@ -120,6 +120,8 @@ function cursor(
     position: START,
     generation: 0,
     pending: null,
+    owner: 'loader-1',
+    incarnation: `inc-${name}`,
     ...over,
   };
 }
@@ -177,6 +179,8 @@ describe.each([
         position: { ts: T1, skip: 2 },
         generation: 3,
         pending: '{"p":1}',
+        owner: 'loader-1',
+        incarnation: 'inc-c-create',
         createdAt: expect.stringMatching(ISO_MS),
         updatedAt: expect.stringMatching(ISO_MS),
       },
@@ -188,7 +192,14 @@ describe.each([
     expect(await store.get('c-create')).toEqual(first.record);
 
     const second = await store.create(
-      cursor('c-create', { topic: 'payments', definition: '{"other":true}', position: P3, generation: 0 }),
+      cursor('c-create', {
+        topic: 'payments',
+        definition: '{"other":true}',
+        position: P3,
+        generation: 0,
+        owner: 'someone-else',
+        incarnation: 'other',
+      }),
     );
     expect(second).toEqual({ created: false, record: first.record });
     expect(await store.get('c-create')).toEqual(first.record);
@@ -547,5 +558,63 @@ describe('openStore', () => {
     await expect(openStore('mysql://user:s3cret@host/db')).rejects.not.toThrow(/s3cret/);
     await expect(openStore('/var/lib/state.db')).rejects.toThrow(/unsupported/);
     await expect(openStore('sqlite:')).rejects.toThrow(/names no file/);
+  });
+});
+
+describe('a store made before cursor ownership (issue 10)', () => {
+  /** The cursors table as it was: no owner, no incarnation. */
+  const OLD = (table: string) => `CREATE TABLE ${table} (
+    name TEXT NOT NULL PRIMARY KEY, topic TEXT NOT NULL, definition TEXT NOT NULL, pos_ts TEXT NULL,
+    pos_skip INTEGER NOT NULL, generation INTEGER NOT NULL, pending TEXT NULL,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`;
+  const ROW = `('old', 'orders', '{}', NULL, 0, 0, NULL, '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`;
+
+  it('SQLite: gains the columns; an old cursor belongs to anonymous, with no incarnation', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topicgate-old-'));
+    try {
+      const file = join(dir, 'old.db');
+      const db = new Database(file);
+      db.exec(OLD('topicgate_cursors'));
+      db.exec(`INSERT INTO topicgate_cursors VALUES ${ROW}`);
+      db.close();
+      for (let i = 0; i < 2; i++) {
+        const store = new SqliteCursorStore(`sqlite:${file}`);
+        await store.init();
+        expect(await store.get('old')).toMatchObject({ name: 'old', owner: 'anonymous', incarnation: '' });
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('PostgreSQL: the same', async () => {
+    const url = (await pgUp()).url;
+    const schema = `tg old ${RUN}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+      const table = `${quoteIdent(schema)}.topicgate_cursors`;
+      await admin.query(
+        OLD(table)
+          .replace(/created_at TEXT/, 'created_at timestamptz')
+          .replace(/updated_at TEXT/, 'updated_at timestamptz'),
+      );
+      await admin.query(`INSERT INTO ${table} VALUES ${ROW}`);
+      // Both tables exist, as in a store that has run before: the columns must still be added.
+      await admin.query(
+        `CREATE TABLE ${quoteIdent(schema)}.topicgate_cursor_history (name text, batch_id text, seq bigint, committed_at timestamptz)`,
+      );
+      for (let i = 0; i < 2; i++) {
+        const store = new PostgresCursorStore(url, { schema });
+        await store.init();
+        expect(await store.get('old')).toMatchObject({ name: 'old', owner: 'anonymous', incarnation: '' });
+        await store.close();
+      }
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+      await admin.end();
+    }
   });
 });

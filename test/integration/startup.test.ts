@@ -4,6 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStartupError, startServer } from '../../src/server.js';
@@ -113,6 +116,20 @@ describe('npx tsx src/server.ts with bad settings', () => {
       () => [/^topicgate: /, /EADDRINUSE/, new RegExp(`:${busyPort}\\b`)],
     ],
     [
+      'a non-loopback address without an auth block',
+      () => ({ TOPICGATE_HOST: '0.0.0.0' }),
+      () => [
+        /^topicgate: invalid settings: TOPICGATE_HOST=0\.0\.0\.0 is not a loopback address/,
+        /TOPICGATE_CURSOR_SECRET must be set/,
+      ],
+    ],
+    [
+      'a Trino URL with a password',
+      () => ({ TOPICGATE_TRINO_URL: 'http://gateway:s3cr3t-pw@127.0.0.1:1' }),
+      // Refused outright (credentials go in their own settings), and the password is never repeated.
+      () => [/must not carry credentials/, /^(?!.*s3cr3t-pw)/],
+    ],
+    [
       // Something answers, but it is not Trino's API: the line must say what it answered, not a JSON parse error.
       'a URL where Trino does not answer its API',
       () => ({ TOPICGATE_TRINO_URL: `${trinoUrl()}/not-trino` }),
@@ -121,6 +138,43 @@ describe('npx tsx src/server.ts with bad settings', () => {
   ])('%s -> exit 1, one line naming it', async (_label, settings, patterns) => {
     const line = expectOneLineFailure(await runServer(settings()));
     for (const p of patterns()) expect(line).toMatch(p);
+  });
+});
+
+describe('start-up refusals of access control (issue 10)', () => {
+  const refusal = async (env: Record<string, string>) => {
+    const err = await startServer(testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent', ...env })).then(
+      async ({ app }) => {
+        await app.close();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  };
+
+  it('a row policy naming a column its topic lacks, or a topic not served', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topicgate-startup-'));
+    try {
+      const file = join(dir, 'c.yaml');
+      writeFileSync(
+        file,
+        'rowPolicies:\n  orders: [{ roles: [a], filter: "nope=eq.1" }]\n  ghost: [{ roles: [a], filter: "key=eq.x" }]\n',
+      );
+      expect(await refusal({ TOPICGATE_CONFIG: file })).toEqual([
+        `TOPICGATE_CONFIG=${file}: rowPolicies.orders[0].filter: orders has no column "nope"`,
+        `TOPICGATE_CONFIG=${file}: rowPolicies.ghost: no such topic is served`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('anonymous on a non-loopback address only when allowed explicitly, and never with the development secret', async () => {
+    expect(await refusal({ TOPICGATE_HOST: '0.0.0.0', TOPICGATE_ALLOW_ANONYMOUS: 'true' })).toEqual([
+      'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when TOPICGATE_HOST=0.0.0.0 is not a loopback address: the built-in development key is public',
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ const SECRET = 'test-secret';
 const tokens = new BatchTokens(SECRET);
 const BODY: BatchBody = {
   c: 'orders-loader',
+  i: '2f1c6a3e-8d4b-4c1e-9a7f-0b5d3e2a1c94',
   g: 2,
   f: { ts: null, skip: 0 },
   t: { ts: '2026-11-30 07:59:00.123', skip: 3 },
@@ -51,10 +52,10 @@ describe('BatchTokens', () => {
   it('the longest body makes a token well under the 1024-character cap', () => {
     const ts = '2026-11-30 07:59:00.123456789012';
     const n = Number.MAX_SAFE_INTEGER;
-    const longest = { c: 'c'.repeat(128), g: n, f: { ts, skip: n }, t: { ts, skip: n }, u: ts, n };
+    const longest = { c: 'c'.repeat(128), i: 'i'.repeat(64), g: n, f: { ts, skip: n }, t: { ts, skip: n }, u: ts, n };
     const t = tokens.seal(longest).token;
     expect(tokens.open(t)).toEqual(longest);
-    expect(t.length).toBeLessThan(700);
+    expect(t.length).toBeLessThan(800);
   });
 
   it('a token signed by a key kept in the ring for rotation still opens', () => {

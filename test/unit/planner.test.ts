@@ -41,6 +41,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const POLICY: ReadPolicy = {
   trino: { impersonate: false, session: {}, clientTags: [] },
+  rows: { filter: null, principal: 'anonymous' },
   defaultLimit: 100,
   maxLimit: 1000,
   batchDefaultLimit: 1000,
@@ -170,9 +171,10 @@ describe('readPolicy: one value from the settings', () => {
       ...loadConfig({ TOPICGATE_MAX_LIMIT: '500', TOPICGATE_DEFAULT_LIMIT: '50' }),
       topics: { orders: { maxLimit: 20, allowFullScan: true } },
     };
-    const p = readPolicy(config, 'orders');
+    const rows = { filter: null, principal: 'anonymous' };
+    const p = readPolicy(config, 'orders', rows);
     expect([p.maxLimit, p.defaultLimit, p.batchDefaultLimit, p.guardrail.allowFullScan]).toEqual([20, 20, 20, true]);
-    const q = readPolicy(config, 'clicks');
+    const q = readPolicy(config, 'clicks', rows);
     expect([q.maxLimit, q.defaultLimit, q.batchDefaultLimit, q.guardrail.allowFullScan]).toEqual([500, 50, 500, false]);
   });
 });
@@ -224,11 +226,15 @@ describe('plan: how each read goes to Trino', () => {
       ...loadConfig({ TOPICGATE_TRINO_IMPERSONATE: 'true' }),
       topics: { orders: { session: { query_priority: 2, 'vast.enable_sorted_projections': true }, tags: ['t1'] } },
     };
-    expect(readPolicy(config, 'orders').trino).toEqual({
+    expect(readPolicy(config, 'orders', { filter: null, principal: 'anonymous' }).trino).toEqual({
       impersonate: true,
       session: { query_priority: '2', 'vast.enable_sorted_projections': 'true' },
       clientTags: ['t1'],
     });
-    expect(readPolicy(config, 'clicks').trino).toEqual({ impersonate: true, session: {}, clientTags: [] });
+    expect(readPolicy(config, 'clicks', { filter: null, principal: 'anonymous' }).trino).toEqual({
+      impersonate: true,
+      session: {},
+      clientTags: [],
+    });
   });
 });

@@ -123,6 +123,8 @@ function addCreationLinks(paths: Json): void {
 }
 
 /** The document as committed: shared error schema, 3.0-style examples, free-form filters, the generated marker. */
+const PUBLIC_PATHS = ['/healthz', '/readyz'];
+
 export function finishDocument(doc: Json): Json {
   const components = (doc.components ?? {}) as Json;
   const schemas = ((components.schemas as Json | undefined) ?? {}) as Json;
@@ -138,6 +140,11 @@ export function finishDocument(doc: Json): Json {
   }
   Object.values(schemas).forEach(normalizeSchema);
   addCreationLinks((doc.paths ?? {}) as Json);
+  // Health probes are public whatever `auth.public` says (API.md "Access"); every other operation needs credentials
+  // unless the operator lists its group (docs, metrics) as public.
+  for (const path of PUBLIC_PATHS) {
+    for (const op of Object.values(((doc.paths as Json | undefined)?.[path] ?? {}) as Json)) (op as Json).security = [];
+  }
   // First member, as near the top as JSON allows (JSON has no comments).
   return { 'x-generated': 'by npm run openapi (scripts/openapi.ts) from the route schemas; do not edit', ...doc };
 }

@@ -1,0 +1,35 @@
+/**
+ * The access core, built once from the settings: who the caller is (authenticator), what it may do (grants),
+ * which rows it sees (row policies) and how many queries it may run at once (limiter). Routes and the planner
+ * reach it through `app.access`; the HTTP side (src/plugins/access.ts) authenticates every request with it.
+ */
+import type { Config } from '../config.js';
+import type { RouteGroup } from './access-schema.js';
+import { Authenticator } from './authenticate.js';
+import { Grants } from './grants.js';
+import type { JwtOptions } from './jwt.js';
+import { QueryLimiter } from './quotas.js';
+import { RowPolicies } from './row-policy.js';
+
+export interface Access {
+  readonly authenticator: Authenticator;
+  readonly grants: Grants;
+  readonly rowPolicies: RowPolicies;
+  readonly queries: QueryLimiter;
+  /** Route groups served without credentials. */
+  readonly publicGroups: ReadonlySet<RouteGroup>;
+}
+
+export function createAccess(
+  config: Pick<Config, 'auth' | 'access' | 'rowPolicies' | 'limits' | 'configFile'>,
+  opts: JwtOptions = {},
+): Access {
+  const authenticator = new Authenticator(config.auth, { configFile: config.configFile, ...opts });
+  return {
+    authenticator,
+    grants: new Grants(config.access, authenticator.enabled),
+    rowPolicies: new RowPolicies(config.rowPolicies),
+    queries: new QueryLimiter(config.limits),
+    publicGroups: new Set(config.auth?.public ?? ['health']),
+  };
+}

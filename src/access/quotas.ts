@@ -1,0 +1,134 @@
+/**
+ * Concurrent Trino queries (API.md "Access", `limits`): at most `concurrentQueries` per caller and
+ * `maxConcurrentQueries` for the whole gateway. A query over either waits in a short FIFO queue (at most
+ * `queuedQueries` waiting, each at most `queueWaitMs`); past that it is a 429 TG_TOO_MANY_REQUESTS with
+ * Retry-After, so one caller cannot occupy the whole Trino cluster and a burst does not pile up unboundedly.
+ */
+import { ApiError } from '../errors.js';
+import type { Limits } from './access-schema.js';
+
+/** Gives the slot back; calling it again does nothing. */
+export type Release = () => void;
+
+interface Waiter {
+  key: string;
+  grant: (release: Release) => void;
+  fail: (err: unknown) => void;
+}
+
+export class QueryLimiter {
+  private running = 0;
+  private readonly perKey = new Map<string, number>();
+  private readonly queue: Waiter[] = [];
+
+  constructor(
+    private readonly limits: Pick<
+      Limits,
+      'concurrentQueries' | 'maxConcurrentQueries' | 'queuedQueries' | 'queueWaitMs'
+    >,
+  ) {}
+
+  /** Queries running now (all, or of one caller). */
+  active(key?: string): number {
+    return key === undefined ? this.running : (this.perKey.get(key) ?? 0);
+  }
+
+  waiting(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * A slot for one query of the caller `key`: at once when both limits allow, else after a short wait. Throws the
+   * 429 when the queue is full or the wait runs out, and the signal's reason when it aborts while waiting.
+   */
+  acquire(key: string, signal?: AbortSignal): Promise<Release> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    // Every waiter is one that did not fit when the slots last changed (drain runs on each release), so a query
+    // that fits now takes a slot from no one ahead of it.
+    if (this.fits(key)) return Promise.resolve(this.take(key));
+    if (this.queue.length >= this.limits.queuedQueries) return Promise.reject(this.tooMany(key));
+    return new Promise<Release>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const waiter: Waiter = {
+        key,
+        grant: (release) => {
+          done();
+          resolve(release);
+        },
+        fail: (err) => {
+          done();
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(err);
+          // The queue's head may have been held behind this one.
+          this.drain();
+        },
+      };
+      const onAbort = () => waiter.fail(signal?.reason);
+      const timer = setTimeout(() => waiter.fail(this.tooMany(key)), this.limits.queueWaitMs);
+      timer.unref?.();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Runs `fn` holding a slot; the slot is given back when it settles. */
+  async run<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquire(key, signal);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  private fits(key: string): boolean {
+    const per = this.limits.concurrentQueries;
+    return this.running < this.limits.maxConcurrentQueries && (per === undefined || this.active(key) < per);
+  }
+
+  private take(key: string): Release {
+    this.running++;
+    this.perKey.set(key, this.active(key) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running--;
+      const n = this.active(key) - 1;
+      if (n > 0) this.perKey.set(key, n);
+      else this.perKey.delete(key);
+      this.drain();
+    };
+  }
+
+  /** Grants waiting queries in order; one held back by its own caller's limit does not block others. */
+  private drain(): void {
+    for (let i = 0; i < this.queue.length && this.running < this.limits.maxConcurrentQueries;) {
+      const w = this.queue[i]!;
+      if (!this.fits(w.key)) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      w.grant(this.take(w.key));
+    }
+  }
+
+  private tooMany(key: string): ApiError {
+    const mine = this.limits.concurrentQueries !== undefined && this.active(key) >= this.limits.concurrentQueries;
+    const retryAfterS = Math.max(1, Math.ceil(this.limits.queueWaitMs / 1000));
+    return new ApiError(
+      'TG_TOO_MANY_REQUESTS',
+      mine
+        ? `this caller already runs ${this.limits.concurrentQueries} queries at once (its limit); retry after ${retryAfterS}s`
+        : `the gateway already runs ${this.limits.maxConcurrentQueries} queries at once (its limit); retry after ${retryAfterS}s`,
+      { limit: mine ? 'concurrentQueries' : 'maxConcurrentQueries' },
+      undefined,
+      retryAfterS,
+    );
+  }
+}

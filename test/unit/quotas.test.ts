@@ -1,0 +1,145 @@
+/**
+ * Concurrent queries (issue 10 item 5): per caller and for the whole gateway, with a short bounded FIFO wait;
+ * past it a 429 TG_TOO_MANY_REQUESTS with Retry-After. Slots always come back.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { QueryLimiter } from '../../src/access/quotas.js';
+
+const limiter = (o: Partial<ConstructorParameters<typeof QueryLimiter>[0]> = {}) =>
+  new QueryLimiter({ concurrentQueries: 2, maxConcurrentQueries: 3, queuedQueries: 2, queueWaitMs: 200, ...o });
+
+async function rejection(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('QueryLimiter', () => {
+  it('grants at once under both limits, and counts per caller and in all', async () => {
+    const q = limiter();
+    const r1 = await q.acquire('a');
+    const r2 = await q.acquire('b');
+    expect([q.active(), q.active('a'), q.active('b'), q.active('c')]).toEqual([2, 1, 1, 0]);
+    r1();
+    r1(); // twice: no effect
+    expect([q.active(), q.active('a')]).toEqual([1, 0]);
+    r2();
+    expect(q.active()).toBe(0);
+  });
+
+  it('a caller at its own limit waits; a release of its own lets it in, in order', async () => {
+    const q = limiter({ queueWaitMs: 5_000 });
+    const [a1, a2] = [await q.acquire('a'), await q.acquire('a')];
+    const order: string[] = [];
+    const w1 = q.acquire('a').then((r) => {
+      order.push('w1');
+      return r;
+    });
+    const w2 = q.acquire('a').then((r) => {
+      order.push('w2');
+      return r;
+    });
+    await tick();
+    expect(q.waiting()).toBe(2);
+    // Another caller is not held behind a's queue: the gateway has room.
+    const b = await q.acquire('b');
+    expect(q.active()).toBe(3);
+    a1();
+    (await w1)();
+    a2();
+    (await w2)();
+    expect(order).toEqual(['w1', 'w2']);
+    b();
+    expect([q.active(), q.waiting()]).toEqual([0, 0]);
+  });
+
+  it('over the gateway limit a query waits for any release', async () => {
+    const q = limiter({ concurrentQueries: undefined, queueWaitMs: 5_000 });
+    const held = await Promise.all([q.acquire('a'), q.acquire('b'), q.acquire('c')]);
+    const w = q.acquire('d');
+    await tick();
+    expect(q.waiting()).toBe(1);
+    held[1]!();
+    const r = await w;
+    expect(q.active('d')).toBe(1);
+    r();
+    for (const h of held) h();
+    expect(q.active()).toBe(0);
+  });
+
+  it('a full queue is a 429 at once, naming the limit, with Retry-After', async () => {
+    const q = limiter({ queueWaitMs: 5_000 });
+    const held = [await q.acquire('a'), await q.acquire('a')];
+    const waiting = [q.acquire('a'), q.acquire('a')];
+    const err = await rejection(q.acquire('a'));
+    expect([err.code, err.status, err.retryAfterS, err.details]).toEqual([
+      'TG_TOO_MANY_REQUESTS',
+      429,
+      5,
+      { limit: 'concurrentQueries' },
+    ]);
+    expect(err.message).toBe('this caller already runs 2 queries at once (its limit); retry after 5s');
+    for (const h of held) h();
+    for (const w of waiting) (await w)();
+    expect(q.active()).toBe(0);
+  });
+
+  it('a wait that runs out is a 429 and leaves the queue', async () => {
+    const q = limiter({ concurrentQueries: undefined, maxConcurrentQueries: 1, queueWaitMs: 50 });
+    const held = await q.acquire('a');
+    const t0 = Date.now();
+    const err = await rejection(q.acquire('b'));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(err.message).toBe('the gateway already runs 1 queries at once (its limit); retry after 1s');
+    expect(err.details).toEqual({ limit: 'maxConcurrentQueries' });
+    expect(q.waiting()).toBe(0);
+    held();
+    (await q.acquire('b'))();
+  });
+
+  it('an aborted wait leaves the queue with the abort reason; an aborted signal never takes a slot', async () => {
+    const q = limiter({ maxConcurrentQueries: 1, queueWaitMs: 5_000 });
+    const held = await q.acquire('a');
+    const ac = new AbortController();
+    const w = q.acquire('b', ac.signal);
+    await tick();
+    ac.abort(new Error('client gone'));
+    await expect(w).rejects.toThrow('client gone');
+    expect(q.waiting()).toBe(0);
+    await expect(q.acquire('c', ac.signal)).rejects.toThrow('client gone');
+    held();
+    expect(q.active()).toBe(0);
+  });
+
+  it('run() gives the slot back when the work fails', async () => {
+    const q = limiter();
+    await expect(q.run('a', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(q.active()).toBe(0);
+    expect(await q.run('a', async () => 42)).toBe(42);
+    expect(q.active()).toBe(0);
+  });
+
+  it('a burst: no more than the limits ever run, every query ends, the rest get 429', async () => {
+    const q = limiter({ concurrentQueries: 2, maxConcurrentQueries: 3, queuedQueries: 3, queueWaitMs: 100 });
+    let peak = 0;
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        q.run(`c${i % 4}`, async () => {
+          peak = Math.max(peak, q.active());
+          expect(q.active(`c${i % 4}`)).toBeLessThanOrEqual(2);
+          await new Promise((r) => setTimeout(r, 20));
+        }),
+      ),
+    );
+    expect(peak).toBe(3);
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason.code).toBe('TG_TOO_MANY_REQUESTS');
+    expect([q.active(), q.waiting()]).toEqual([0, 0]);
+  });
+});
