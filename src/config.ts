@@ -69,17 +69,7 @@ export type ConfigFile = Static<typeof ConfigFileSchema>;
  * declared once.
  */
 type Read =
-  | 'text'
-  | 'trimmed'
-  | 'url'
-  | 'list'
-  | 'secrets'
-  | 'int'
-  | 'bool'
-  | 'duration'
-  | 'state-url'
-  | 'origins'
-  | 'hosts';
+  'text' | 'trimmed' | 'url' | 'list' | 'secrets' | 'int' | 'bool' | 'duration' | 'state-url' | 'origins' | 'hosts';
 interface SettingOptions {
   env: string;
   read: Read;
