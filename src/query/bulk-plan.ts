@@ -4,8 +4,6 @@ import { TIME_COLUMN } from './nodes.js';
 import type { BulkPlan, Plan, ReadRequest, TopicModel } from './plan.js';
 import type { ReadPolicy } from './planner.js';
 
-/** Slices of a bulk read when `parallel` is 1: enough that Trino sorts bounded parts, not the whole window. */
-const SEQUENTIAL_SLICES = 4;
 /** The most slices a bulk read may run at once when the topic's config names no maxParallel. */
 export const DEFAULT_MAX_PARALLEL = 8;
 
@@ -49,7 +47,9 @@ export function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: 
     }
     return null;
   }
-  const count = Math.min(hi - lo, parallel === 1 ? SEQUENTIAL_SLICES : 4 * parallel);
+  // N adjacent slices for parallel=N (API.md): on a catalog that cannot take the range (Trino's memory connector)
+  // every slice scans the whole table, so more slices than asked would only multiply the reads.
+  const count = Math.min(hi - lo, parallel);
   // Whole milliseconds: rows that tie on broker time never straddle two slices.
   const bounds = Array.from({ length: count + 1 }, (_, i) => lo + Math.floor(((hi - lo) * i) / count));
   return { time: topic.time!, bounds, concurrency: parallel, ordered: !read.unordered };
