@@ -5,7 +5,10 @@
  * exactly as Trino holds them.
  */
 import { isUtf8 } from 'node:buffer';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +44,9 @@ async function arrowOf(url: string): Promise<PyTable> {
   expect(res.headers['content-type']).toBe('application/vnd.apache.arrow.stream');
   const file = join(dir, `${Math.random().toString(36).slice(2)}.arrow`);
   writeFileSync(file, res.rawPayload);
-  return JSON.parse(execFileSync('python3', ['test/pyarrow/read_arrow.py', file], { encoding: 'utf8' })) as PyTable;
+  // Asynchronously: a synchronous child would hold the event loop the app under test shares (see parquet-pyarrow).
+  const { stdout } = await execFileAsync('python3', ['test/pyarrow/read_arrow.py', file], { encoding: 'utf8' });
+  return JSON.parse(stdout) as PyTable;
 }
 
 /** The JSON format of the same request: the parsed rows (BIGINT digits kept) and each row's raw line. */

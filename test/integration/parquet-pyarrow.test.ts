@@ -5,7 +5,10 @@
  * value: binary>>) and every value exactly as Trino holds it: non-UTF-8 bytes, BIGINT beyond 2^53, decimals,
  * NULLs, nested headers.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +56,9 @@ async function parquetOf(request: string | InjectOptions): Promise<ParquetRead &
   expect(res.headers['content-type']).toBe('application/vnd.apache.parquet');
   const file = join(dir, `${Math.random().toString(36).slice(2)}.parquet`);
   writeFileSync(file, res.rawPayload);
-  const out = execFileSync('python3', ['test/pyarrow/read_parquet.py', file], {
+  // Asynchronously: a synchronous child would hold this process's event loop, which the app under test (in the
+  // same process) would rightly take for an overloaded gateway.
+  const { stdout: out } = await execFileAsync('python3', ['test/pyarrow/read_parquet.py', file], {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
   });
