@@ -351,6 +351,15 @@ export const SettingsSchema = Type.Object({
     maximum: 86_400_000,
     description: 'time a client may stop reading a response',
   }),
+  /** Under-pressure: an event loop this late refuses new requests with 503 TG_OVERLOADED; 0 turns the check off. */
+  maxEventLoopDelayMs: int({
+    env: 'TOPICGATE_MAX_EVENT_LOOP_DELAY_MS',
+    read: 'int',
+    fallback: '5000',
+    minimum: 0,
+    maximum: 600_000,
+    description: 'event loop delay that sheds load',
+  }),
 });
 
 export type Settings = Static<typeof SettingsSchema>;

@@ -93,7 +93,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     // An event loop seconds late, or a heap near its limit, serves everyone badly: refuse new work for a while.
     // Not tighter: a Parquet row group is compressed in one synchronous step, which on two cores shared with
     // Trino can hold the loop past a second without the gateway being overloaded.
-    maxEventLoopDelay: 5_000,
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
     maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.9),
     sampleInterval: PRESSURE_SAMPLE_MS,
     retryAfter: 10,
