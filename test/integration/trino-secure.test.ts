@@ -45,6 +45,8 @@ const password = (user: SecureUser) => readFileSync(l.passwordFile(user), 'utf8'
 function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
     TOPICGATE_TRINO_URL: l.url,
+    // The gateway runs in the test's process, whose event loop the test itself holds at times.
+    TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
     TOPICGATE_TRINO_CA_FILE: l.caFile,
     TOPICGATE_TRINO_USER: 'topicgate',
     TOPICGATE_TRINO_PASSWORD_FILE: l.passwordFile('topicgate'),

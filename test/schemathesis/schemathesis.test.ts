@@ -79,12 +79,14 @@ describe('the OpenAPI document, checked independently', () => {
         base,
         // All checks but two that do not fit this API:
         // - unsupported_method wants 405 for a method a path does not have; fastify (and API.md) answer 404 TG_NOT_FOUND.
+        // - ignored_auth wants a 401 where the document declares security: the fuzzed gateway runs with no `auth`
+        //   block (every route open, as on loopback by default); the access matrix tests check authentication.
         // - positive_data_acceptance wants every schema-valid value accepted; parameters here are a query language
         //   (filters, times, formats, page and batch tokens) that JSON Schema cannot express, so many are rightly 4xx.
         '--checks',
         'all',
         '--exclude-checks',
-        'unsupported_method,positive_data_acceptance',
+        'unsupported_method,positive_data_acceptance,ignored_auth',
         '--max-examples',
         EXAMPLES,
         '--seed',
