@@ -46,7 +46,7 @@ class CompactReader {
     return (n >> 1n) ^ -(n & 1n);
   }
 
-  skip(type: number): void {
+  skipValue(type: number): void {
     switch (type) {
       case TRUE:
       case FALSE:
@@ -86,7 +86,7 @@ class CompactReader {
       }
       case STRUCT:
         for (let field = this.fieldHeader(0); field.type !== STOP; field = this.fieldHeader(field.id)) {
-          this.skip(field.type);
+          this.skipValue(field.type);
         }
         return;
       default:
@@ -97,7 +97,7 @@ class CompactReader {
   /** A collection element: booleans take one byte there. */
   private skipElement(type: number): void {
     if (type === TRUE || type === FALSE) this.at += 1;
-    else this.skip(type);
+    else this.skipValue(type);
   }
 
   fieldHeader(lastId: number): { id: number; type: number } {
@@ -119,7 +119,7 @@ export function parquetFooterRows(tail: Uint8Array): bigint {
   const reader = new CompactReader(tail.subarray(tail.byteLength - 8 - length, tail.byteLength - 8));
   for (let field = reader.fieldHeader(0); field.type !== STOP; field = reader.fieldHeader(field.id)) {
     if (field.id === 3 && field.type === I64) return reader.zigzag();
-    reader.skip(field.type);
+    reader.skipValue(field.type);
   }
   throw new RangeError('Parquet footer has no num_rows');
 }
