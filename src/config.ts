@@ -1,5 +1,5 @@
 /**
- * Longer than most files on purpose: it is the table of every setting (one entry each) and the one reader of it.
+ * Long file: it is the table of every setting (one entry each) and the one reader of it.
  *
  * All settings in one schema: read from the environment (and the optional per-topic config file) once at
  * start-up, validated, frozen. Names follow API.md "Settings".

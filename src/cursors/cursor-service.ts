@@ -1,6 +1,6 @@
 /**
- * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). Over 250 lines on
- * purpose: the whole lifecycle of a cursor (create, batch, commit, seek, lag, delete) is one class, because each
+ * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). Long file: the
+ * whole lifecycle of a cursor (create, batch, commit, seek, lag, delete) is one class, because each
  * step relies on the invariants the others keep (generation, pending batch, position).
  *
  * A position is (broker time T, skip k): all events before T are consumed, plus the first k events at T in the

@@ -1,7 +1,7 @@
 /**
  * The compiler: a query tree in, Trino SQL text out. The only place SQL text is produced (with sql-text.ts for
  * every name and value). Predicates keep the column bare and the literal in the column's type, so the storage
- * can evaluate them (VAST_TOPIC_TABLES.md "What the VAST connector pushes down"). Over 250 lines on purpose: one
+ * can evaluate them (VAST_TOPIC_TABLES.md "What the VAST connector pushes down"). Long file: one
  * switch per node kind, all in the one module that writes SQL (STYLE.md habit 1).
  */
 import { assertNever } from '../errors.js';

@@ -1,6 +1,7 @@
 /**
  * The planner: a read request (from GET parameters or a POST body) becomes a query tree. Names are resolved
- * against the topic's columns here, before anything is quoted; then the policy passes shape the tree.
+ * against the topic's columns here, before anything is quoted; then the policy passes shape the tree. Long file: the
+ * read request, the plan and its slice shapes are declared beside the one builder that fills them.
  */
 import { ApiError } from '../errors.js';
 import {

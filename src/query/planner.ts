@@ -1,4 +1,6 @@
 /**
+ * Long file: one entry, one function per kind of read, so no read path plans around a pass.
+ *
  * The one planning entry (issue 9): every read the gateway runs, whatever route asks for it (events, query,
  * explain, schema inference, cursor batches and cursor lag), is planned here, and every policy pass runs here in
  * one fixed order: the request's tree (planRead: names resolved, limit, time window, paging, and the
