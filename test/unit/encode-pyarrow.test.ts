@@ -5,17 +5,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeArrow } from '../../src/encode/arrow/arrow-encoder.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
+import { b64, TYPED_COLUMNS, type TypedColumn } from '../cases/typed-columns.js';
 
 // pyarrow comes from test/pyarrow/requirements.txt (.ci/run installs it). The test never skips: without it, it fails.
 const hasPyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { stdio: 'ignore' }).status === 0;
 if (!hasPyarrow) throw new Error('pyarrow missing: pip install -r test/pyarrow/requirements.txt');
 
-const b64 = (x: string | number[]) => Buffer.from(x as string).toString('base64');
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-pyarrow-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // [name, Trino type, pyarrow type, value sent, value read back by test/pyarrow/read_arrow.py]
-const COLUMNS: [string, string, string, unknown, unknown][] = [
+const COLUMNS: TypedColumn[] = [
   ['key', 'varbinary', 'binary', b64([0xff, 0x00, 0x41]), 'ff0041'],
   [
     'value',
@@ -24,42 +24,7 @@ const COLUMNS: [string, string, string, unknown, unknown][] = [
     b64('{"id":9007199254740993}'),
     Buffer.from('{"id":9007199254740993}').toString('hex'),
   ],
-  ['s', 'varchar', 'string', 'é🚀', 'é🚀'],
-  ['n', 'bigint', 'int64', '9007199254740993', '9007199254740993'],
-  ['i', 'integer', 'int32', -7, -7],
-  ['sm', 'smallint', 'int16', 300, 300],
-  ['ti', 'tinyint', 'int8', -128, -128],
-  ['d', 'double', 'double', 'NaN', 'NaN'],
-  ['r', 'real', 'float', '-Infinity', '-Infinity'],
-  ['b', 'boolean', 'bool', true, true],
-  [
-    'dec',
-    'decimal(38,2)',
-    'decimal128(38, 2)',
-    '-123456789012345678901234567890123456.78',
-    '-123456789012345678901234567890123456.78',
-  ],
-  ['dec2', 'decimal(12,2)', 'decimal128(12, 2)', '12.30', '12.30'],
-  ['ts', 'timestamp(3)', 'timestamp[ms, tz=UTC]', '2026-11-01 00:00:00.123', '1793491200123 ms'],
-  [
-    'ts6',
-    'timestamp(6) with time zone',
-    'timestamp[us, tz=UTC]',
-    '2026-11-01 01:00:00.123456 +01:00',
-    '1793491200123456 us',
-  ],
-  ['ts9', 'timestamp(9)', 'timestamp[ns, tz=UTC]', '2026-11-01 00:00:00.123456789', '1793491200123456789 ns'],
-  ['dt', 'date', 'date32[day]', '2026-11-01', '2026-11-01'],
-  ['arr', 'array(bigint)', 'list<item: int64>', ['9007199254740993', null], ['9007199254740993', null]],
-  [
-    'hdr',
-    'array(row(key varchar, value varbinary))',
-    'list<item: struct<key: string, value: binary>>',
-    [['k', b64([0xfe])]],
-    [{ key: 'k', value: 'fe' }],
-  ],
-  ['m', 'map(varchar, bigint)', 'map<string, int64>', { a: '-1' }, [['a', '-1']]],
-  ['j', 'json', 'string', '{"a": 1}', '{"a": 1}'],
+  ...TYPED_COLUMNS,
 ];
 
 function readWithPyarrow(chunks: Uint8Array[]): {
