@@ -10,8 +10,8 @@ import type { PagePosition } from '../../src/query/paging.js';
 import { planRead, resolver, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
 import type { QueryBody } from '../../src/schemas/read.js';
+import { table } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const field = (name: string, type: string, path: (string | number)[]): ColumnNode => ({
   kind: 'column',
   name,

@@ -15,8 +15,8 @@ import {
   whereFromJson,
 } from '../../src/query/read-request.js';
 import type { Where } from '../../src/schemas/where.js';
+import { table } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const COLUMNS = [
   table('key', 'varbinary'),
   table('value', 'varbinary'),

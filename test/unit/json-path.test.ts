@@ -10,8 +10,8 @@ import type { ColumnNode } from '../../src/query/nodes.js';
 import { planRead, resolver, type TopicModel } from '../../src/query/plan.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
 import { classifyPushdown } from '../../src/query/pushdown.js';
+import { table } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const COLUMNS = [
   table('key', 'varbinary'),
   table('value', 'varbinary'),

@@ -8,8 +8,8 @@ import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../sr
 import type { PagePosition } from '../../src/query/paging.js';
 import { applyLimit, applyPaging, applyTimeWindow } from '../../src/query/passes.js';
 import { planRead, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
+import { table } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const TOPIC_COLUMNS = [
   table('key', 'varbinary'),
   table('value', 'varbinary'),

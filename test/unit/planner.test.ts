@@ -9,8 +9,8 @@ import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
 import type { TopicModel } from '../../src/query/plan.js';
 import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';
 import { trinoTimestampText } from '../../src/query/time.js';
+import { table } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
 const COLUMNS = [
   table('key', 'varbinary'),
   table('value', 'varbinary'),

@@ -5,18 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
+import type { PredicateNode } from '../../src/query/nodes.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import { classifyPushdown, type PushdownReport } from '../../src/query/pushdown.js';
 import { readRequestFromQuery } from '../../src/query/read-request.js';
+import { table, json } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
-const json = (name: string, type: string): ColumnNode => ({
-  kind: 'column',
-  name,
-  type,
-  source: { kind: 'json', from: 'value', path: [name] },
-});
 const COLUMNS = [
   table('key', 'varbinary'),
   table('value', 'varbinary'),

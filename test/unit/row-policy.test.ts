@@ -7,19 +7,13 @@ import { compileWhere } from '../../src/query/compile.js';
 import { ApiError } from '../../src/errors.js';
 import { compilePredicate } from '../../src/query/compile.js';
 import { readRequestFromQuery } from '../../src/query/read-request.js';
-import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
+import type { PredicateNode } from '../../src/query/nodes.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import { bindRowFilter, claimValue, parseRowFilter, templateProblems } from '../../src/access/row-filter.js';
 import { RowPolicies, matchNothing } from '../../src/access/row-policy.js';
 import type { Principal } from '../../src/access/principal.js';
+import { table, json } from '../cases/columns.js';
 
-const table = (name: string, type: string): ColumnNode => ({ kind: 'column', name, type, source: { kind: 'table' } });
-const json = (name: string, type: string): ColumnNode => ({
-  kind: 'column',
-  name,
-  type,
-  source: { kind: 'json', from: 'value', path: [name] },
-});
 const COLUMNS = [
   table('key', 'varbinary'),
   table('value', 'varbinary'),
