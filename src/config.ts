@@ -423,18 +423,12 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       return v;
     }
     case 'list': {
-      const v = raw
-        .split(',')
-        .map((x) => x.trim())
-        .filter((x) => x.length > 0);
+      const v = splitList(raw);
       if (v.length === 0) problems.push(`${name} must name at least one schema`);
       return v;
     }
     case 'secrets':
-      return raw
-        .split(',')
-        .map((x) => x.trim())
-        .filter((x) => x.length > 0);
+      return splitList(raw);
     case 'int': {
       const { minimum, maximum } = schema as unknown as { minimum: number; maximum: number };
       const n = Number(raw);
