@@ -6,7 +6,8 @@
  * Problems are phrased like the other ConfigError problems: the variable first. No secret is ever repeated.
  */
 import { isIP } from 'node:net';
-import { DEV_CURSOR_SECRET, type Config } from '../config.js';
+import type { Config } from '../config.js';
+import { DEV_CURSOR_SECRET } from '../settings.js';
 
 const MIN_SECRET_BYTES = 32;
 

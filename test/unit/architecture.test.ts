@@ -38,6 +38,7 @@ const area = (file: string) => relative(SRC, file).split('/')[0]!.replace(/\.ts$
 const FORBIDDEN: Record<string, readonly string[]> = {
   errors: ['*'],
   duration: ['*'],
+  settings: ['*'],
   schemas: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'blob', 'query', 'trino', 'encode'],
   trino: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'blob', 'query', 'encode', 'access'],
   encode: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'blob', 'query', 'access'],
