@@ -28,6 +28,25 @@ export interface SliceStats {
   endMs: number;
 }
 
+/** One slice of a sliced read: [fromMs, toMs), the first one starting at the anchor (and skipping within it). */
+interface SliceWindow {
+  fromMs: number;
+  toMs: number;
+  widthMs: number;
+  first: boolean;
+}
+
+/** The adjacent slices of a plan, each `growth` times wider than the one before, up to the window's end. */
+function* sliceWindows(slices: SlicePlan): Generator<SliceWindow> {
+  let widthMs = slices.widthMs;
+  for (let fromMs = slices.fromMs, first = true; fromMs < slices.hi; first = false) {
+    const toMs = Math.min(slices.hi, fromMs + widthMs);
+    yield { fromMs, toMs, widthMs, first };
+    fromMs = toMs;
+    widthMs *= slices.growth;
+  }
+}
+
 /**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
  * started only when the consumer has taken every row of the previous one and still wants more.
@@ -40,20 +59,19 @@ export async function slicedResult(
 ): Promise<ResultStream> {
   const { slices, tree } = plan;
   const wanted = tree.limit + 1;
-  let width = slices.widthMs;
-  let fromMs = slices.fromMs;
-  const slice = (first: boolean, limit: number) => {
-    const toMs = Math.min(slices.hi, fromMs + width);
+  const windows = sliceWindows(slices);
+  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
+  // one for the rows still missing.
+  const run = (w: SliceWindow, rows: number) => {
     stats.queries++;
-    stats.widthMs = width;
-    stats.endMs = toMs;
-    // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
-    // one for the rows still missing.
-    const sql = compileQuery(applySlice(tree, slices.time, { fromMs, toMs, limit: limit - 1, first }));
-    return { toMs, result: trino.query(sql, opts) };
+    stats.widthMs = w.widthMs;
+    stats.endMs = w.toMs;
+    return trino.query(compileQuery(applySlice(tree, slices.time, { ...w, limit: rows - 1 })), opts);
   };
-  let current = slice(true, wanted);
-  const first = await current.result;
+  const firstWindow = windows.next();
+  // The planner makes slices only for a window that is not empty (fromMs < hi).
+  if (firstWindow.done) throw new Error('a sliced read needs a window');
+  const first = await run(firstWindow.value, wanted);
   const columns: readonly ResultColumn[] = first.columns;
 
   async function* batches(): AsyncGenerator<Rows> {
@@ -64,11 +82,9 @@ export async function slicedResult(
         seen += batch.length;
         yield batch;
       }
-      if (seen >= wanted || current.toMs >= slices.hi) return;
-      fromMs = current.toMs;
-      width *= slices.growth;
-      current = slice(false, wanted - seen);
-      result = await current.result;
+      const next = seen < wanted ? windows.next() : undefined;
+      if (!next || next.done) return;
+      result = await run(next.value, wanted - seen);
     }
   }
   return { queryId: first.queryId, columns, batches: batches() };
@@ -117,21 +133,15 @@ export async function summarizeBatch(
     const { rows } = await trino.all(compileTailSummary(plan.tree, time), opts);
     return { ...summaryRow(rows), endMs: plan.position.hi! };
   }
-  let width = slices.widthMs;
-  let fromMs = slices.fromMs;
-  let first = true;
-  const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: fromMs };
-  while (total.rows < plan.tree.limit && total.endMs < slices.hi) {
-    const toMs = Math.min(slices.hi, fromMs + width);
-    const tree = applySlice(plan.tree, time, { fromMs, toMs, limit: plan.tree.limit - total.rows, first });
+  const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: slices.fromMs };
+  for (const w of sliceWindows(slices)) {
+    if (total.rows >= plan.tree.limit) break;
+    const tree = applySlice(plan.tree, time, { ...w, limit: plan.tree.limit - total.rows });
     const part = summaryRow((await trino.all(compileTailSummary(tree, time), opts)).rows);
     // Later slices hold only later times, so the last time and its count come from the last slice with rows.
     if (part.rows > 0) Object.assign(total, { last: part.last, trailing: part.trailing });
     total.rows += part.rows;
-    total.endMs = toMs;
-    fromMs = toMs;
-    width *= slices.growth;
-    first = false;
+    total.endMs = w.toMs;
   }
   return total;
 }
