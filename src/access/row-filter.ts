@@ -36,29 +36,6 @@ function bad(why: string): Error {
   return new Error(why);
 }
 
-/** Splits `a=x&b=y` on the `&` outside double quotes and parentheses. */
-function splitParams(text: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let quoted = false;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '\\') i++;
-      else if (c === '"') quoted = false;
-    } else if (c === '"') quoted = true;
-    else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === '&' && depth === 0) {
-      out.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  out.push(text.slice(start).trim());
-  return out;
-}
-
 /** One value: a whole placeholder, or text (which must not hold a partial placeholder). */
 function valueTemplate(raw: string, quotedValues: boolean, op: FilterOp): ValueTemplate {
   const claim = PLACEHOLDER.exec(raw);
@@ -124,7 +101,7 @@ function logicItem(item: string, depth: number): FilterTemplate {
  * the `&`-joined parts are ANDed. Throws an Error naming the defect (reported at start-up).
  */
 export function parseRowFilter(text: string): FilterTemplate {
-  const parts = splitParams(text).filter((p) => p !== '');
+  const parts = splitList(text, 'filter', '&').filter((p) => p !== '');
   if (parts.length === 0) throw bad('empty filter');
   const items = parts.map((part): FilterTemplate => {
     const eq = part.indexOf('=');

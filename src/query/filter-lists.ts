@@ -8,10 +8,11 @@ import { ApiError } from '../errors.js';
 export const MAX_LIST = 1000;
 
 /**
- * Splits `a,b,"c,d",f(x,y),g.{1,2}` on the commas outside double quotes, parentheses and braces. Items keep their quotes
- * (unquote() removes them where a value is expected), so quoted text may hold any reserved character.
+ * Splits `a,b,"c,d",f(x,y),g.{1,2}` on the commas (or `separator`) outside double quotes, parentheses and braces.
+ * Items keep their quotes (unquote() removes them where a value is expected), so quoted text may hold any reserved
+ * character.
  */
-export function splitList(text: string, what: string): string[] {
+export function splitList(text: string, what: string, separator = ','): string[] {
   const out: string[] = [];
   let depth = 0;
   let braces = 0;
@@ -28,7 +29,7 @@ export function splitList(text: string, what: string): string[] {
     else if (c === ')' && --depth < 0) throw unbalanced();
     else if (c === '{') braces++;
     else if (c === '}' && --braces < 0) throw unbalanced();
-    else if (c === ',' && depth === 0 && braces === 0) {
+    else if (c === separator && depth === 0 && braces === 0) {
       out.push(text.slice(start, i).trim());
       start = i + 1;
     }
