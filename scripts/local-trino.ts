@@ -103,6 +103,23 @@ function javaMajor(javaBin: string): number | undefined {
 }
 
 /** JAVA_HOME first, then every JVM installed in the system's JVM folder; the newest qualifying one wins. */
+/** Starts a Trino server as a daemon with Trino's own launcher (its files under `runDir`), on the JDK given. */
+export function launch(l: { installDir: string; etcDir: string; runDir: string; pidFile: string }, jdk: string): void {
+  const r = spawnSync(
+    join(l.installDir, 'bin', 'launcher'),
+    [
+      'start',
+      `--etc-dir=${l.etcDir}`,
+      `--data-dir=${join(l.runDir, 'data')}`,
+      `--pid-file=${l.pidFile}`,
+      `--launcher-log-file=${join(l.runDir, 'launcher.log')}`,
+      `--server-log-file=${join(l.runDir, 'server.log')}`,
+    ],
+    { env: { ...process.env, JAVA_HOME: jdk, PATH: `${join(jdk, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`Trino launcher failed: ${(r.stderr || r.stdout).trim()}`);
+}
+
 export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
   const seen: string[] = [];
   const candidates: string[] = [];
@@ -236,19 +253,7 @@ export async function up(l = layout(), timeoutMs = 240_000): Promise<{ url: stri
   const jdk = findJdk();
   const etc = writeConfig(l);
   log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}`);
-  const r = spawnSync(
-    join(l.installDir, 'bin', 'launcher'),
-    [
-      'start',
-      `--etc-dir=${etc}`,
-      `--data-dir=${join(l.runDir, 'data')}`,
-      `--pid-file=${l.pidFile}`,
-      `--launcher-log-file=${join(l.runDir, 'launcher.log')}`,
-      `--server-log-file=${join(l.runDir, 'server.log')}`,
-    ],
-    { env: { ...process.env, JAVA_HOME: jdk, PATH: `${join(jdk, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`Trino launcher failed: ${(r.stderr || r.stdout).trim()}`);
+  launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
   const started = readPidFile(l);
   if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
   try {

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { fetchTrino, findJdk, layout as localLayout } from './local-trino.js';
+import { fetchTrino, findJdk, launch, layout as localLayout } from './local-trino.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
 export const SECURE_USERS = ['topicgate', 'admin', 'alice', 'bob'] as const;
@@ -285,19 +285,7 @@ export async function secureUp(
   const jdk = findJdk();
   if (!o.keepConfig || !existsSync(l.caFile)) writeSecureConfig(l);
   log(`starting on ${l.url}`);
-  const r = spawnSync(
-    join(l.installDir, 'bin', 'launcher'),
-    [
-      'start',
-      `--etc-dir=${l.etcDir}`,
-      `--data-dir=${join(l.runDir, 'data')}`,
-      `--pid-file=${l.pidFile}`,
-      `--launcher-log-file=${join(l.runDir, 'launcher.log')}`,
-      `--server-log-file=${join(l.runDir, 'server.log')}`,
-    ],
-    { env: { ...process.env, JAVA_HOME: jdk, PATH: `${join(jdk, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`Trino launcher failed: ${(r.stderr || r.stdout).trim()}`);
+  launch(l, jdk);
   const deadline = Date.now() + (o.timeoutMs ?? 240_000);
   while (!(await ready(l))) {
     const pid = readPid(l);

@@ -152,17 +152,22 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     const socketBytes = socket?.bytesWritten ?? 0;
     const gone = new AbortController();
     const onClose = () => gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
-    reply.raw.once('close', onClose);
+    // A 'close' that already happened (the client left during authentication) fires no listener added now.
+    if (reply.raw.closed) onClose();
+    else reply.raw.once('close', onClose);
     const release = await access.queries.acquire(quotaKey(request.principal, request.ip), gone.signal);
     reply.raw.off('close', onClose);
+    const end = () => {
+      release();
+      audit(request, reply, { started, finished, bytes: (socket?.bytesWritten ?? socketBytes) - socketBytes });
+    };
     let finished = false;
     reply.raw.once('finish', () => {
       finished = true;
     });
-    reply.raw.once('close', () => {
-      release();
-      audit(request, reply, { started, finished, bytes: (socket?.bytesWritten ?? socketBytes) - socketBytes });
-    });
+    // Closed while waiting for the slot: nothing will fire 'close' again, so the slot goes back now.
+    if (reply.raw.closed) end();
+    else reply.raw.once('close', end);
   });
 }
 

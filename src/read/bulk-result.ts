@@ -40,7 +40,11 @@ export async function bulkResult(
     return true;
   };
   for (let k = 0; k < bulk.concurrency; k++) startNext();
-  const first = await started[0]!;
+  const first = await started[0]!.catch(async (err: unknown) => {
+    // The other slices already started: none may keep running in Trino.
+    await cancelAll();
+    throw err;
+  });
 
   async function cancelAll() {
     await Promise.all(

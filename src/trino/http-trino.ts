@@ -152,11 +152,14 @@ export class HttpTrino implements TrinoPort {
     let current = first;
     let done = false;
     let cancelled: Promise<void> = Promise.resolve();
-    // Safe to call twice: a second call waits for the first one's DELETE.
+    // Safe to call twice: a second call waits for the first one's DELETE. A result cancelled before (or while) it
+    // is read lets go of its deadline and its place among the running queries too, and stops a fetch in flight.
     const cancel = () => {
       if (done) return cancelled;
       done = true;
       if (current.nextUri) cancelled = this.cancelUri(current.nextUri, user);
+      control.abort();
+      cancelled = cancelled.finally(() => control.dispose());
       return cancelled;
     };
     control.signal.addEventListener('abort', () => void cancel(), { once: true });
