@@ -35,10 +35,25 @@ export function storeUnreachable(err: unknown): boolean {
   if (err instanceof ApiError || err instanceof TypeError) return false;
   const code = (err as { code?: unknown })?.code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_CLASSES.has(code.slice(0, 2));
-  // Node's socket errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...), and the pg client's own failures, which carry
-  // no code: a connection or read timeout, a connection terminated.
-  return err instanceof Error;
+  if (typeof code === 'string') return SOCKET_CODES.has(code) || SQLITE_UNAVAILABLE.test(code);
+  // The pg client's own failures carry no code: a connection or read timeout, a connection terminated.
+  return err instanceof Error && PG_CLIENT_UNAVAILABLE.test(err.message);
 }
+
+// Node's socket errors: the server is not there, or the network between is not.
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// SQLite: the file busy, locked, unreadable or unopenable; any other SQLITE_* code is a defect of the gateway.
+const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL)/;
+const PG_CLIENT_UNAVAILABLE = /connection|timeout|terminated/i;
 
 function unavailable(err: unknown): unknown {
   if (!storeUnreachable(err)) return err;

@@ -22,6 +22,15 @@ describe('storeUnreachable', () => {
     ['a TypeError (a bad argument)', new TypeError('a cursor name must be a non-empty string'), false],
     ['an ApiError', new ApiError('TG_CURSOR_NOT_FOUND', 'no cursor'), false],
     ['not an Error', 'text', false],
+    ['SQLite busy', coded('SQLITE_BUSY', 'database is locked'), true],
+    ['SQLite file unopenable', coded('SQLITE_CANTOPEN', 'unable to open database file'), true],
+    ['SQLite SQL error (a defect)', coded('SQLITE_ERROR', 'no such table: cursors'), false],
+    ['SQLite constraint (a defect)', coded('SQLITE_CONSTRAINT_PRIMARYKEY', 'UNIQUE constraint failed'), false],
+    [
+      'an Error without a code that is not a connection failure (a defect)',
+      new Error('undefined is not a function'),
+      false,
+    ],
   ])('%s -> %s', (_label, err, expected) => {
     expect(storeUnreachable(err)).toBe(expected);
   });
