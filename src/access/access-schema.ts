@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { parseRowFilter } from './row-filter.js';
+import { isLoopback } from './startup-checks.js';
 
 /** Route groups that may be served without credentials (`auth.public`). */
 export const ROUTE_GROUPS = ['health', 'docs', 'metrics'] as const;
@@ -106,8 +107,6 @@ export function limitsOf(l: LimitSettings | undefined): Limits {
   };
 }
 
-const LOOPBACK_HTTP = /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//;
-
 /** Problems the schema cannot express, one line each, named by their place in the file. */
 export function checkAccessConfig(file: {
   auth?: AuthSettings;
@@ -119,6 +118,11 @@ export function checkAccessConfig(file: {
   if (auth && !auth.apiKeys?.length && !auth.jwt) {
     problems.push('auth: name apiKeys or jwt (an auth block without either lets no one in)');
   }
+  // Without auth every caller is anonymous with no roles: grants and row policies would bind no one.
+  if (!auth && file.access !== undefined)
+    problems.push('access: needs an auth block (without one no caller has a role)');
+  if (!auth && Object.keys(file.rowPolicies ?? {}).length > 0)
+    problems.push('rowPolicies: need an auth block (without one no caller has a role, so no policy would apply)');
   const seen = new Set<string>();
   for (const [i, k] of (auth?.apiKeys ?? []).entries()) {
     const h = k.sha256.toLowerCase();
@@ -131,7 +135,8 @@ export function checkAccessConfig(file: {
     if (sources.length !== 1) problems.push('auth.jwt: name exactly one of jwksUrl, publicKeyFile, secretFile');
     if (jwt.jwksUrl !== undefined) {
       // Keys fetched over plain HTTP could be swapped on the way; only a loopback address is exempt (tests, sidecars).
-      const ok = URL.canParse(jwt.jwksUrl) && (jwt.jwksUrl.startsWith('https://') || LOOPBACK_HTTP.test(jwt.jwksUrl));
+      const u = URL.canParse(jwt.jwksUrl) ? new URL(jwt.jwksUrl) : null;
+      const ok = u !== null && (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopback(u.hostname)));
       if (!ok) problems.push('auth.jwt.jwksUrl: must be an https:// URL (http:// only on a loopback address)');
     }
   }

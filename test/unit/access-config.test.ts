@@ -154,6 +154,16 @@ limits:
       /: rowPolicies\.orders\[0\]\.filter: country: in takes a list in parentheses$/,
     ],
     [
+      'access rules without an auth block (no caller would have a role)',
+      'access:\n  - { roles: [a], topics: ["*"], actions: [read] }\n',
+      /: access: needs an auth block/,
+    ],
+    [
+      'row policies without an auth block (no policy would apply)',
+      'rowPolicies:\n  orders: [{ roles: [a], filter: "tenant=eq.x" }]\n',
+      /: rowPolicies: need an auth block/,
+    ],
+    [
       'a claim inside a pattern',
       'rowPolicies:\n  orders: [{ roles: [a], filter: "tenant=like.{claims.t}" }]\n',
       /rowPolicies\.orders\[0\]\.filter: .*not like$/,
@@ -176,6 +186,8 @@ limits:
       ),
     });
     expect(c.auth?.jwt?.audience).toEqual(['a', 'b']);
+    const bare = 'auth:\n  jwt: { jwksUrl: "http://localhost:8080", issuer: i, audience: a }\n';
+    expect(loadConfig({ TOPICGATE_CONFIG: file('bare.yaml', bare) }).auth?.jwt?.jwksUrl).toBe('http://localhost:8080');
   });
 });
 
