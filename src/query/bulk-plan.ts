@@ -38,7 +38,8 @@ export function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: 
   const sliceable = topic.time !== null && lo !== undefined && hi !== undefined && !p.tree.dedupe && byTime;
   const aggregate = p.tree.groupBy.length > 0 || p.tree.select.some((s) => s.kind === 'aggregate');
   if (!sliceable || aggregate) {
-    if (parallel > 1) {
+    // The topic's default does not refuse a read it cannot apply to: that read runs as one query.
+    if (read.parallel !== undefined && read.parallel > 1) {
       throw new ApiError(
         'TG_BAD_REQUEST',
         'parallel needs since and until, rows in timestamp_broker order (or order=none), and no aggregation or dedupe',

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { loadConfig } from '../../src/config.js';
 import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
-import type { TopicModel } from '../../src/query/plan.js';
+import type { ReadRequest, TopicModel } from '../../src/query/plan.js';
 import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';
 import { trinoTimestampText } from '../../src/query/time.js';
 import { table } from '../cases/columns.js';
@@ -89,6 +89,31 @@ describe('plan: events and explain', () => {
     expect(plan({ kind: 'read', topic: orders, read: { where: RESIDUAL }, token: null }, open, NOW).refused).toBe(
       undefined,
     );
+  });
+});
+
+describe('plan: bulk reads (limit=all)', () => {
+  const WINDOW = { since: '2026-11-30T00:00:00Z', until: '2026-11-30T04:00:00Z' };
+  const bulk = (read: Partial<ReadRequest>, policy = POLICY) =>
+    plan(
+      { kind: 'read', topic: orders, read: { where: null, limit: 'all', ...WINDOW, ...read }, token: null },
+      policy,
+      NOW,
+    );
+
+  it('parallel=N: N adjacent whole-millisecond slices covering the window, N at a time', () => {
+    const b = bulk({ parallel: 4 }).bulk!;
+    const lo = Date.parse(WINDOW.since);
+    expect(b.bounds).toEqual([0, 1, 2, 3, 4].map((i) => lo + i * HOUR));
+    expect([b.concurrency, b.ordered, bulk({ parallel: 4 }).tree.limit]).toEqual([4, true, Infinity]);
+  });
+
+  it('a read the slices cannot serve: refused when the request asks for parallel, one query with the topic default', () => {
+    const byKey = { parallel: 2, order: [{ field: 'key' }] };
+    expect(refusal(() => bulk(byKey)).slice(0, 2)).toEqual(['TG_BAD_REQUEST', 400]);
+    const topicDefault = { ...POLICY, parallel: { default: 3, max: 4 } };
+    expect(bulk({ order: [{ field: 'key' }] }, topicDefault).bulk).toBeNull();
+    expect(bulk({}, topicDefault).bulk?.concurrency).toBe(3);
   });
 });
 
