@@ -34,9 +34,10 @@ export function likePattern(column: string, text: string): { pattern: string; es
 export const MAX_REGEX_LENGTH = 1000;
 
 /**
- * A regular expression for Trino's regexp_like. PostgreSQL's (POSIX ARE) and Trino's (Joni) dialects agree on the
- * common syntax; JavaScript's parser checks the shape here, and the compiler wraps the call in try() so a construct
- * Joni refuses gives NULL (no row), never a failed query.
+ * A regular expression for Trino's regexp_like. Only its shape is checked here (groups and classes closed, no
+ * dangling escape): a JavaScript parse would refuse what Trino's engine (Joni) accepts, such as `(?i)`, `a++` or
+ * `(?>ab)`. The compiler wraps the call in try(), so a construct Joni refuses gives NULL (no row), never a failed
+ * query.
  */
 export function regexPattern(column: string, text: string): string {
   if (text.length > MAX_REGEX_LENGTH) {
@@ -45,10 +46,29 @@ export function regexPattern(column: string, text: string): string {
       max: MAX_REGEX_LENGTH,
     });
   }
-  try {
-    new RegExp(text);
-  } catch {
+  if (!balancedRegex(text)) {
     throw new ApiError('TG_BAD_VALUE', `${column}: ${JSON.stringify(text)} is not a regular expression`, { column });
   }
   return text;
+}
+
+/** Groups closed, character classes closed, no escape at the very end (`\(` and `[(]` are literal). */
+function balancedRegex(text: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') {
+      if (++i >= text.length) return false;
+    } else if (c === '[') {
+      // A class ends at the first `]` that is not its first character (`[]a]`) or escaped.
+      let j = i + 1;
+      if (text[j] === '^') j++;
+      if (text[j] === ']') j++;
+      while (j < text.length && text[j] !== ']') j += text[j] === '\\' ? 2 : 1;
+      if (j >= text.length) return false;
+      i = j;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) return false;
+  }
+  return depth === 0;
 }
