@@ -106,8 +106,8 @@ export function checkResidualScan(
   policy: GuardrailPolicy,
 ): QueryNode {
   if (q.source.topicKind !== 'topic' || policy.allowFullScan || !userWhere) return q;
-  if (!residualOnly(userWhere, policy)) return q;
-  const { residual } = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
+  const { pushed, residual } = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
+  if (residual.length === 0 || pushed.length > 0) return q;
   const max = `${Math.round(policy.maxWindowMs / 3_600_000)}h`;
   if (window.lo === undefined) {
     throw new ApiError(

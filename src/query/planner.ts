@@ -211,14 +211,14 @@ function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPol
   const iso = (ms: number) => new Date(ms).toISOString();
   const p = planRead(
     topic,
-    { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample },
+    // Any `sample` events of the window: no order, so the storage can stop early (LIMIT is passed down).
+    { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample, unordered: true },
     // The sample is drawn from the caller's rows only.
     { defaultLimit: sample, maxLimit: sample, rows: policy.rows },
     null,
     now,
   );
-  // Any `sample` events of the window: no order, so the storage can stop early (LIMIT is passed down).
-  return { ...p, tree: { ...p.tree, order: [], totalOrder: false } };
+  return p;
 }
 
 /**
