@@ -58,7 +58,9 @@ function timestamp(type: TrinoType, parse: (text: string) => Instant | null): Co
   const p = longArg(type, 0, 3); // Trino's default precision for `timestamp` is 3
   const [unit, digits] =
     p <= 3 ? [TimeUnit.MILLISECOND, 3] : p <= 6 ? [TimeUnit.MICROSECOND, 6] : [TimeUnit.NANOSECOND, 9];
-  const local = parse === parseTimestamp;
+  // The fast path returns a safe integer only: nanoseconds since 1970 pass 2^53 in April 1970, so for them it
+  // would parse every value twice.
+  const local = parse === parseTimestamp && digits < 9;
   return new Int64Builder(new Timestamp(unit, 'UTC'), (v) => {
     if (local && typeof v === 'string') {
       const units = timestampToUnits(v, digits); // the usual layout, without intermediate objects
