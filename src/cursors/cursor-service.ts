@@ -286,7 +286,10 @@ export class CursorService {
   }
 
   /** Events after the position that are visible now (up to now - settle), and how far behind the position is. */
-  async lag(cursor: CursorRecord, caller: CursorCaller): Promise<{ events: number; ms: number | null }> {
+  async lag(
+    cursor: CursorRecord,
+    caller: CursorCaller,
+  ): Promise<{ events: number; ms: number | null; countedUntil?: string }> {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
@@ -296,10 +299,13 @@ export class CursorService {
       timeoutMs: this.services.config.queryTimeoutMs,
     });
     const events = Math.max(0, Number(rows[0]?.[0] ?? 0) - cursor.position.skip);
-    return {
+    const lag = {
       events,
       ms: cursor.position.ts === null ? null : Math.max(0, Date.now() - epochOfTrinoTimestamp(cursor.position.ts)),
     };
+    // The guardrail bounded the count (filters all evaluated after the scan): say where it stopped.
+    const hi = plan.position.hi!;
+    return hi < settled ? { ...lag, countedUntil: new Date(hi).toISOString() } : lag;
   }
 
   async delete(name: string, caller: CursorCaller): Promise<void> {

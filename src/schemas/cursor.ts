@@ -43,7 +43,18 @@ export const CursorView = Type.Object({
   generation: Type.Integer(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
-  lag: Type.Optional(Type.Object({ events: Type.Integer(), ms: Type.Union([Type.Integer(), Type.Null()]) })),
+  lag: Type.Optional(
+    Type.Object({
+      events: Type.Integer(),
+      ms: Type.Union([Type.Integer(), Type.Null()]),
+      countedUntil: Type.Optional(
+        Type.String({
+          description:
+            'Present when the count stopped short of now minus settle: every filter is evaluated after the scan, so the guardrail bounds it (events counted up to here)',
+        }),
+      ),
+    }),
+  ),
 });
 export type CursorView = Static<typeof CursorView>;
 

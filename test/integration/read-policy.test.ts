@@ -55,6 +55,10 @@ describe('the guardrail on cursors', () => {
     expect((await put('p-paid', { topic: 'orders', start: '2026-11-01T00:00:00Z', filter: PAID })).statusCode).toBe(
       201,
     );
+    // Its lag is counted over the guardrail window only, and says where the count stopped.
+    const lag = (await app.inject('/v1/cursors/p-paid')).json().lag;
+    expect(lag.countedUntil).toBe('2026-11-03T00:00:00.000Z');
+    expect(lag.events).toBeGreaterThan(0);
     const seen: string[] = [];
     const windows: [string | null, string | null][] = [];
     for (let i = 0; i < 40; i++) {
