@@ -160,7 +160,14 @@ describe('start-up refusals of access control (issue 10)', () => {
       const file = join(dir, 'c.yaml');
       writeFileSync(
         file,
-        'rowPolicies:\n  orders: [{ roles: [a], filter: "nope=eq.1" }]\n  ghost: [{ roles: [a], filter: "key=eq.x" }]\n',
+        [
+          'auth:',
+          `  apiKeys: [{ principal: p, sha256: "${'a'.repeat(64)}", roles: [a] }]`,
+          'rowPolicies:',
+          '  orders: [{ roles: [a], filter: "nope=eq.1" }]',
+          '  ghost: [{ roles: [a], filter: "key=eq.x" }]',
+          '',
+        ].join('\n'),
       );
       expect(await refusal({ TOPICGATE_CONFIG: file })).toEqual([
         `TOPICGATE_CONFIG=${file}: rowPolicies.orders[0].filter: orders has no column "nope"`,
