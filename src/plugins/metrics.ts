@@ -51,6 +51,7 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
   app.get(
     '/metrics',
     {
+      config: { group: 'metrics' },
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics',
