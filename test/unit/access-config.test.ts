@@ -168,7 +168,7 @@ limits:
     [
       'a policy filter that does not parse',
       'rowPolicies:\n  orders: [{ roles: [a], filter: "country=in.DE" }]\n',
-      /: rowPolicies\.orders\[0\]\.filter: country: in takes a list in parentheses$/,
+      /: rowPolicies\.orders\[0\]\.filter: country: in takes a list in parentheses, like in\.\(a,b,"c,d"\)$/,
     ],
     [
       'access rules without an auth block (no caller would have a role)',
