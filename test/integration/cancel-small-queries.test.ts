@@ -9,17 +9,26 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { testApp, trinoUrl } from '../helpers.js';
+import { Writable } from 'node:stream';
+import { buildApp } from '../../src/app.js';
+import { testConfig, trinoUrl } from '../helpers.js';
 import { StallProxy, type Submitted } from '../stall-proxy.js';
 
 let proxy: StallProxy;
 let app: FastifyInstance;
 let base: string;
+const logs: string[] = [];
 const trino = () => new HttpTrino({ server: trinoUrl(), user: 'test' });
 
 beforeAll(async () => {
   proxy = new StallProxy(trinoUrl());
-  app = await testApp({ TOPICGATE_TRINO_URL: await proxy.start() });
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  app = await buildApp(testConfig({ TOPICGATE_TRINO_URL: await proxy.start() }), { logger: { level: 'info', stream } });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
   const put = await app.inject({
     method: 'PUT',
@@ -59,7 +68,7 @@ async function goAway(method: string, path: string, stalled: (q: Submitted) => b
     s = await state(q.id);
   }
   proxy.hold = () => false;
-  return { running, final: s, ms: Date.now() - t0 };
+  return { id: q.id, running, final: s };
 }
 
 describe('a client that goes away cancels the query that answers it', () => {
@@ -70,9 +79,15 @@ describe('a client that goes away cancels the query that answers it', () => {
     ['cursor lag', 'GET', '/v1/cursors/stalled', (q: Submitted) => q.sql.startsWith('SELECT count(*)')],
     ['cursor batch summary', 'POST', '/v1/cursors/stalled/read', (q: Submitted) => q.sql.startsWith('WITH b AS')],
   ])('%s', async (_name, method, path, stalled) => {
-    const { running, final } = await goAway(method, path, stalled);
+    const { id, running, final } = await goAway(method, path, stalled);
     expect(['QUEUED', 'PLANNING', 'STARTING', 'RUNNING', 'FINISHING']).toContain(running[0]);
     expect(final).toEqual(['FAILED', 'USER_CANCELED']);
+    // Logged as what it is, not as a failed request or a time limit.
+    const t0 = Date.now();
+    const said = () => logs.filter((l) => l.includes(id)).map((l) => (JSON.parse(l) as { msg: string }).msg);
+    while (!said().length && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 100));
+    expect(said()).toEqual(['the client went away: its query was cancelled']);
+    expect(logs.filter((l) => l.includes('"level":50'))).toEqual([]);
   });
 
   it('a client that stays gets its answer through the same proxy (nothing else is stalled)', async () => {
