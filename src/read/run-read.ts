@@ -129,7 +129,7 @@ export async function streamPlan(
   const { config } = app.tg;
   const trino = requestTrino(request);
   // A bulk read's slices run at once: it holds a query slot for each before the first starts.
-  if (plan.bulk) await trino.hold(plan.bulk.concurrency);
+  if (plan.bulk) await trino.hold(Math.min(plan.bulk.concurrency, plan.bulk.bounds.length - 1));
   const tokens = new PageTokens(app.tg.keyring);
   const abort = new AbortController();
   // The client went away before the response finished: cancel the Trino query.
