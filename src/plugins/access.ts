@@ -7,8 +7,11 @@
  * - authentication of every request but public route groups, as `request.principal` (401 with WWW-Authenticate);
  * - requests per minute per principal, per client address when anonymous (@fastify/rate-limit), counted before
  *   a refusal so guessing credentials is limited too;
- * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT).
- * It decorates `app.access` (grants, row policies, query limiter) for the routes and the planner.
+ * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT);
+ * - on data routes (`config.data`), `request.trino`: the request's own Trino port, whose queries take the caller's
+ *   query slots and are cancelled when the client goes away (access/query-lease.ts), and one audit line.
+ * It decorates `app.access` (grants, row policies, query limiter) for the routes and the planner. Route groups
+ * come from each route's `config` (access/route-groups.ts).
  */
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
