@@ -22,6 +22,7 @@ import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/time.js';
 import type { Keyring } from '../query/signed-token.js';
+import type { TrinoPort } from '../trino/trino-port.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
@@ -44,6 +45,11 @@ export interface CursorCaller {
   authorize(topic: string): void;
   admin(topic: string): boolean;
   rows(topic: TopicModel): RowScope;
+  /**
+   * Trino for this caller's request: batch summaries and lag counts take its query slots and are cancelled when
+   * the client goes away.
+   */
+  trino: TrinoPort;
 }
 
 export interface PendingBatch {
@@ -198,7 +204,7 @@ export class CursorService {
     let rows = 0;
     let to = from;
     if (!empty) {
-      const summary = await summarizeBatch(this.services.trino, plan, topic.time!, {
+      const summary = await summarizeBatch(caller.trino, plan, topic.time!, {
         ...plan.run,
         timeoutMs: this.services.config.queryTimeoutMs,
       });
@@ -294,7 +300,7 @@ export class CursorService {
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
     const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic), caller);
-    const { rows } = await this.services.trino.all(compileCount(plan.tree), {
+    const { rows } = await caller.trino.all(compileCount(plan.tree), {
       ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,
     });

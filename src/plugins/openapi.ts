@@ -73,26 +73,33 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
     transformObject: (documentObject) =>
       finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    theme: {
-      title: 'topicgate API',
-      // Served at /docs/static/theme/, loaded after swagger-ui-bundle.js and before the page's initializer runs.
-      js: [{ filename: 'topicgate-swagger-ui.js', content: asset('swagger-ui-plugin.js') }],
-    },
-    staticCSP:
-      "default-src 'self'; base-uri 'self'; connect-src 'self'; img-src 'self' data: blob:; font-src 'self' data:; " +
-      "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
-    uiConfig: {
-      validatorUrl: null, // no badge that would call an online validator
-      deepLinking: true,
-      displayRequestDuration: true,
-      persistAuthorization: true,
-      defaultModelsExpandDepth: 0,
-      plugins: [pageExpression('window.topicgateSwaggerUi')],
-    },
+  // Swagger UI's routes are registered by the plugin: an encapsulated context marks each as `docs` where it is
+  // added (access/route-groups.ts reads the route's config, never its URL).
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, group: 'docs' };
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      theme: {
+        title: 'topicgate API',
+        // Served at /docs/static/theme/, loaded after swagger-ui-bundle.js and before the page's initializer runs.
+        js: [{ filename: 'topicgate-swagger-ui.js', content: asset('swagger-ui-plugin.js') }],
+      },
+      staticCSP:
+        "default-src 'self'; base-uri 'self'; connect-src 'self'; img-src 'self' data: blob:; font-src 'self' data:; " +
+        "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
+      uiConfig: {
+        validatorUrl: null, // no badge that would call an online validator
+        deepLinking: true,
+        displayRequestDuration: true,
+        persistAuthorization: true,
+        defaultModelsExpandDepth: 0,
+        plugins: [pageExpression('window.topicgateSwaggerUi')],
+      },
+    });
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { group: 'docs' }, schema: { hide: true } }, async () => app.swagger());
 }
 
 export default fp(openapiPlugin, { name: 'topicgate-openapi' });

@@ -9,6 +9,7 @@ import { compileQuery } from '../query/compile.js';
 import type { RowScope } from '../query/passes.js';
 import type { TopicModel } from '../query/plan.js';
 import { plan, readPolicy, type Caller } from '../query/planner.js';
+import type { TrinoPort } from '../trino/trino-port.js';
 
 export interface InferQuery {
   since?: string;
@@ -23,15 +24,16 @@ export async function inferRead(
   query: InferQuery,
   caller: Caller | undefined,
   rows: (topic: TopicModel) => RowScope,
-  signal?: AbortSignal,
+  /** The request's port: the sample query takes one of the caller's query slots and ends with the request. */
+  trino: TrinoPort,
 ) {
-  const { config, catalog, trino } = app.tg;
+  const { config, catalog } = app.tg;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
   const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id, rows(topic)));
   const sql = compileQuery(planned.tree, { extraRow: false });
   const inferrer = new SchemaInferrer();
-  const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs, signal });
+  const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs });
   for await (const batch of result.batches) {
     for (const row of batch) inferrer.add(row[0] === null ? null : Buffer.from(row[0] as string, 'base64'));
   }

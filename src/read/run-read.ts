@@ -19,6 +19,8 @@ import type { RowScope } from '../query/passes.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
+import type { TrinoPort } from '../trino/trino-port.js';
+import type { RequestTrino } from '../access/query-lease.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
@@ -57,6 +59,17 @@ export function callerOf(request: FastifyRequest): Caller | undefined {
   return (request as { principal?: Caller | null }).principal ?? undefined;
 }
 
+/**
+ * The request's own Trino port (the access plugin's, on every data route): its queries take the caller's query
+ * slots and are cancelled when the client goes away. Read structurally, as callerOf; a route that reads without it
+ * is a defect (its queries would escape the quotas), not something to paper over.
+ */
+export function requestTrino(request: FastifyRequest): RequestTrino {
+  const trino = (request as { trino?: RequestTrino | null }).trino;
+  if (!trino) throw new Error(`route ${request.routeOptions.url} reads through Trino but is not a data route`);
+  return trino;
+}
+
 /** Plans a read with this topic's policy (the one planning entry runs every pass). */
 export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | undefined): PlannedRead {
   const tokens = new PageTokens(app.tg.keyring);
@@ -74,9 +87,9 @@ export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | u
   );
 }
 
-export async function explainRead(app: FastifyInstance, p: PlannedRead) {
+export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRead) {
   const sql = compileQuery(p.tree);
-  const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
+  const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
   const body = {
     sql,
     pushdown: classifyPushdown(p.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
@@ -89,7 +102,10 @@ export async function explainRead(app: FastifyInstance, p: PlannedRead) {
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
   const planned = planFor(app, o, callerOf(request));
-  if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, planned));
+  if (o.explain) {
+    const body = await explainRead(app, requestTrino(request), planned);
+    return reply.type('application/json; charset=utf-8').send(body);
+  }
   return streamPlan(app, request, reply, planned, media, { nextUrl: o.nextUrl, paged: true });
 }
 
@@ -110,7 +126,10 @@ export async function streamPlan(
   media: MediaType,
   o: StreamOptions,
 ) {
-  const { config, trino } = app.tg;
+  const { config } = app.tg;
+  const trino = requestTrino(request);
+  // A bulk read's slices run at once: it holds a query slot for each before the first starts.
+  if (plan.bulk) await trino.hold(Math.min(plan.bulk.concurrency, plan.bulk.bounds.length - 1));
   const tokens = new PageTokens(app.tg.keyring);
   const abort = new AbortController();
   // The client went away before the response finished: cancel the Trino query.

@@ -69,6 +69,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/cursors/:name',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Create a named cursor (the same definition again is a no-op)',
@@ -99,6 +100,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/cursors/:name',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'A cursor: definition, committed position and lag',
@@ -117,6 +119,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/cursors/:name/read',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'The next batch after the committed position (the same batch until it is committed)',
@@ -148,6 +151,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/cursors/:name/commit',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Move the cursor to the end of a batch (committing twice is a no-op)',
@@ -169,6 +173,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/cursors/:name/seek',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Move the cursor to earliest, latest or an instant',
@@ -185,6 +190,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/cursors/:name',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Delete a cursor and its history',
@@ -201,6 +207,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/cursors/:name/history',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Batches committed, newest first',

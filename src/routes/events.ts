@@ -54,6 +54,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/topics/:topic/events',
     {
+      config: { data: true },
       schema: {
         tags: ['events'],
         summary: 'Read events, filtered and paged',
@@ -84,6 +85,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/topics/:topic/query',
     {
+      config: { data: true },
       schema: {
         tags: ['events'],
         summary: 'Query events: filters, aggregation, time buckets, dedupe',
