@@ -6,7 +6,7 @@
  * openapi/description.md; the Swagger UI additions are openapi/swagger-ui-plugin.js, served as a static script.
  */
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -75,31 +75,34 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
   });
   // Swagger UI's routes are registered by the plugin: an encapsulated context marks each as `docs` where it is
   // added (access/route-groups.ts reads the route's config, never its URL).
-  await app.register(async (docs) => {
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...route.config, group: 'docs' };
-    });
-    await docs.register(swaggerUi, {
-      routePrefix: '/docs',
-      theme: {
-        title: 'topicgate API',
-        // Served at /docs/static/theme/, loaded after swagger-ui-bundle.js and before the page's initializer runs.
-        js: [{ filename: 'topicgate-swagger-ui.js', content: asset('swagger-ui-plugin.js') }],
-      },
-      staticCSP:
-        "default-src 'self'; base-uri 'self'; connect-src 'self'; img-src 'self' data: blob:; font-src 'self' data:; " +
-        "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
-      uiConfig: {
-        validatorUrl: null, // no badge that would call an online validator
-        deepLinking: true,
-        displayRequestDuration: true,
-        persistAuthorization: true,
-        defaultModelsExpandDepth: 0,
-        plugins: [pageExpression('window.topicgateSwaggerUi')],
-      },
-    });
-  });
+  await app.register(docsContext);
   app.get('/openapi.json', { config: { group: 'docs' }, schema: { hide: true } }, async () => app.swagger());
 }
+
+/** Swagger UI in its own context, each of its routes marked `docs`. */
+const docsContext: FastifyPluginAsync = async (docs) => {
+  docs.addHook('onRoute', (route) => {
+    route.config = { ...route.config, group: 'docs' };
+  });
+  await docs.register(swaggerUi, {
+    routePrefix: '/docs',
+    theme: {
+      title: 'topicgate API',
+      // Served at /docs/static/theme/, loaded after swagger-ui-bundle.js and before the page's initializer runs.
+      js: [{ filename: 'topicgate-swagger-ui.js', content: asset('swagger-ui-plugin.js') }],
+    },
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; img-src 'self' data: blob:; font-src 'self' data:; " +
+      "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
+    uiConfig: {
+      validatorUrl: null, // no badge that would call an online validator
+      deepLinking: true,
+      displayRequestDuration: true,
+      persistAuthorization: true,
+      defaultModelsExpandDepth: 0,
+      plugins: [pageExpression('window.topicgateSwaggerUi')],
+    },
+  });
+};
 
 export default fp(openapiPlugin, { name: 'topicgate-openapi' });
