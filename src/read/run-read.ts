@@ -22,6 +22,7 @@ import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
+import { preparePayloads } from '../registry/payload-decoder.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -31,6 +32,8 @@ export interface ReadOptions {
   cursor?: string;
   format?: string;
   explain?: boolean;
+  /** false: Avro / json-sr payloads are returned as their raw bytes (API.md `decode=false`). */
+  decode?: boolean;
   /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
   nextUrl?: (token: string) => string;
 }
@@ -90,7 +93,12 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   const media = mediaTypeOf(request, o.format);
   const planned = planFor(app, o, callerOf(request));
   if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, planned));
-  return streamPlan(app, request, reply, planned, media, { nextUrl: o.nextUrl, paged: true });
+  return streamPlan(app, request, reply, planned, media, {
+    nextUrl: o.nextUrl,
+    paged: true,
+    topic: o.topic.id,
+    decode: o.decode !== false,
+  });
 }
 
 export interface StreamOptions {
@@ -99,6 +107,9 @@ export interface StreamOptions {
   nextUrl?: (token: string) => string;
   /** Extra members of the JSON body, written only on success. */
   meta?: Record<string, unknown>;
+  /** The topic read: its Avro / json-sr payloads are decoded unless `decode` is false. */
+  topic: string;
+  decode: boolean;
 }
 
 /** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
@@ -117,6 +128,8 @@ export async function streamPlan(
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
+  // Reader schemas are fetched before the query starts: a registry failure is a plain 502, no query to cancel.
+  const payloads = o.decode ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry) : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const result = await openResult(
     trino,
@@ -164,7 +177,7 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const body = encodedReadable(entry.encode(view, options));
+  const body = encodedReadable(entry.encode(payloads ? payloads.wrap(view) : view, options));
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;

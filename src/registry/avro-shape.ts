@@ -1,0 +1,249 @@
+/**
+ * An Avro schema as a Trino type, and Avro values (as avsc decodes them, see avro-codec.ts) as the values the
+ * encoders already take (trino/result-stream.ts): so a decoded payload is one more typed column for every format,
+ * with no encoder knowing Avro. The mapping (documented in the OpenAPI description):
+ * - boolean, int, long, float, double, string -> boolean, integer, bigint, real, double, varchar;
+ * - bytes, fixed -> varbinary; `decimal` (on bytes or fixed) -> decimal(p,s) (varchar beyond Trino's 38 digits);
+ * - `date` -> date; `time-millis`/`-micros` -> time(3)/(6); `timestamp-millis`/`-micros` (and the local- ones)
+ *   -> timestamp(3)/(6), UTC; `uuid` -> varchar; enum -> varchar (its symbol);
+ * - record -> row (fields in order), array -> array, map -> map(varchar, ...);
+ * - a union of null and one type -> that type, nullable ("unwrapped"); a union of several types -> a row with one
+ *   field per branch (named by the branch's type), only the branch present set.
+ * Lossless: longs beyond 2^53 keep every digit (bigint text), decimals keep their scale, times every digit.
+ */
+
+export type AvroSchemaJson = string | AvroSchemaJson[] | { [k: string]: unknown };
+
+export interface Shape {
+  /** Trino type text, e.g. `row(amount decimal(12,2), at timestamp(3))`. */
+  type: string;
+  /** The branch name avsc gives this type inside a wrapped union. */
+  branch: string;
+  /** A non-null avsc value -> the encoder's value (see trino/result-stream.ts). */
+  convert(v: unknown): unknown;
+}
+
+const PRIMITIVES = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);
+const same = (v: unknown) => v;
+const base64 = (v: unknown) => (v as Buffer).toString('base64');
+
+/** avsc's custom long (avro-codec.ts) gives a bigint: a number when exact, else its digits (Trino's bigint form). */
+export function longValue(v: unknown): number | string {
+  const n = BigInt(v as bigint);
+  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+}
+
+function floatValue(v: unknown): number | string {
+  const n = v as number;
+  return Number.isFinite(n) ? n : String(n);
+}
+
+/** Two's-complement big-endian bytes with `scale` -> exact decimal text ("-12.30"). */
+export function decimalText(bytes: Buffer, scale: number): string {
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  if (bytes.length > 0 && (bytes[0] ?? 0) & 0x80) n -= 1n << BigInt(bytes.length * 8);
+  const neg = n < 0n;
+  const digits = (neg ? -n : n).toString().padStart(scale + 1, '0');
+  const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+  return neg ? `-${text}` : text;
+}
+
+const pad = (n: number | bigint, w: number) => n.toString().padStart(w, '0');
+
+/** Units since the epoch (ms or µs) -> Trino's timestamp text `YYYY-MM-DD HH:MM:SS.fff[fff]` (UTC). */
+export function timestampText(v: unknown, perMs: 1 | 1000): string {
+  const units = BigInt(v as bigint);
+  const per = BigInt(perMs);
+  let ms = units / per;
+  let frac = units % per;
+  if (frac < 0n) {
+    frac += per;
+    ms -= 1n;
+  }
+  const iso = new Date(Number(ms)).toISOString(); // 2026-11-01T00:00:00.123Z
+  const digits = perMs === 1 ? '' : pad(frac, 3);
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}${digits}`;
+}
+
+/** Days since the epoch -> `YYYY-MM-DD`. */
+export function dateText(v: unknown): string {
+  return new Date((v as number) * 86_400_000).toISOString().slice(0, 10);
+}
+
+function timeText(v: unknown, perMs: 1 | 1000): string {
+  const full = timestampText(v, perMs);
+  return full.slice(11);
+}
+
+interface Ctx {
+  named: Map<string, Shape>;
+  namespace: string | undefined;
+}
+
+function fullName(name: string, namespace: string | undefined): string {
+  return name.includes('.') || !namespace ? name : `${namespace}.${name}`;
+}
+
+/** Compiles a reader schema (parsed JSON) into its shape. Throws on a schema it cannot map (say, recursive). */
+export function avroShape(schema: AvroSchemaJson): Shape {
+  return shapeOf(schema, { named: new Map(), namespace: undefined });
+}
+
+function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
+  if (typeof s === 'string') {
+    if (PRIMITIVES.has(s)) return primitive(s, undefined, {});
+    const named = ctx.named.get(fullName(s, ctx.namespace)) ?? ctx.named.get(s);
+    if (!named) throw new Error(`the schema names an undefined type ${s}`);
+    return named;
+  }
+  if (Array.isArray(s)) return union(s, ctx);
+  const type = s.type as AvroSchemaJson;
+  const logical = typeof s.logicalType === 'string' ? s.logicalType : undefined;
+  if (typeof type !== 'string') return shapeOf(type, ctx); // {"type": {...}}
+  if (PRIMITIVES.has(type)) return primitive(type, logical, s);
+  const ns = typeof s.namespace === 'string' ? s.namespace : ctx.namespace;
+  switch (type) {
+    case 'record':
+    case 'error': {
+      const name = fullName(String(s.name), ns);
+      if (ctx.named.has(name)) throw new Error(`recursive type ${name} cannot be a column`);
+      const inner: Ctx = {
+        named: ctx.named,
+        namespace: name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : ns,
+      };
+      // Registered before the fields so a reference to itself is caught above, not looped on.
+      const placeholder: Shape = { type: '', branch: name, convert: same };
+      ctx.named.set(name, placeholder);
+      const fields = (s.fields as { name: string; type: AvroSchemaJson }[]).map((f) => ({
+        name: f.name,
+        shape: shapeOf(f.type, inner),
+      }));
+      const shape: Shape = {
+        type: `row(${fields.map((f) => `${f.name} ${f.shape.type}`).join(', ')})`,
+        branch: name,
+        convert: (v) => {
+          const rec = v as Record<string, unknown>;
+          return fields.map((f) => {
+            const x = rec[f.name];
+            return x === null || x === undefined ? null : f.shape.convert(x);
+          });
+        },
+      };
+      ctx.named.set(name, shape);
+      return shape;
+    }
+    case 'enum':
+    case 'fixed': {
+      const name = fullName(String(s.name), ns);
+      const shape =
+        type === 'enum'
+          ? { type: 'varchar', branch: name, convert: same }
+          : logical === 'decimal'
+            ? decimal(s, name)
+            : { type: 'varbinary', branch: name, convert: base64 };
+      ctx.named.set(name, shape);
+      return shape;
+    }
+    case 'array': {
+      const items = shapeOf(s.items as AvroSchemaJson, { ...ctx, namespace: ns });
+      return {
+        type: `array(${items.type})`,
+        branch: 'array',
+        convert: (v) => (v as unknown[]).map((x) => (x === null ? null : items.convert(x))),
+      };
+    }
+    case 'map': {
+      const values = shapeOf(s.values as AvroSchemaJson, { ...ctx, namespace: ns });
+      return {
+        type: `map(varchar, ${values.type})`,
+        branch: 'map',
+        convert: (v) => {
+          const out: Record<string, unknown> = {};
+          for (const [k, x] of Object.entries(v as Record<string, unknown>))
+            out[k] = x === null ? null : values.convert(x);
+          return out;
+        },
+      };
+    }
+    default: {
+      const named = ctx.named.get(fullName(type, ns)) ?? ctx.named.get(type);
+      if (named) return named;
+      throw new Error(`unknown Avro type ${type}`);
+    }
+  }
+}
+
+function decimal(s: Record<string, unknown>, branch: string): Shape {
+  const precision = Number(s.precision);
+  const scale = Number(s.scale ?? 0);
+  const type = precision >= 1 && precision <= 38 ? `decimal(${precision},${scale})` : 'varchar';
+  return { type, branch, convert: (v) => decimalText(v as Buffer, scale) };
+}
+
+function primitive(type: string, logical: string | undefined, s: Record<string, unknown>): Shape {
+  switch (`${type}:${logical ?? ''}`) {
+    case 'int:date':
+      return { type: 'date', branch: type, convert: dateText };
+    case 'int:time-millis':
+      return { type: 'time(3)', branch: type, convert: (v) => timeText(BigInt(v as number), 1) };
+    case 'long:time-micros':
+      return { type: 'time(6)', branch: type, convert: (v) => timeText(v, 1000) };
+    case 'long:timestamp-millis':
+    case 'long:local-timestamp-millis':
+      return { type: 'timestamp(3)', branch: type, convert: (v) => timestampText(v, 1) };
+    case 'long:timestamp-micros':
+    case 'long:local-timestamp-micros':
+      return { type: 'timestamp(6)', branch: type, convert: (v) => timestampText(v, 1000) };
+    case 'bytes:decimal':
+      return decimal(s, type);
+  }
+  switch (type) {
+    case 'null':
+      return { type: 'varchar', branch: type, convert: () => null };
+    case 'boolean':
+      return { type: 'boolean', branch: type, convert: same };
+    case 'int':
+      return { type: 'integer', branch: type, convert: same };
+    case 'long':
+      return { type: 'bigint', branch: type, convert: longValue };
+    case 'float':
+      return { type: 'real', branch: type, convert: floatValue };
+    case 'double':
+      return { type: 'double', branch: type, convert: floatValue };
+    case 'bytes':
+      return { type: 'varbinary', branch: type, convert: base64 };
+    default:
+      return { type: 'varchar', branch: type, convert: same };
+  }
+}
+
+/** Unions are decoded wrapped (`{branch: value}`), so the branch is always known; see the header for the shape. */
+function union(branches: AvroSchemaJson[], ctx: Ctx): Shape {
+  const shapes = branches.map((b) => shapeOf(b, ctx));
+  const present = shapes.filter((x) => x.branch !== 'null');
+  const unwrap = (v: unknown): [string, unknown] => {
+    const [k, x] = Object.entries(v as Record<string, unknown>)[0] ?? ['null', null];
+    return [k, x];
+  };
+  if (present.length === 1) {
+    const only = present[0] as Shape;
+    return {
+      type: only.type,
+      branch: 'union',
+      convert: (v) => {
+        const [, x] = unwrap(v);
+        return x === null ? null : only.convert(x);
+      },
+    };
+  }
+  const fieldName = (b: string) => b.slice(b.lastIndexOf('.') + 1).replace(/[^A-Za-z0-9_]/g, '_');
+  return {
+    type: `row(${present.map((x) => `${fieldName(x.branch)} ${x.type}`).join(', ')})`,
+    branch: 'union',
+    convert: (v) => {
+      const [k, x] = unwrap(v);
+      return present.map((p) => (p.branch === k && x !== null ? p.convert(x) : null));
+    },
+  };
+}
