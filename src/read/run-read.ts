@@ -177,7 +177,9 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const body = encodedReadable(entry.encode(payloads ? payloads.wrap(view) : view, options));
+  const body = encodedReadable(
+    entry.encode(payloads ? payloads.wrap(view, { flatten: entry.format === 'csv' }) : view, options),
+  );
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;

@@ -20,6 +20,7 @@ import { avroType, writerDecoder, type AvroType, type WriterDecoder } from './av
 import { avroShape, type Shape } from './avro-shape.js';
 import type { PayloadSettings } from './registry-config.js';
 import type { RegistryPort } from './schema-registry.js';
+import { flattenRow, type Flattening } from './flatten-rows.js';
 
 export const PAYLOAD_COLUMNS = ['key', 'value'] as const;
 export type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
@@ -114,20 +115,26 @@ export class PayloadDecoding {
     private readonly registry: RegistryPort | undefined,
   ) {}
 
-  /** The result with its payload columns decoded; columns not in the result (not selected) are left alone. */
-  wrap(result: ResultStream): ResultStream {
+  /**
+   * The result with its payload columns decoded; columns not in the result (not selected) are left alone.
+   * `flatten` (CSV): a decoded record is one column per leaf field, named by path (flatten-rows.ts).
+   */
+  wrap(result: ResultStream, o: { flatten?: boolean } = {}): ResultStream {
     const at = this.columns
       .map((d) => ({ d, i: result.columns.findIndex((c) => c.name === d.column && c.type === 'varbinary') }))
       .filter((x) => x.i >= 0);
     if (at.length === 0) return result;
     const byIndex = new Map(at.map((x) => [x.i, x.d]));
+    const flat = new Map<PayloadColumn, Flattening>();
     const columns: ResultColumn[] = [];
     result.columns.forEach((c, i) => {
       const d = byIndex.get(i);
+      const type = d?.reader ? d.reader.shape.type : 'varbinary';
+      if (d && o.flatten && type.startsWith('row(')) flat.set(d.column, flattenRow(c.name, type));
       if (!d) columns.push(c);
       else
         columns.push(
-          { name: c.name, type: d.reader ? d.reader.shape.type : 'varbinary' },
+          ...(flat.get(d.column)?.columns ?? [{ name: c.name, type }]),
           { name: `${c.name}_schema_id`, type: 'integer' },
           { name: `${c.name}_raw`, type: 'varbinary' },
           { name: `${c.name}_error`, type: 'varchar' },
@@ -143,11 +150,16 @@ export class PayloadDecoding {
         for (const { d, i } of at) await self.learnWriters(d, rows, i);
         yield rows.map((row) => {
           const out: unknown[] = [];
-          row.forEach((v, i) => {
+          for (let i = 0; i < row.length; i++) {
             const d = byIndex.get(i);
-            if (d) out.push(...self.decodeOne(d, v));
-            else out.push(v);
-          });
+            if (!d) {
+              out.push(row[i]);
+              continue;
+            }
+            const [decoded, ...rest] = self.decodeOne(d, row[i]);
+            const f = flat.get(d.column);
+            out.push(...(f ? f.leaves(decoded) : [decoded]), ...rest);
+          }
           return out;
         });
       }

