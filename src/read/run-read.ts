@@ -23,6 +23,7 @@ import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../registry/payload-decoder.js';
+import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -91,6 +92,10 @@ export async function explainRead(app: FastifyInstance, p: PlannedRead) {
 
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
+  // An Avro key: filters on it compare framed bytes, one per key schema version (registry/key-framing.ts).
+  const framing =
+    o.decode === false ? null : await keyFraming(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry);
+  if (framing) o = { ...o, req: { ...o.req, where: frameKeyFilters(o.req.where, framing) } };
   const planned = planFor(app, o, callerOf(request));
   if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, planned));
   return streamPlan(app, request, reply, planned, media, {
