@@ -212,6 +212,30 @@ describe('payments_avro in CSV, Arrow and Parquet', () => {
   });
 });
 
+describe('discovery', () => {
+  it('GET /v1/topics/{topic} names the decoding, the subject, the reader schema and the columns a read returns', async () => {
+    const res = await app.inject('/v1/topics/payments_avro');
+    expect(res.statusCode, res.body).toBe(200);
+    const { payloads } = res.json();
+    expect(payloads.key).toMatchObject({
+      format: 'avro',
+      subject: 'payments_avro-key',
+      readerVersion: 'latest',
+      reader: { version: 1, id: ids.key, schema: 'string' },
+      columns: [
+        { name: 'key', type: 'varchar' },
+        { name: 'key_schema_id' },
+        { name: 'key_raw' },
+        { name: 'key_error' },
+      ],
+    });
+    expect(payloads.value).toMatchObject({ subject: 'payments_avro-value', reader: { version: 2, id: ids.v2 } });
+    expect(payloads.value.reader.schema.fields.map((f: { name: string }) => f.name)).toContain('channel');
+    expect(payloads.value.columns[0].type).toMatch(/^row\(payment_id bigint, amount decimal\(12,2\), /);
+    expect((await app.inject('/v1/topics/orders')).json()).not.toHaveProperty('payloads');
+  });
+});
+
 describe('filters on the Avro key', () => {
   it('key=eq and key=in find the events by their decoded key, through framed-byte literals', async () => {
     const one = await ndjson(`/v1/topics/payments_avro/events?key=eq.pay-3&since=2026-11-01T00:00:00Z&format=ndjson`);
