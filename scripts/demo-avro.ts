@@ -177,8 +177,13 @@ export function demoAvroEvent(i: number, events: number, ids: DemoSchemaIds) {
  * The statements that (re)create payments_avro (and, with `withJson`, payments_json: the benchmark's), `batch`
  * events per INSERT.
  */
-export function demoAvroStatements(events: number, ids: DemoSchemaIds, withJson = false, batch = 500): string[] {
-  const t = (name: string) => `${quoteIdent(DEMO_CATALOG)}.${quoteIdent(DEMO_SCHEMA)}.${quoteIdent(name)}`;
+export function demoAvroStatements(
+  events: number,
+  ids: DemoSchemaIds,
+  o: { withJson?: boolean; batch?: number; schema?: string } = {},
+): string[] {
+  const { withJson = false, batch = 500, schema = DEMO_SCHEMA } = o;
+  const t = (name: string) => `${quoteIdent(DEMO_CATALOG)}.${quoteIdent(schema)}.${quoteIdent(name)}`;
   const out: string[] = [];
   for (const name of withJson ? [AVRO_TOPIC, AVRO_JSON_TOPIC] : [AVRO_TOPIC]) {
     out.push(`DROP TABLE IF EXISTS ${t(name)}`, `CREATE TABLE ${t(name)} (${TOPIC_COLUMNS})`);

@@ -28,9 +28,12 @@ const same = (v: unknown) => v;
 const base64 = (v: unknown) => (v as Buffer).toString('base64');
 
 /** avsc's custom long (avro-codec.ts) gives a bigint: a number when exact, else its digits (Trino's bigint form). */
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export function longValue(v: unknown): number | string {
-  const n = BigInt(v as bigint);
-  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+  const n = v as bigint;
+  return n >= MIN_SAFE && n <= MAX_SAFE ? Number(n) : n.toString();
 }
 
 function floatValue(v: unknown): number | string {
@@ -40,10 +43,17 @@ function floatValue(v: unknown): number | string {
 
 /** Two's-complement big-endian bytes with `scale` -> exact decimal text ("-12.30"). */
 export function decimalText(bytes: Buffer, scale: number): string {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  if (bytes.length > 0 && (bytes[0] ?? 0) & 0x80) n -= 1n << BigInt(bytes.length * 8);
-  const neg = n < 0n;
+  let n: number | bigint;
+  if (bytes.length === 0) n = 0;
+  else if (bytes.length <= 6)
+    n = bytes.readIntBE(0, bytes.length); // exact in a double: the common case, fast
+  else {
+    let big = 0n;
+    for (const b of bytes) big = (big << 8n) | BigInt(b);
+    if ((bytes[0] ?? 0) & 0x80) big -= 1n << BigInt(bytes.length * 8);
+    n = big;
+  }
+  const neg = n < 0;
   const digits = (neg ? -n : n).toString().padStart(scale + 1, '0');
   const text = scale > 0 ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
   return neg ? `-${text}` : text;
@@ -53,15 +63,26 @@ const pad = (n: number | bigint, w: number) => n.toString().padStart(w, '0');
 
 /** Units since the epoch (ms or µs) -> Trino's timestamp text `YYYY-MM-DD HH:MM:SS.fff[fff]` (UTC). */
 export function timestampText(v: unknown, perMs: 1 | 1000): string {
-  const units = BigInt(v as bigint);
-  const per = BigInt(perMs);
-  let ms = units / per;
-  let frac = units % per;
-  if (frac < 0n) {
-    frac += per;
-    ms -= 1n;
+  // Microseconds since the epoch fit a double exactly until the year 2255: plain number arithmetic then.
+  const units = typeof v === 'bigint' && v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v;
+  let ms: number;
+  let frac: number;
+  if (typeof units === 'number') {
+    ms = Math.floor(units / perMs);
+    frac = units - ms * perMs;
+  } else {
+    const big = BigInt(units as bigint);
+    const per = BigInt(perMs);
+    let q = big / per;
+    let r = big % per;
+    if (r < 0n) {
+      r += per;
+      q -= 1n;
+    }
+    ms = Number(q);
+    frac = Number(r);
   }
-  const iso = new Date(Number(ms)).toISOString(); // 2026-11-01T00:00:00.123Z
+  const iso = new Date(ms).toISOString(); // 2026-11-01T00:00:00.123Z
   const digits = perMs === 1 ? '' : pad(frac, 3);
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)}${digits}`;
 }
@@ -223,8 +244,10 @@ function union(branches: AvroSchemaJson[], ctx: Ctx): Shape {
   const shapes = branches.map((b) => shapeOf(b, ctx));
   const present = shapes.filter((x) => x.branch !== 'null');
   const unwrap = (v: unknown): [string, unknown] => {
-    const [k, x] = Object.entries(v as Record<string, unknown>)[0] ?? ['null', null];
-    return [k, x];
+    // avsc's wrapped union value: an object with the one branch present as its only own key.
+    for (const k in v as Record<string, unknown>)
+      if (Object.hasOwn(v as object, k)) return [k, (v as Record<string, unknown>)[k]];
+    return ['null', null];
   };
   if (present.length === 1) {
     const only = present[0] as Shape;

@@ -108,6 +108,8 @@ export async function preparePayloads(
 }
 
 type Row = readonly unknown[];
+/** Rows decoded between two turns of the event loop. */
+const SLICE_ROWS = 1024;
 
 export class PayloadDecoding {
   constructor(
@@ -148,20 +150,25 @@ export class PayloadDecoding {
           continue;
         }
         for (const { d, i } of at) await self.learnWriters(d, rows, i);
-        yield rows.map((row) => {
-          const out: unknown[] = [];
-          for (let i = 0; i < row.length; i++) {
-            const d = byIndex.get(i);
-            if (!d) {
-              out.push(row[i]);
-              continue;
+        // A Trino page can hold many thousand rows: decoded and handed on in slices, so the event loop turns
+        // between them (decoding is CPU work; one whole page at once would hold every other response up).
+        for (let from = 0; from < rows.length; from += SLICE_ROWS) {
+          yield rows.slice(from, from + SLICE_ROWS).map((row) => {
+            const out: unknown[] = [];
+            for (let i = 0; i < row.length; i++) {
+              const d = byIndex.get(i);
+              if (!d) {
+                out.push(row[i]);
+                continue;
+              }
+              const [decoded, ...rest] = self.decodeOne(d, row[i]);
+              const f = flat.get(d.column);
+              out.push(...(f ? f.leaves(decoded) : [decoded]), ...rest);
             }
-            const [decoded, ...rest] = self.decodeOne(d, row[i]);
-            const f = flat.get(d.column);
-            out.push(...(f ? f.leaves(decoded) : [decoded]), ...rest);
-          }
-          return out;
-        });
+            return out;
+          });
+          if (from + SLICE_ROWS < rows.length) await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
     }
     return { queryId: result.queryId, columns, batches: batches() };

@@ -180,6 +180,19 @@ describe('decoding framed payloads in a result', () => {
     expect(rows[1]?.[12]).toBe('unframed');
   });
 
+  it('hands a large page on in slices, every row once, in order', async () => {
+    const d = await preparePayloads('t', { value: { format: 'json-sr' } }, undefined);
+    const page = Array.from({ length: 2500 }, () => frame(1, Buffer.from('{}')));
+    const sizes: number[] = [];
+    const ns: unknown[] = [];
+    for await (const b of d!.wrap(result(page)).batches) {
+      sizes.push(b.length);
+      ns.push(...b.map((r) => r[4]));
+    }
+    expect(sizes).toEqual([1024, 1024, 452]);
+    expect(ns).toEqual(page.map((_, i) => i));
+  });
+
   it('pins the reader version', async () => {
     const d = await preparePayloads('t', { value: { format: 'avro', readerVersion: 1 } }, new FakeRegistry());
     const r = d!.wrap(result([frame(1, v1.toBuffer(event))]));
