@@ -234,6 +234,31 @@ describe('discovery', () => {
     expect(payloads.value.columns[0].type).toMatch(/^row\(payment_id bigint, amount decimal\(12,2\), /);
     expect((await app.inject('/v1/topics/orders')).json()).not.toHaveProperty('payloads');
   });
+
+  it('schema inference reports the schema ids and versions found in the sample, and the unframed events', async () => {
+    const half = DEFAULT_DEMO_EVENTS / 2;
+    const since = new Date(BASE + (half - 100) * 30_000).toISOString();
+    const until = new Date(BASE + (half + 100) * 30_000).toISOString();
+    const res = await app.inject(`/v1/topics/payments_avro/schema/infer?since=${since}&until=${until}&sample=1000`);
+    expect(res.statusCode, res.body).toBe(200);
+    const { payload, sampled } = res.json();
+    expect(sampled).toBe(200);
+    // Events half-100 .. half+99: unframed where i % 97 = 5, the unknown id where i % 101 = 7.
+    const range = Array.from({ length: 200 }, (_, k) => half - 100 + k);
+    const unframed = range.filter((i) => i % 97 === 5).length;
+    const unknown = range.filter((i) => i % 101 === 7 && i % 97 !== 5).length;
+    const v1 = range.filter((i) => i < half && i % 97 !== 5 && i % 101 !== 7).length;
+    expect(payload).toEqual({
+      format: 'avro',
+      subject: 'payments_avro-value',
+      schemaIds: [
+        { id: ids.v1, events: v1, version: 1 },
+        { id: ids.v2, events: 200 - v1 - unknown - unframed, version: 2 },
+        { id: UNKNOWN_SCHEMA_ID, events: unknown, version: null },
+      ],
+      unframed,
+    });
+  });
 });
 
 describe('filters on the Avro key', () => {
