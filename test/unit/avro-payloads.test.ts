@@ -215,6 +215,24 @@ describe('decoding framed payloads in a result', () => {
     });
   });
 
+  it('a registry failing mid-stream (a new writer id) fails the stream with TG_SCHEMA_REGISTRY', async () => {
+    const registry = new FakeRegistry();
+    const d = await preparePayloads('t', { value: { format: 'avro' } }, registry);
+    const body = v1.toBuffer(event);
+    const r = d!.wrap({
+      queryId: 'q',
+      columns: [{ name: 'value', type: 'varbinary' }],
+      batches: (async function* () {
+        yield [[frame(1, body).toString('base64')]];
+        registry.down = true;
+        yield [[frame(2, body).toString('base64')]];
+      })(),
+    });
+    const it = r.batches[Symbol.asyncIterator]();
+    expect((await it.next()).value[0][3]).toBeNull();
+    await expect(it.next()).rejects.toMatchObject({ code: 'TG_SCHEMA_REGISTRY' });
+  });
+
   it('raw topics and unselected payload columns are left alone', async () => {
     expect(await preparePayloads('t', { value: { format: 'raw' } }, new FakeRegistry())).toBeNull();
     const d = await preparePayloads('t', { key: { format: 'avro' } }, new FakeRegistry());
