@@ -117,7 +117,12 @@ export function compileColumn(c: ColumnNode): string {
   const src = c.source;
   if (src.kind === 'table') return quoteIdent(c.name);
   if (src.kind === 'json-path') return compileJsonPath(c, src);
-  const text = utf8Text(quoteIdent(src.from));
+  const from = quoteIdent(src.from);
+  // A Confluent frame (json-sr) is skipped when present: byte 0, then a 4-byte schema id, then the JSON.
+  const payload = src.framed
+    ? `IF(substr(${from}, 1, 1) = X'00' AND length(${from}) >= 5, substr(${from}, 6), ${from})`
+    : from;
+  const text = utf8Text(payload);
   const path = jsonPathLiteral(src.path);
   if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${text}, ${path}) AS ${c.type})`;
   return scalarAs(`json_extract_scalar(${text}, ${path})`, c.type);

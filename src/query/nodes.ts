@@ -13,7 +13,8 @@ export const TIME_COLUMN = 'timestamp_broker';
  */
 export type ColumnSource =
   | { kind: 'table' }
-  | { kind: 'json'; from: string; path: readonly (string | number)[] }
+  /** `framed`: the payload may carry a Confluent frame (json-sr: byte 0, 4-byte schema id) before the JSON. */
+  | { kind: 'json'; from: string; path: readonly (string | number)[]; framed?: boolean }
   | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean };
 
 export interface ColumnNode {
