@@ -273,6 +273,25 @@ describe('filters on the Avro key', () => {
     expect(not.rows.map((r) => r.key)).toEqual(['pay-2']); // event 0 has no key: neq excludes it, as SQL does
   });
 
+  it('a cursor filtered on the Avro key reads exactly that key, decoded', async () => {
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/v1/cursors/avro-pay-3',
+      payload: {
+        topic: 'payments_avro',
+        start: '2026-11-01T00:00:00Z',
+        filter: { field: 'key', op: 'eq', value: 'pay-3' },
+      },
+    });
+    expect(put.statusCode, put.body).toBeLessThan(300);
+    const read = await app.inject({ method: 'POST', url: '/v1/cursors/avro-pay-3/read?limit=all&format=json' });
+    expect(read.statusCode, read.body).toBe(200);
+    const body = parseLosslessJson(read.body) as { rows: Record<string, unknown>[] };
+    expect(body.rows.map((r) => [r.key, (r.value as { payment_id: string }).payment_id])).toEqual([
+      ['pay-3', expected(3).payment_id],
+    ]);
+  });
+
   it('a range on a framed key is refused, naming the column', async () => {
     const res = await app.inject(`/v1/topics/payments_avro/events?key=gt.pay-3&since=2026-11-01T00:00:00Z`);
     expect(res.statusCode).toBe(400);
