@@ -134,7 +134,10 @@ export async function streamPlan(
     if (!reply.raw.writableFinished) abort.abort();
   });
   // Reader schemas are fetched before the query starts: a registry failure is a plain 502, no query to cancel.
-  const payloads = o.decode ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry) : null;
+  const text = encoderRegistry[media].format !== 'arrow' && encoderRegistry[media].format !== 'parquet';
+  const payloads = o.decode
+    ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry, { hexBytes: text })
+    : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const result = await openResult(
     trino,

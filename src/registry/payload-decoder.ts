@@ -57,6 +57,7 @@ export async function readerSchema(
   registry: RegistryPort,
   subject: string,
   version: number | 'latest',
+  o: { hexBytes?: boolean } = {},
 ): Promise<ReaderSchema> {
   const found = await registry.version(subject, version);
   if (!found) {
@@ -76,7 +77,7 @@ export async function readerSchema(
       version: found.version,
       id: found.id,
       type: avroType(found.schema),
-      shape: avroShape(JSON.parse(found.schema)),
+      shape: avroShape(JSON.parse(found.schema), o),
     };
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
@@ -91,6 +92,7 @@ export async function preparePayloads(
   topic: string,
   payloads: TopicPayloads | undefined,
   registry: RegistryPort | undefined,
+  o: { hexBytes?: boolean } = {},
 ): Promise<PayloadDecoding | null> {
   const columns: ColumnDecoding[] = [];
   for (const column of PAYLOAD_COLUMNS) {
@@ -101,7 +103,7 @@ export async function preparePayloads(
       continue;
     }
     if (!registry) throw new ApiError('TG_SCHEMA_REGISTRY', 'no Schema Registry is configured');
-    const reader = await readerSchema(registry, subjectOf(topic, column, s), s.readerVersion ?? 'latest');
+    const reader = await readerSchema(registry, subjectOf(topic, column, s), s.readerVersion ?? 'latest', o);
     columns.push({ column, format: 'avro', reader, writers: new Map() });
   }
   return columns.length ? new PayloadDecoding(columns, registry) : null;

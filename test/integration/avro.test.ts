@@ -61,6 +61,8 @@ function expected(i: number) {
     note: i % 3 === 0 ? null : `payment ${i} ✓`,
     reference: i % 2 === 0 ? { string: `ref-${i}`, long: null } : { string: null, long: i * 1_000_000_007 },
     signature: `\\xff00${(i & 0xff).toString(16).padStart(2, '0')}fe`,
+    // Bytes that happen to be valid UTF-8 are hex too (Avro bytes and fixed always are, in text formats).
+    digest: `\\xdead${((i >> 8) & 0xff).toString(16).padStart(2, '0')}${(i & 0xff).toString(16).padStart(2, '0')}`,
     customer: { id: `c${i % 100}`, country: ['DE', 'FR', 'US', 'JP', 'BR'][i % 5] },
   };
 }
