@@ -294,6 +294,12 @@ describe('filters on the Avro key', () => {
     ]);
   });
 
+  it('a JSON arrow path on an Avro value is refused (it holds no JSON), naming the column', async () => {
+    const res = await app.inject(`/v1/topics/payments_avro/events?value->>status=eq.PAID&since=2026-11-01T00:00:00Z`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'TG_BAD_REQUEST', details: { column: 'value' } });
+  });
+
   it('a range on a framed key is refused, naming the column', async () => {
     const res = await app.inject(`/v1/topics/payments_avro/events?key=gt.pay-3&since=2026-11-01T00:00:00Z`);
     expect(res.statusCode).toBe(400);

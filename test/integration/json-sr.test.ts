@@ -102,4 +102,20 @@ describe('json-sr', () => {
     expect(rows[3]).toMatchObject({ value: null, value_raw: { status: 'paid', amount: 100 }, value_error: 'unframed' });
     expect(rows[3].amount).toBe(100);
   });
+
+  it('JSON arrow paths read the JSON after the frame too', async () => {
+    const res = await app.inject(
+      `/v1/topics/orders_sr/events?${WINDOW}&value->>status=eq.paid&select=key,amount:value->>amount&format=ndjson`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const rows = res.body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(rows).toEqual([
+      { key: 'k0', amount: '12.30' },
+      { key: 'k1', amount: '7.70' },
+      { key: 'k3', amount: '100.00' },
+    ]);
+  });
 });
