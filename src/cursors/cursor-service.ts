@@ -10,6 +10,7 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
+import { frameKeyFilters, keyFraming, type KeyFraming } from '../registry/key-framing.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
@@ -67,6 +68,8 @@ export interface PendingBatch {
 
 export class CursorService {
   private readonly tokens: BatchTokens;
+  /** The key framing of each topic model this service made (topic()), for plan(), which is synchronous. */
+  private readonly framings = new WeakMap<TopicModel, KeyFraming>();
 
   /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
@@ -80,6 +83,9 @@ export class CursorService {
   private async topic(id: string): Promise<TopicModel> {
     const t = topicModel(await this.services.catalog.get(id), this.services.config);
     if (!t.time) throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
+    // An Avro key: the cursor's filters on it compare framed bytes (registry/key-framing.ts), as reads do.
+    const framing = await keyFraming(id, this.services.config.topics[id]?.key, this.services.registry);
+    if (framing) this.framings.set(t, framing);
     return t;
   }
 
@@ -164,6 +170,8 @@ export class CursorService {
       select: def.select,
       where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
     };
+    const framing = this.framings.get(topic);
+    if (framing) read.where = frameKeyFilters(read.where, framing);
     return plan(
       { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
       readPolicy(this.services.config, topic.id, rows),

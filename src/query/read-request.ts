@@ -27,6 +27,7 @@ export const RESERVED_PARAMS = [
   'cursor',
   'format',
   'explain',
+  'decode',
   'since',
   'until',
   'or',

@@ -24,6 +24,8 @@ import type { RequestTrino } from '../access/query-lease.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
+import { preparePayloads } from '../registry/payload-decoder.js';
+import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -33,6 +35,8 @@ export interface ReadOptions {
   cursor?: string;
   format?: string;
   explain?: boolean;
+  /** false: Avro / json-sr payloads are returned as their raw bytes (API.md `decode=false`). */
+  decode?: boolean;
   /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
   nextUrl?: (token: string) => string;
 }
@@ -101,12 +105,21 @@ export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: Pla
 
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
+  // An Avro key: filters on it compare framed bytes, one per key schema version (registry/key-framing.ts).
+  const framing =
+    o.decode === false ? null : await keyFraming(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry);
+  if (framing) o = { ...o, req: { ...o.req, where: frameKeyFilters(o.req.where, framing) } };
   const planned = planFor(app, o, callerOf(request));
   if (o.explain) {
     const body = await explainRead(app, requestTrino(request), planned);
     return reply.type('application/json; charset=utf-8').send(body);
   }
-  return streamPlan(app, request, reply, planned, media, { nextUrl: o.nextUrl, paged: true });
+  return streamPlan(app, request, reply, planned, media, {
+    nextUrl: o.nextUrl,
+    paged: true,
+    topic: o.topic.id,
+    decode: o.decode !== false,
+  });
 }
 
 export interface StreamOptions {
@@ -115,6 +128,9 @@ export interface StreamOptions {
   nextUrl?: (token: string) => string;
   /** Extra members of the JSON body, written only on success. */
   meta?: Record<string, unknown>;
+  /** The topic read: its Avro / json-sr payloads are decoded unless `decode` is false. */
+  topic: string;
+  decode: boolean;
 }
 
 /** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
@@ -136,6 +152,11 @@ export async function streamPlan(
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
+  // Reader schemas are fetched before the query starts: a registry failure is a plain 502, no query to cancel.
+  const text = encoderRegistry[media].format !== 'arrow' && encoderRegistry[media].format !== 'parquet';
+  const payloads = o.decode
+    ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry, { hexBytes: text })
+    : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const result = await openResult(
     trino,
@@ -183,7 +204,9 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const body = encodedReadable(entry.encode(view, options));
+  const body = encodedReadable(
+    entry.encode(payloads ? payloads.wrap(view, { flatten: entry.format === 'csv' }) : view, options),
+  );
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;

@@ -129,13 +129,24 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           ...ReadResponses,
           // The media type; another reader moved the cursor while the batch was prepared (TG_STALE_BATCH).
-          ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_NOT_ACCEPTABLE', 'TG_STALE_BATCH']),
+          ...errorResponses([
+            ...NAMED,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_NOT_ACCEPTABLE',
+            'TG_STALE_BATCH',
+            'TG_SCHEMA_REGISTRY',
+          ]),
         },
       },
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, cursorCaller(request));
+      const { cursor, pending, plan } = await svc().batch(
+        request.params.name,
+        request.query.limit,
+        cursorCaller(request),
+      );
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
@@ -144,7 +155,8 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         from: showPosition(pending.from),
         to: showPosition(pending.to),
       };
-      return streamPlan(app, request, reply, plan, media, { paged: false, meta });
+      const topic = svc().definition(cursor).topic;
+      return streamPlan(app, request, reply, plan, media, { paged: false, meta, topic, decode: true });
     },
   );
 

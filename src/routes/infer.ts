@@ -29,6 +29,8 @@ const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'TG_BAD_TIME',
             'TG_TOO_EXPENSIVE',
             ...TRINO_ERRORS,
+            // A framed topic: the versions of the schema ids found come from the registry.
+            'TG_SCHEMA_REGISTRY',
           ]),
         },
       },

@@ -151,6 +151,12 @@ export const EventsQuery = Type.Object(
         description: "Return the SQL, the pushdown split and Trino's plan instead of rows",
       }),
     ),
+    decode: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description:
+          'On a topic whose key or value is Avro or json-sr (Schema Registry payloads): `false` returns the stored bytes undecoded',
+      }),
+    ),
     since: Type.Optional(
       Type.String({
         description:
@@ -237,6 +243,9 @@ export const QueryBody = Type.Object(
     format: Type.Optional(Type.String({ description: 'json, ndjson, csv, arrow or parquet (anything else: 406)' })),
     explain: Type.Optional(
       Type.Boolean({ description: 'Return the SQL, the pushdown split and the plan instead of rows' }),
+    ),
+    decode: Type.Optional(
+      Type.Boolean({ description: 'false: Avro / json-sr payloads as their stored bytes, undecoded' }),
     ),
   },
   {

@@ -284,7 +284,7 @@ describe('valid credentials, by role', () => {
     expect(await names(KEYS.nobody)).toEqual([]);
     // ops holds `*`: every table of the served schema (the demo topics, and any other a shared Trino holds there).
     const all = (await sql('SHOW TABLES')).map((r) => String(r[0])).sort();
-    expect(all).toEqual(expect.arrayContaining(['clicks', 'orders', 'orders_expanded', 's3_events']));
+    expect(all).toEqual(expect.arrayContaining(['clicks', 'orders', 'orders_expanded', 'payments_avro', 's3_events']));
     expect(await names(KEYS.ops)).toEqual(all);
   });
 
