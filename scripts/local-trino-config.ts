@@ -68,6 +68,10 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
             'protocol.spooling.enabled=true',
             `protocol.spooling.shared-secret-key=${sharedSecret(l.runDir)}`,
             'protocol.spooling.retrieval-mode=COORDINATOR_PROXY',
+            // Smaller than Trino's defaults (1000 rows, 128kB), so the demo topics' results come as spooled
+            // segments besides inline ones (each table page of the memory connector holds about 1000 rows).
+            'protocol.spooling.inlining.max-rows=256',
+            'protocol.spooling.inlining.max-size=32kB',
           ]
         : ['protocol.spooling.enabled=false']),
     ),
