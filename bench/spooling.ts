@@ -57,16 +57,16 @@ async function main(): Promise<void> {
     TOPICGATE_MAX_LIMIT: '2000000',
     TOPICGATE_STATE_URL: 'sqlite::memory:',
     TOPICGATE_PORT: '0',
-    TOPICGATE_LOG_LEVEL: 'warn',
+    TOPICGATE_LOG_LEVEL: 'info', // the start-up line bench/gateway.ts waits for
   };
   const path = (f: Format) =>
     `/v1/topics/${TOPIC}/events?${new URLSearchParams({ since: w.since, until: w.until, limit: 'all', format: f })}`;
   const gateways = new Map<Mode, Gateway>();
-  for (const [mode, encoding] of Object.entries(MODES))
-    gateways.set(mode as Mode, await startGateway({ ...env, TOPICGATE_TRINO_ENCODING: encoding }));
   const raw = forkRaw(trino.url);
   const results: Row[] = [];
   try {
+    for (const [mode, encoding] of Object.entries(MODES))
+      gateways.set(mode as Mode, await startGateway({ ...env, TOPICGATE_TRINO_ENCODING: encoding }));
     await raw.ready;
     const { sql } = await getJson<{ sql: string }>(`${gateways.get('direct')!.url}${path('ndjson')}&explain=true`);
     type Case = { name: string; pid?: number; run: () => Promise<{ rows: number; seconds: number; cpu?: number }> };

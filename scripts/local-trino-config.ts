@@ -72,6 +72,10 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
             // segments besides inline ones (each table page of the memory connector holds about 1000 rows).
             'protocol.spooling.inlining.max-rows=256',
             'protocol.spooling.inlining.max-size=32kB',
+            // Smaller segments than Trino's defaults (8MB growing to 16MB): a reader parses one segment at a time,
+            // and a gateway's event loop should not stop for a 16 MB JSON parse.
+            'protocol.spooling.initial-segment-size=1MB',
+            'protocol.spooling.max-segment-size=4MB',
           ]
         : ['protocol.spooling.enabled=false']),
     ),
