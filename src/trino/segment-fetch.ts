@@ -1,8 +1,9 @@
 /**
  * GET and acknowledge spooled segments. Their URIs point at the coordinator, a worker, or the storage itself
  * (a pre-signed URL, by Trino's retrieval mode); the coordinator may redirect to a worker or to storage. The
- * segment's own headers travel with every hop; the connection's credentials never do (a pre-signed URL needs
- * none, and they must not reach storage). A failed GET is retried like a nextUri GET (429/502/503/504, a reset,
+ * segment's own headers travel with every hop; the connection's credentials never do (Trino serves /v1/spooled
+ * without authentication, its identifiers being encrypted with the protocol's shared secret; a pre-signed URL
+ * needs none; and credentials must not reach storage). A failed GET is retried like a nextUri GET (429/502/503/504, a reset,
  * a time-out), and so is a body shorter or longer than the segment's `segmentSize` (a cut transfer).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
