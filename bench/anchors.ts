@@ -68,11 +68,14 @@ function runJson<T>(cmd: string, args: string[], stdin?: string): Promise<T> {
   });
 }
 
-/** One query through the python client; `firstSeconds` is until its first fetchmany batch. */
-export async function runPython(trinoUrl: string, user: string, sql: string): Promise<AnchorRun> {
+/**
+ * One query through the python client; `firstSeconds` is until its first fetchmany batch. `encoding`: the
+ * spooling encodings it asks for (`none`: the direct protocol); unset, the client's own default.
+ */
+export async function runPython(trinoUrl: string, user: string, sql: string, encoding?: string): Promise<AnchorRun> {
   const r = await runJson<Omit<AnchorRun, 'peakRssBytes'> & { peakRssKb: number }>(
     'python3',
-    [join(ROOT, 'bench', 'py', 'trino_fetch.py'), trinoUrl, user, '10000'],
+    [join(ROOT, 'bench', 'py', 'trino_fetch.py'), trinoUrl, user, '10000', ...(encoding ? [encoding] : [])],
     sql,
   );
   return {

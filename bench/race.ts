@@ -120,7 +120,7 @@ export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = 
           const r =
             id === 'cli'
               ? await runCli(s.trinoUrl, s.user, sql, join(tmpdir(), 'topicgate-bench'))
-              : await runPython(s.trinoUrl, s.user, sql);
+              : await runPython(s.trinoUrl, s.user, sql, 'none'); // direct, as the gateway here
           anchorPeak.set(id, Math.max(anchorPeak.get(id) ?? 0, r.peakRssBytes));
           run = { rows: r.rows, seconds: r.seconds, cpu: r.cpu };
         } else if (id === 'raw') {

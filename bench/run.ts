@@ -95,6 +95,8 @@ async function main(): Promise<void> {
       TOPICGATE_HOST: '127.0.0.1',
       TOPICGATE_PORT: '0',
       TOPICGATE_LOG_LEVEL: 'info',
+      // The direct protocol, as the published numbers; `npm run bench:spooling` races direct against spooled.
+      TOPICGATE_TRINO_ENCODING: 'none',
     };
     const features = await detectFeatures(gatewayEnv, TOPIC);
     log(`gateway features: ${JSON.stringify(features)}`);

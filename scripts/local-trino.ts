@@ -9,6 +9,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
+import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
 
 export const TRINO_VERSION = '476';
 /** Oldest Java feature release that Trino 476 runs on. */
@@ -146,58 +148,6 @@ export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
   return best.home;
 }
 
-function writeConfig(l: LocalTrinoLayout): string {
-  const etc = join(l.runDir, 'etc');
-  mkdirSync(join(etc, 'catalog'), { recursive: true });
-  mkdirSync(join(l.runDir, 'data'), { recursive: true });
-  const heap = process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G';
-  writeFileSync(
-    join(etc, 'node.properties'),
-    `node.environment=topicgate_local\nnode.id=topicgate-local-${l.port}\nnode.data-dir=${join(l.runDir, 'data')}\nnode.internal-address=127.0.0.1\n`,
-  );
-  writeFileSync(
-    join(etc, 'jvm.config'),
-    [
-      '-server',
-      `-Xmx${heap}`,
-      '-XX:+UseG1GC',
-      '-XX:+ExitOnOutOfMemoryError',
-      '-XX:-UsePerfData',
-      '-Djdk.attach.allowAttachSelf=true',
-      '-XX:+EnableDynamicAgentLoading',
-      '-Dfile.encoding=UTF-8',
-    ].join('\n') + '\n',
-  );
-  writeFileSync(
-    join(etc, 'config.properties'),
-    [
-      'coordinator=true',
-      'node-scheduler.include-coordinator=true',
-      `http-server.http.port=${l.port}`,
-      `discovery.uri=http://127.0.0.1:${l.port}`,
-      'query.max-memory=3GB',
-      'query.max-memory-per-node=2GB',
-      'task.concurrency=2',
-      // Tests read system.runtime.queries to see cancelled queries; keep them listed a while.
-      'query.min-expire-age=10m',
-    ].join('\n') + '\n',
-  );
-  writeFileSync(join(etc, 'log.properties'), 'io.trino=WARN\n');
-  // `vast`: the VAST-shaped demo topics (memory connector: no pushdown at all, like a negative control).
-  writeFileSync(join(etc, 'catalog', 'vast.properties'), 'connector.name=memory\nmemory.max-data-per-node=4GB\n');
-  // `vastpg`: the same topics on PostgreSQL, where Trino really pushes predicates into the scan.
-  writeFileSync(
-    join(etc, 'catalog', 'vastpg.properties'),
-    [
-      'connector.name=postgresql',
-      `connection-url=jdbc:postgresql://127.0.0.1:${l.pgPort}/topicgate`,
-      'connection-user=topicgate',
-      'connection-password=topicgate',
-    ].join('\n') + '\n',
-  );
-  return etc;
-}
-
 function readPidFile(l: LocalTrinoLayout): number | undefined {
   if (!existsSync(l.pidFile)) return undefined;
   const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
@@ -240,19 +190,47 @@ export async function trinoReady(url: string): Promise<boolean> {
   }
 }
 
-/** Starts the local Trino unless one already runs; resolves with its URL when it is ready. */
+/** The S3 server beside this Trino when spooling can be on (moto is installed), else undefined. */
+function spoolStorage(l: LocalTrinoLayout): LocalS3Layout | undefined {
+  if (motoAvailable()) return s3Layout(l.runDir, l.port);
+  log("spooling off: moto's server is not installed (python3 -m pip install 'moto[server]')");
+  return undefined;
+}
+
+/**
+ * Starts the local Trino unless one already runs with this script's configuration; resolves with its URL when
+ * it is ready. One that this script started with another configuration is restarted; one it did not start, and
+ * whose configuration it cannot tell, is refused with a message (it is someone else's).
+ */
 export async function up(l = layout(), timeoutMs = 240_000): Promise<{ url: string; started: boolean }> {
-  if (await trinoReady(l.url)) return { url: l.url, started: false };
+  const s3 = spoolStorage(l);
+  const files = configFiles(l, s3);
+  const ready = await trinoReady(l.url);
   const pid = readPid(l);
-  if (pid !== undefined && alive(pid)) {
-    log(`Trino (pid ${pid}) is starting; waiting`);
-    await waitReady(l, pid, timeoutMs);
-    return { url: l.url, started: false };
+  const ours = pid !== undefined && alive(pid);
+  if (ready || ours) {
+    if (readStamp(l.runDir) === configStamp(files)) {
+      if (s3) await s3Up(s3);
+      if (!ready) {
+        log(`Trino (pid ${pid}) is starting; waiting`);
+        await waitReady(l, pid!, timeoutMs);
+      }
+      return { url: l.url, started: false };
+    }
+    if (!ours) {
+      throw new Error(
+        `a Trino answers on ${l.url} that this script did not start (or whose configuration it cannot tell); ` +
+          'stop it, or set TOPICGATE_LOCAL_TRINO_PORT to another port',
+      );
+    }
+    log(`the Trino running on ${l.url} (pid ${pid}) has another configuration than this script's; restarting it`);
+    await down(l);
   }
   fetchTrino(l);
   const jdk = findJdk();
-  const etc = writeConfig(l);
-  log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}`);
+  if (s3) await s3Up(s3);
+  const etc = writeConfig(l.runDir, files);
+  log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}${s3 ? `, spooling to ${s3.url}` : ''}`);
   launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
   const started = readPidFile(l);
   if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
@@ -279,6 +257,8 @@ async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): P
 /** Stops the Trino this script started (by its recorded pid) and nothing else. */
 export async function down(l = layout()): Promise<boolean> {
   const pid = readPid(l);
+  // The spool storage goes with the Trino that wrote to it.
+  await s3Down(s3Layout(l.runDir, l.port));
   if (pid === undefined || !alive(pid)) {
     rmSync(l.pidFile, { force: true });
     return false;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need beyond npm packages, installed when missing (run by `npm test` before the tests, and by
 # .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino and Schema Registry), Chromium (the
-# Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis and
-# openapi-spec-validator; and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages; the registry
-# runs on Java 17 or newer). As root it
+# Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis,
+# openapi-spec-validator and moto's S3 server (the local Trino spools results to it); and it checks for a
+# JDK >= 24 (Trino 476; none in Debian 12's packages; the registry runs on Java 17 or newer). As root it
 # installs with apt and pip; otherwise it stops at once with the exact command to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,15 +46,16 @@ if ! jdk_ok; then
   exit 1
 fi
 
-# Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests).
-if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator' >/dev/null 2>&1; then
+# Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests),
+# moto's S3 server (the local Trino's spool).
+if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors' >/dev/null 2>&1; then
   if [ "$(id -u)" != 0 ] && [ -z "${VIRTUAL_ENV:-}" ]; then
     echo "[test-deps] missing Python packages; run:" >&2
-    echo "  python3 -m pip install --user -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt" >&2
+    echo "  python3 -m pip install --user -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt" >&2
     exit 1
   fi
   echo "[test-deps] installing the Python test packages"
   # PEP 668 (Debian's system python) would refuse a plain pip install.
   PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    python3 -m pip install -q -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt
+    python3 -m pip install -q -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt
 fi

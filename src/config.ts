@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { checkExpansion } from './blob/expansion.js';
 import { durationMs } from './duration.js';
-import { SettingsSchema, type SettingOptions, type Settings } from './settings.js';
+import { SettingsSchema, TRINO_ENCODINGS, type SettingOptions, type Settings } from './settings.js';
 import {
   AccessSchema,
   AuthSchema,
@@ -146,6 +146,14 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
     }
     case 'secrets':
       return splitList(raw);
+    case 'encodings': {
+      const v = splitList(raw.toLowerCase());
+      if (v.length === 1 && v[0] === 'none') return [];
+      const known = new Set<string>(TRINO_ENCODINGS);
+      if (v.length === 0 || v.some((e) => !known.has(e)) || new Set(v).size !== v.length)
+        bad(`must be none, or some of ${TRINO_ENCODINGS.join(', ')} (comma-separated, each once)`);
+      return v;
+    }
     case 'int': {
       const { minimum, maximum } = schema as unknown as { minimum: number; maximum: number };
       const n = Number(raw);

@@ -8,6 +8,9 @@ export const DEFAULT_TRINO_URL = 'http://127.0.0.1:18080';
 export const DEMO_SCHEMA = 'demo|kafka_topics';
 /** The cursor secret used when none is set: fine on a laptop, refused on any other address (access/startup-checks). */
 export const DEV_CURSOR_SECRET = 'topicgate-page-cursors';
+/** The spooling protocol's encodings the Trino port decodes (X-Trino-Query-Data-Encoding). */
+export const TRINO_ENCODINGS = ['json+zstd', 'json+lz4', 'json'] as const;
+export type TrinoEncoding = (typeof TRINO_ENCODINGS)[number];
 
 /**
  * The environment settings, one schema: each property names its variable (`env`), how its text is read
@@ -24,6 +27,7 @@ export type Read =
   | 'bool'
   | 'duration'
   | 'state-url'
+  | 'encodings'
   | 'file'
   | 'origins'
   | 'hosts';
@@ -86,6 +90,25 @@ export const SettingsSchema = Type.Object({
     read: 'bool',
     fallback: 'false',
     description: "queries run in Trino as the caller's principal",
+  }),
+  /**
+   * Spooling protocol encodings asked of Trino, in order of preference; empty (`none`) asks for the direct
+   * protocol only. Trino answers with direct pages when its spooling is off, and the port reads both.
+   */
+  trinoEncoding: Type.Array(Type.String(), {
+    env: 'TOPICGATE_TRINO_ENCODING',
+    read: 'encodings',
+    fallback: TRINO_ENCODINGS.join(','),
+    description: 'spooling protocol encodings asked for, in order; none: the direct protocol only',
+  }),
+  /** Spooled segments fetched at once, ahead of the one being read (each is held until read: bounded memory). */
+  trinoSegmentFetch: int({
+    env: 'TOPICGATE_TRINO_SEGMENT_FETCH',
+    read: 'int',
+    fallback: '4',
+    minimum: 1,
+    maximum: 64,
+    description: 'spooled segments fetched at once',
   }),
   catalog: text({
     env: 'TOPICGATE_CATALOG',

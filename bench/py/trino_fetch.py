@@ -1,6 +1,9 @@
 """Case: the python `trino` client (DB-API) reading one query with fetchmany, as a user's loader would.
 
-    python3 trino_fetch.py <trino url> <user> <batch rows>   (the SQL on stdin)
+    python3 trino_fetch.py <trino url> <user> <batch rows> [encoding]   (the SQL on stdin)
+
+encoding: the spooling encodings asked for (e.g. json+zstd), `none` for the direct protocol; absent, the client's
+own default.
 
 Prints one JSON line: rows, seconds (execute to the last fetchmany), firstSeconds (until the first batch),
 cpu (CPU seconds of this process over the same span) and peakRssKb (ru_maxrss of the process, whole life).
@@ -22,7 +25,12 @@ def cpu() -> float:
 def main() -> None:
     url, user, batch = urlparse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     sql = sys.stdin.read()
-    conn = trino.dbapi.connect(host=url.hostname, port=url.port, user=user, http_scheme=url.scheme, source="topicgate-bench")
+    extra = {}
+    if len(sys.argv) > 4:
+        extra["encoding"] = None if sys.argv[4] == "none" else sys.argv[4]
+    conn = trino.dbapi.connect(
+        host=url.hostname, port=url.port, user=user, http_scheme=url.scheme, source="topicgate-bench", **extra
+    )
     cur = conn.cursor()
     cpu0, t0 = cpu(), time.perf_counter()
     cur.execute(sql)

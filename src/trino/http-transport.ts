@@ -19,7 +19,8 @@ export interface HttpRequest {
 export interface HttpReply {
   status: number;
   headers: http.IncomingHttpHeaders;
-  body: string;
+  /** The body as sent (after gunzip): JSON pages are decoded by the caller, spooled segments stay bytes. */
+  body: Buffer;
 }
 
 export interface TransportOptions {
@@ -83,7 +84,7 @@ export class HttpTransport {
           const reply = (body: Buffer) => ({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            body: body.toString(),
+            body,
           });
           const raw = Buffer.concat(chunks);
           if (encoding !== 'gzip') return finish(undefined, reply(raw));

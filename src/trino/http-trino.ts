@@ -7,24 +7,26 @@
  * JSON.parse (BIGINT beyond 2^53 loses digits); it copies X-Trino-Set-* response headers into headers shared by
  * every later query (no per-query headers without shared mutable state); it takes no AbortSignal and does not
  * cancel a query whose iteration stops; it does not retry nextUri GETs; it has no per-request timeout. Wrapping
- * it meant patching its private fields, which an upgrade can break silently. The protocol is small enough to
- * speak here.
+ * it meant patching its private fields, which an upgrade can break silently. The protocol is small enough.
  *
  * So, here: every header is built per query; the lossless parse runs while the result may hold a BIGINT; an
  * in-band `error` on any page is a TrinoQueryError; nextUri GETs are retried on 429/502/503/504, connection resets
  * and timeouts with capped exponential backoff (Trino answers a repeated GET of a token with the same page), the
  * POST never (a lost answer may still have registered the query); the next page is fetched only when the
  * consumer pulls; a query is cancelled (DELETE) on abort and on a deadline (Trino's query_max_run_time, and the
- * gateway's own backstop a little later); credentials go only over https, to the configured origin.
+ * gateway's own backstop a little later); credentials go only over https, to the configured origin. With
+ * encodings set, the POST asks for the spooling protocol (X-Trino-Query-Data-Encoding); result-reader.ts reads
+ * direct pages and spooled segments alike, segment-fetch.ts fetches and acknowledges the segments.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpReply } from './http-transport.js';
 import { parseLosslessJson } from './lossless-json.js';
 import { QueryControl } from './query-control.js';
-import type { ResultColumn } from './result-stream.js';
+import { ResultReader, type Page } from './result-reader.js';
+import { SegmentFetch } from './segment-fetch.js';
 import { statementHeaders } from './statement-headers.js';
 import { TrinoConnection, type Exchange, type HttpTrinoOptions } from './trino-connection.js';
-import { TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
+import { TrinoQueryError, TrinoUnavailableError } from './trino-errors.js';
 import {
   collectRows,
   type QueryOptions,
@@ -34,15 +36,6 @@ import {
   type TrinoRows,
 } from './trino-port.js';
 import { backoffMs, retryable, unavailable } from './wire-failures.js';
-
-interface Page {
-  id: string;
-  nextUri?: string;
-  columns?: ResultColumn[];
-  data?: unknown[][];
-  error?: TrinoErrorInfo;
-  stats?: { state?: string };
-}
 
 const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
 /** The gateway's deadline comes this long after Trino's query_max_run_time, as a backstop. */
@@ -58,13 +51,20 @@ export class HttpTrino implements TrinoPort {
   /** Cancellations (DELETEs) in flight, so close() can wait for them. */
   private readonly cancelling = new Set<Promise<void>>();
 
+  private readonly segments: SegmentFetch;
+  private readonly encodings: readonly string[];
+  private readonly segmentFetch: number;
+
   constructor(options: HttpTrinoOptions) {
     this.connection = new TrinoConnection(options);
+    [this.segments, this.encodings] = [new SegmentFetch(this.connection), options.encodings ?? []];
+    this.segmentFetch = options.segmentFetch ?? 4;
   }
 
   async query(sql: string, opts: QueryOptions = {}): Promise<TrinoResult> {
     const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     const headers = statementHeaders(this.connection.identity, opts, timeoutMs);
+    if (this.encodings.length > 0) headers['X-Trino-Query-Data-Encoding'] = this.encodings.join(','); // spooling
     const user = headers['X-Trino-User']!;
     const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS, this.active);
     let first: Page;
@@ -146,10 +146,24 @@ export class HttpTrino implements TrinoPort {
     return page;
   }
 
-  /** The result from its first page with columns on: one page per pull, cancelled when the pulls stop early. */
+  /**
+   * The result from its first page with columns on: read by result-reader.ts (direct pages and spooled segments
+   * alike), pulled by the consumer, cancelled (and its spooled segments released) when the pulls stop early.
+   */
   private stream(first: Page, user: string, control: QueryControl): TrinoResult {
     const queryId = first.id;
-    let current = first;
+    // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
+    const lossless = (first.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
+    const { signal } = control;
+    const reader = new ResultReader(
+      first,
+      {
+        page: (uri) => this.fetch(uri, user, control, lossless),
+        segment: (segment) => this.segments.bytes(segment, signal),
+        release: (segment) => void this.track(this.segments.acknowledge(segment)),
+      },
+      { queryId, window: this.segmentFetch, lossless, encodings: this.encodings },
+    );
     let done = false;
     let cancelled: Promise<void> = Promise.resolve();
     // Safe to call twice: a second call waits for the first one's DELETE. A result cancelled before (or while) it
@@ -157,27 +171,22 @@ export class HttpTrino implements TrinoPort {
     const cancel = () => {
       if (done) return cancelled;
       done = true;
-      if (current.nextUri) cancelled = this.cancelUri(current.nextUri, user);
+      if (reader.lastUri) cancelled = this.cancelUri(reader.lastUri, user);
+      reader.release();
       control.abort();
       cancelled = cancelled.finally(() => control.dispose());
       return cancelled;
     };
-    control.signal.addEventListener('abort', () => void cancel(), { once: true });
-    // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
-    const lossless = (first.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
-    const fetchPage = (uri: string) => this.fetch(uri, user, control, lossless);
+    signal.addEventListener('abort', () => void cancel(), { once: true });
     async function* batches(): AsyncGenerator<unknown[][]> {
       try {
-        for (;;) {
-          if (current.error) throw new TrinoQueryError(current.error, queryId);
-          if (current.data && current.data.length > 0) yield current.data;
-          if (!current.nextUri) break;
-          if (control.signal.aborted) throw control.cancelled(queryId);
-          current = await fetchPage(current.nextUri).catch((err: unknown) => {
-            throw control.signal.aborted ? control.cancelled(queryId) : err;
-          });
+        for await (const rows of reader.rows()) {
+          if (signal.aborted) throw control.cancelled(queryId);
+          yield rows;
         }
         done = true;
+      } catch (err) {
+        throw signal.aborted && !(err instanceof TrinoQueryError) ? control.cancelled(queryId) : err;
       } finally {
         // Stopping early (client gone, error) must not leave the query running in Trino.
         await cancel();
@@ -217,27 +226,21 @@ export class HttpTrino implements TrinoPort {
 
   /** Best effort: DELETE of a nextUri cancels its query. Never throws. */
   private cancelUri(uri: string, user: string): Promise<void> {
-    return this.track(this.deleteUri(uri, user));
-  }
-
-  private async deleteUri(uri: string, user: string): Promise<void> {
-    try {
-      const headers = { 'X-Trino-User': user };
-      await this.connection.exchange({
-        method: 'DELETE',
-        url: this.connection.follow(uri),
-        headers,
-        timeoutMs: SHORT_REQUEST_MS,
-      });
-    } catch {
-      // Trino cancels an unpolled query itself in the end (query.client.timeout).
-    }
+    const headers = { 'X-Trino-User': user };
+    const url = () => this.connection.follow(uri);
+    const send = async () =>
+      this.connection.exchange({ method: 'DELETE', url: url(), headers, timeoutMs: SHORT_REQUEST_MS });
+    // On failure, Trino cancels an unpolled query itself in the end (query.client.timeout).
+    return this.track(send().then(noop, noop));
   }
 }
 
+const noop = () => {};
+
 function parsePage(reply: HttpReply, lossless: boolean): Page {
   try {
-    return (lossless ? parseLosslessJson(reply.body) : JSON.parse(reply.body)) as Page;
+    const text = reply.body.toString();
+    return (lossless ? parseLosslessJson(text) : JSON.parse(text)) as Page;
   } catch {
     throw new TrinoUnavailableError(`Trino answered HTTP ${reply.status} with a body that is not JSON`, reply.status);
   }

@@ -32,6 +32,10 @@ export interface HttpTrinoOptions {
   retry?: { retries: number; baseMs: number; maxMs: number };
   /** Ask for gzip-compressed pages (default false: on a fast network, compressing costs Trino more CPU than it saves). */
   gzip?: boolean;
+  /** Spooling protocol encodings asked for, in order (default none: the direct protocol). */
+  encodings?: readonly string[];
+  /** Spooled segments fetched at once (default 4). */
+  segmentFetch?: number;
 }
 
 /** A request as the protocol code writes it: the time limit defaults to the connection's. */
@@ -76,6 +80,20 @@ export class TrinoConnection {
       if (reply.status === 401 && !renewed && (await this.credentials.renewed())) continue;
       throw new HttpStatusError(reply.status);
     }
+  }
+
+  /**
+   * One request without the connection's credentials, whatever the answer's status (spooled segments: their
+   * URIs are signed by Trino, may lead to storage outside it, and may answer with a redirect).
+   */
+  anonymous(r: Exchange): Promise<HttpReply> {
+    const headers: Record<string, string> = { 'User-Agent': 'topicgate', ...r.headers };
+    return this.transport.send({ ...r, headers, timeoutMs: r.timeoutMs ?? this.requestTimeoutMs });
+  }
+
+  /** A URI Trino handed out, resolved against the server (for requests that carry no credentials). */
+  resolve(uri: string): URL {
+    return new URL(uri, this.server);
   }
 
   /** A URL on the server (its path prefix kept). */

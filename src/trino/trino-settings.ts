@@ -13,7 +13,14 @@ export const TRINO_SOURCE = 'topicgate';
 
 type ConnectionSettings = Pick<
   Config,
-  'trinoUrl' | 'trinoUser' | 'trinoCaFile' | 'trinoPassword' | 'trinoPasswordFile' | 'trinoTokenFile'
+  | 'trinoUrl'
+  | 'trinoUser'
+  | 'trinoCaFile'
+  | 'trinoPassword'
+  | 'trinoPasswordFile'
+  | 'trinoTokenFile'
+  | 'trinoEncoding'
+  | 'trinoSegmentFetch'
 >;
 
 export function httpTrinoOptions(config: ConnectionSettings): HttpTrinoOptions {
@@ -22,6 +29,8 @@ export function httpTrinoOptions(config: ConnectionSettings): HttpTrinoOptions {
     user: config.trinoUser,
     source: TRINO_SOURCE,
     clientTags: [TRINO_SOURCE],
+    encodings: config.trinoEncoding,
+    segmentFetch: config.trinoSegmentFetch,
   };
   if (config.trinoCaFile) options.ca = readFileSync(config.trinoCaFile);
   if (config.trinoPassword) options.password = config.trinoPassword;

@@ -13,7 +13,8 @@ export const QID = '20261130_080000_00001_fake1';
 export type Reply =
   | {
       status?: number;
-      body?: string | object;
+      /** A string or a Buffer is sent as is, anything else as JSON. */
+      body?: string | Buffer | object;
       headers?: Record<string, string>;
       /** Answer only after this long. */
       delayMs?: number;
@@ -131,9 +132,11 @@ export class FakeTrinoHttp {
       return;
     }
     const send = () => {
-      const text =
-        reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-      const payload = reply.gzip ? zlib.gzipSync(text) : Buffer.from(text);
+      const { body } = reply;
+      const bytes = Buffer.isBuffer(body)
+        ? body
+        : Buffer.from(body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body));
+      const payload = reply.gzip ? zlib.gzipSync(bytes) : bytes;
       res.writeHead(reply.status ?? 200, {
         'content-type': 'application/json',
         ...(reply.gzip ? { 'content-encoding': 'gzip' } : {}),

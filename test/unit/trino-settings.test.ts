@@ -15,13 +15,33 @@ const write = (name: string, text: string) => {
 };
 
 describe('httpTrinoOptions', () => {
-  it('plain: the user, source topicgate and client tag topicgate, nothing else', () => {
+  it('plain: the user, source topicgate and client tag topicgate, the spooling defaults, nothing else', () => {
     expect(httpTrinoOptions(loadConfig({ TOPICGATE_TRINO_USER: 'gw' }))).toEqual({
       server: 'http://127.0.0.1:18080',
       user: 'gw',
       source: 'topicgate',
       clientTags: ['topicgate'],
+      encodings: ['json+zstd', 'json+lz4', 'json'],
+      segmentFetch: 4,
     });
+  });
+
+  it('encodings and segment fetches from TOPICGATE_TRINO_ENCODING and TOPICGATE_TRINO_SEGMENT_FETCH', () => {
+    const o = (env: Record<string, string>) => httpTrinoOptions(loadConfig(env));
+    expect(o({ TOPICGATE_TRINO_ENCODING: 'none' }).encodings).toEqual([]);
+    expect(o({ TOPICGATE_TRINO_ENCODING: ' JSON+LZ4 , json ' }).encodings).toEqual(['json+lz4', 'json']);
+    expect(o({ TOPICGATE_TRINO_SEGMENT_FETCH: '16' }).segmentFetch).toBe(16);
+  });
+
+  it.each([
+    ['TOPICGATE_TRINO_ENCODING', 'json+gzip'],
+    ['TOPICGATE_TRINO_ENCODING', 'none,json'],
+    ['TOPICGATE_TRINO_ENCODING', 'json,json'],
+    ['TOPICGATE_TRINO_ENCODING', ','],
+    ['TOPICGATE_TRINO_SEGMENT_FETCH', '0'],
+    ['TOPICGATE_TRINO_SEGMENT_FETCH', '65'],
+  ])('%s=%s stops start-up naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
   });
 
   it('https with a CA bundle and a password file (its first line)', () => {

@@ -1,0 +1,101 @@
+/**
+ * The S3-compatible storage the local Trino spools results to: moto's server mode (PyPI `moto[server]`), one
+ * in-memory process per local Trino, started before it and stopped after it by the pid recorded here. Trino 476's
+ * filesystem spooling manager writes only to S3, GCS or Azure storage (its native local file system is not among
+ * them), and on a VAST cluster the spool is a bucket on VAST's own S3, so S3 is the faithful stand-in.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SPOOL_BUCKET = 'spooling';
+
+export interface LocalS3Layout {
+  port: number;
+  url: string;
+  pidFile: string;
+  logFile: string;
+}
+
+/** Next to a local Trino on port P: port P + 9 unless TOPICGATE_LOCAL_S3_PORT says otherwise. */
+export function s3Layout(runDir: string, trinoPort: number, env: NodeJS.ProcessEnv = process.env): LocalS3Layout {
+  const port = Number(env.TOPICGATE_LOCAL_S3_PORT ?? trinoPort + 9);
+  return { port, url: `http://127.0.0.1:${port}`, pidFile: join(runDir, 's3.pid'), logFile: join(runDir, 's3.log') };
+}
+
+/** Whether moto's server can run here (scripts/test-deps.sh installs it for the tests). */
+export function motoAvailable(): boolean {
+  return spawnSync('python3', ['-c', 'import moto.server, flask, flask_cors'], { stdio: 'ignore' }).status === 0;
+}
+
+async function bucketReady(l: LocalS3Layout): Promise<boolean> {
+  try {
+    const res = await fetch(`${l.url}/${SPOOL_BUCKET}`, { signal: AbortSignal.timeout(2000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function readPid(l: LocalS3Layout): number | undefined {
+  if (!existsSync(l.pidFile)) return undefined;
+  const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
+  try {
+    // After a reboot the pid may belong to another program.
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('moto.server') ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the server (unless it runs) and creates the spool bucket; resolves when the bucket answers. */
+export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ started: boolean }> {
+  if (await bucketReady(l)) return { started: false };
+  let started = false;
+  let pid = readPid(l);
+  if (pid === undefined || !alive(pid)) {
+    mkdirSync(join(l.pidFile, '..'), { recursive: true });
+    const out = openSync(l.logFile, 'a');
+    const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(l.port)], {
+      detached: true,
+      stdio: ['ignore', out, out],
+    });
+    closeSync(out);
+    child.unref();
+    pid = child.pid!;
+    writeFileSync(l.pidFile, `${pid}\n`);
+    started = true;
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!alive(pid)) throw new Error(`the local S3 server exited during start-up; see ${l.logFile}`);
+    const made = await fetch(`${l.url}/${SPOOL_BUCKET}`, { method: 'PUT', signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (made && (await bucketReady(l))) return { started };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the local S3 server did not answer within ${timeoutMs / 1000}s; see ${l.logFile}`);
+}
+
+/** Stops the server this script started (by its recorded pid) and nothing else. */
+export async function s3Down(l: LocalS3Layout): Promise<boolean> {
+  const pid = readPid(l);
+  rmSync(l.pidFile, { force: true });
+  if (pid === undefined || !alive(pid)) return false;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  return true;
+}

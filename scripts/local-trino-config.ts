@@ -1,0 +1,131 @@
+/**
+ * The local Trino's configuration files, as text, and the stamp that says which configuration a running Trino
+ * was started with: `up` compares the stamp beside a running server with the one this script would write, and
+ * restarts a server it started with another configuration (an older script's, say) instead of reusing it.
+ *
+ * Spooling: results of clients that ask for the spooling protocol (the gateway does by default) are written as
+ * segments to a bucket on a local S3-compatible server (local-s3.ts) and fetched through the coordinator
+ * (COORDINATOR_PROXY: segment URIs on Trino's own address, so a test's proxy in front of Trino sees them too).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SPOOL_BUCKET, type LocalS3Layout } from './local-s3.js';
+
+export interface ConfigTarget {
+  port: number;
+  runDir: string;
+  pgPort: number;
+}
+
+/** File name (relative to etc/) -> contents. */
+export type ConfigFiles = Record<string, string>;
+
+const lines = (...l: string[]) => `${l.join('\n')}\n`;
+
+/** The protocol's shared secret: made once per run folder, kept there (not in the project). */
+function sharedSecret(runDir: string): string {
+  const file = join(runDir, 'spooling-secret');
+  if (!existsSync(file)) {
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** Every file of etc/; `s3` (when moto can run) turns spooling on. */
+export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): ConfigFiles {
+  const heap = process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G';
+  const files: ConfigFiles = {
+    'node.properties': lines(
+      'node.environment=topicgate_local',
+      `node.id=topicgate-local-${l.port}`,
+      `node.data-dir=${join(l.runDir, 'data')}`,
+      'node.internal-address=127.0.0.1',
+    ),
+    'jvm.config': lines(
+      '-server',
+      `-Xmx${heap}`,
+      '-XX:+UseG1GC',
+      '-XX:+ExitOnOutOfMemoryError',
+      '-XX:-UsePerfData',
+      '-Djdk.attach.allowAttachSelf=true',
+      '-XX:+EnableDynamicAgentLoading',
+      '-Dfile.encoding=UTF-8',
+    ),
+    'config.properties': lines(
+      'coordinator=true',
+      'node-scheduler.include-coordinator=true',
+      `http-server.http.port=${l.port}`,
+      `discovery.uri=http://127.0.0.1:${l.port}`,
+      'query.max-memory=3GB',
+      'query.max-memory-per-node=2GB',
+      'task.concurrency=2',
+      // Tests read system.runtime.queries to see cancelled queries; keep them listed a while.
+      'query.min-expire-age=10m',
+      ...(s3
+        ? [
+            'protocol.spooling.enabled=true',
+            `protocol.spooling.shared-secret-key=${sharedSecret(l.runDir)}`,
+            'protocol.spooling.retrieval-mode=COORDINATOR_PROXY',
+            // Smaller than Trino's defaults (1000 rows, 128kB), so the demo topics' results come as spooled
+            // segments besides inline ones (each table page of the memory connector holds about 1000 rows).
+            'protocol.spooling.inlining.max-rows=256',
+            'protocol.spooling.inlining.max-size=32kB',
+            // Smaller segments than Trino's defaults (8MB growing to 16MB): a reader parses one segment at a time,
+            // and a gateway's event loop should not stop for a 16 MB JSON parse.
+            'protocol.spooling.initial-segment-size=1MB',
+            'protocol.spooling.max-segment-size=4MB',
+          ]
+        : ['protocol.spooling.enabled=false']),
+    ),
+    'log.properties': lines('io.trino=WARN'),
+    // `vast`: the VAST-shaped demo topics (memory connector: no pushdown at all, like a negative control).
+    'catalog/vast.properties': lines('connector.name=memory', 'memory.max-data-per-node=4GB'),
+    // `vastpg`: the same topics on PostgreSQL, where Trino really pushes predicates into the scan.
+    'catalog/vastpg.properties': lines(
+      'connector.name=postgresql',
+      `connection-url=jdbc:postgresql://127.0.0.1:${l.pgPort}/topicgate`,
+      'connection-user=topicgate',
+      'connection-password=topicgate',
+    ),
+  };
+  if (s3) {
+    files['spooling-manager.properties'] = lines(
+      'spooling-manager.name=filesystem',
+      'fs.s3.enabled=true',
+      `fs.location=s3://${SPOOL_BUCKET}/`,
+      `s3.endpoint=${s3.url}`,
+      's3.region=us-east-1',
+      's3.path-style-access=true',
+      // moto accepts any key; a real deployment names its own (see the README's spooling section).
+      's3.aws-access-key=topicgate',
+      's3.aws-secret-key=topicgate',
+    );
+  }
+  return files;
+}
+
+export function configStamp(files: ConfigFiles): string {
+  const h = createHash('sha256');
+  for (const name of Object.keys(files).sort()) h.update(`${name}\0${files[name]}\0`);
+  return h.digest('hex');
+}
+
+const stampFile = (runDir: string) => join(runDir, 'config.sha256');
+
+/** The stamp of the configuration the server in `runDir` was started with, if it was started by this script. */
+export function readStamp(runDir: string): string | undefined {
+  return existsSync(stampFile(runDir)) ? readFileSync(stampFile(runDir), 'utf8').trim() : undefined;
+}
+
+/** Writes etc/ afresh (no file of an older configuration left behind) and the stamp beside it. */
+export function writeConfig(runDir: string, files: ConfigFiles): string {
+  const etc = join(runDir, 'etc');
+  rmSync(etc, { recursive: true, force: true });
+  mkdirSync(join(etc, 'catalog'), { recursive: true });
+  mkdirSync(join(runDir, 'data'), { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(etc, name), text);
+  writeFileSync(stampFile(runDir), `${configStamp(files)}\n`);
+  return etc;
+}

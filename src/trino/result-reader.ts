@@ -1,0 +1,188 @@
+/**
+ * One result's rows from its pages, in either protocol (the same path reads both; there is no setting to get
+ * wrong). A direct page carries rows (`data` is an array); a spooled-protocol page carries segments (`data` is
+ * `{encoding, segments}`), each inline (base64 in the page) or spooled (fetched by URI, then acknowledged).
+ *
+ * Order and memory: segments are yielded in the order Trino lists them. Spooled segments are fetched up to
+ * `window` at once, counted from the one being read, so the fetches run ahead of the consumer by at most
+ * `window` segments and never faster than it pulls; a fetched segment stays compressed until its turn. In
+ * spooled mode the next page (segment descriptors only) is asked for while the window has room; direct pages
+ * are asked for only when the consumer has read the previous one, as before.
+ *
+ * A segment is acknowledged (Trino may delete it) once its rows have been read; when the reader is released
+ * early (client gone, failure, deadline) every segment it knows of and has not acknowledged is released too.
+ */
+import type { ResultColumn } from './result-stream.js';
+import { decodable, decodeSegment, decoderReady, type SegmentMetadata } from './segment-decoder.js';
+import { TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
+
+export interface InlineSegment {
+  type: 'inline';
+  /** The segment's bytes, base64. */
+  data: string;
+  metadata: SegmentMetadata;
+}
+
+export interface SpooledSegment {
+  type: 'spooled';
+  uri: string;
+  ackUri?: string;
+  /** Headers to send with the segment's GET and its acknowledgement. */
+  headers?: Record<string, string[]>;
+  metadata: SegmentMetadata;
+}
+
+/** The `data` of a spooled-protocol page. */
+export interface EncodedData {
+  encoding: string;
+  segments: (InlineSegment | SpooledSegment)[];
+}
+
+export interface Page {
+  id: string;
+  nextUri?: string;
+  columns?: ResultColumn[];
+  data?: unknown[][] | EncodedData;
+  error?: TrinoErrorInfo;
+  stats?: { state?: string };
+}
+
+/** What the reader asks of the protocol layer. */
+export interface PageSource {
+  /** GETs a nextUri (retried as the protocol allows). */
+  page(uri: string): Promise<Page>;
+  /** GETs a spooled segment's bytes (retried); rejects when the query is aborted. */
+  segment(segment: SpooledSegment): Promise<Buffer>;
+  /** Acknowledges a segment: Trino may delete it. Never throws; not awaited. */
+  release(segment: SpooledSegment): void;
+}
+
+export interface ReaderOptions {
+  queryId: string;
+  /** Spooled segments fetched at once (TOPICGATE_TRINO_SEGMENT_FETCH). */
+  window: number;
+  /** Parse BIGINT losslessly (the result has a bigint column). */
+  lossless: boolean;
+  /** The encodings asked for; Trino answering in another one is a protocol failure. */
+  encodings: readonly string[];
+}
+
+type Item =
+  | { kind: 'rows'; rows: unknown[][] }
+  | { kind: 'inline'; encoding: string; segment: InlineSegment }
+  | { kind: 'spooled'; encoding: string; segment: SpooledSegment; bytes?: Promise<Buffer> };
+
+/** A segment's rows are handed on in batches of at most this many (one segment may hold a hundred thousand). */
+const BATCH_ROWS = 8192;
+
+export class ResultReader {
+  /** The latest nextUri Trino gave while the query has one: what a cancellation DELETEs. */
+  lastUri: string | undefined;
+  private nextUri: string | undefined;
+  private readonly queue: Item[] = [];
+  private current: Item | undefined;
+  private pending: Promise<Page> | undefined;
+  private spooled = false;
+  private released = false;
+
+  constructor(
+    private readonly first: Page,
+    private readonly source: PageSource,
+    private readonly options: ReaderOptions,
+  ) {
+    this.lastUri = first.nextUri;
+  }
+
+  /** The rows, batch by batch; throws TrinoQueryError for an in-band error, and the source's errors. */
+  async *rows(): AsyncGenerator<unknown[][]> {
+    this.accept(this.first);
+    for (;;) {
+      this.lookAhead();
+      const item = this.queue[0];
+      if (!item) {
+        this.pending ??= this.nextUri === undefined ? undefined : this.source.page(this.take());
+        if (!this.pending) return;
+        const page = await this.pending;
+        this.pending = undefined;
+        this.accept(page);
+        continue;
+      }
+      this.current = item;
+      const rows = await this.rowsOf(item);
+      this.queue.shift();
+      if (rows.length <= BATCH_ROWS) yield rows;
+      else for (let i = 0; i < rows.length; i += BATCH_ROWS) yield rows.slice(i, i + BATCH_ROWS);
+      this.current = undefined;
+      if (item.kind === 'spooled') this.source.release(item.segment);
+    }
+  }
+
+  /** Releases every segment not yet acknowledged, including those of a page still on its way. Idempotent. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const items = this.current && this.queue[0] !== this.current ? [this.current, ...this.queue] : this.queue;
+    for (const item of items) if (item.kind === 'spooled') this.source.release(item.segment);
+    this.queue.length = 0;
+    void this.pending?.then(
+      (page) => {
+        if (page.data && !Array.isArray(page.data))
+          for (const s of page.data.segments ?? []) if (s.type === 'spooled') this.source.release(s);
+      },
+      () => {},
+    );
+  }
+
+  private take(): string {
+    const uri = this.nextUri!;
+    this.nextUri = undefined;
+    return uri;
+  }
+
+  private accept(page: Page): void {
+    this.nextUri = this.lastUri = page.nextUri;
+    if (page.error) throw new TrinoQueryError(page.error, this.options.queryId);
+    const data = page.data;
+    if (data === undefined || data === null) return;
+    if (Array.isArray(data)) {
+      if (data.length > 0) this.queue.push({ kind: 'rows', rows: data });
+      return;
+    }
+    const { encoding, segments } = data;
+    if (!decodable(encoding) || !this.options.encodings.includes(encoding) || !Array.isArray(segments)) {
+      throw new TrinoUnavailableError(`Trino answered in an encoding that was not asked for: ${String(encoding)}`);
+    }
+    if (segments.some((s) => s.type !== 'inline' && s.type !== 'spooled')) {
+      throw new TrinoUnavailableError('Trino sent a result segment of an unknown type');
+    }
+    this.spooled = true;
+    for (const segment of segments) {
+      if (segment.type === 'inline') this.queue.push({ kind: 'inline', encoding, segment });
+      else this.queue.push({ kind: 'spooled', encoding, segment });
+    }
+  }
+
+  /** Starts the fetches the window allows; in spooled mode, asks for the next page while the window has room. */
+  private lookAhead(): void {
+    const { window } = this.options;
+    if (this.spooled && !this.pending && this.nextUri !== undefined && this.queue.length < window) {
+      this.pending = this.source.page(this.take());
+      this.pending.catch(() => {}); // awaited later; a failure surfaces there
+    }
+    for (let i = 0; i < Math.min(window, this.queue.length); i++) {
+      const item = this.queue[i]!;
+      if (item.kind !== 'spooled' || item.bytes) continue;
+      item.bytes = this.source.segment(item.segment);
+      item.bytes.catch(() => {}); // awaited in its turn; a failure surfaces there
+    }
+  }
+
+  private async rowsOf(item: Item): Promise<unknown[][]> {
+    if (item.kind === 'rows') return item.rows;
+    await decoderReady;
+    const bytes = item.kind === 'inline' ? Buffer.from(item.segment.data, 'base64') : await item.bytes!;
+    // accept() admitted only decodable encodings.
+    const encoding = item.encoding as Parameters<typeof decodeSegment>[0];
+    return decodeSegment(encoding, bytes, item.segment.metadata, this.options.lossless);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The bytes of one spooled-protocol segment to rows. Trino's `json` encoding writes a segment as a JSON array of
+ * rows (the same value shapes as direct pages); `json+zstd` compresses it as one zstd frame, `json+lz4` as one raw
+ * LZ4 block (no frame: the size comes from the segment's metadata). A segment whose `uncompressedSize` is absent
+ * was left uncompressed (Trino skips compressing small segments), whatever the encoding says.
+ *
+ * Decoders: zstd by @foxglove/wasm-zstd (zstd's C code in WebAssembly: no build step, about 4x the speed of the
+ * pure-JS fzstd here), LZ4 by lz4-napi (lz4_flex through N-API, shipped prebuilt per platform). Node 20 has no zstd
+ * of its own (node:zlib gained it in 22.15).
+ */
+import { decompress as zstdDecompress, isLoaded as zstdLoaded } from '@foxglove/wasm-zstd';
+import { uncompressSync as lz4Uncompress } from 'lz4-napi';
+import type { TrinoEncoding } from '../settings.js';
+import { parseLosslessJson } from './lossless-json.js';
+import { TrinoUnavailableError } from './trino-errors.js';
+
+export interface SegmentMetadata {
+  /** Bytes of the segment as sent (compressed, when compressed). */
+  segmentSize: number;
+  /** Bytes after decompressing; absent when the segment is not compressed. */
+  uncompressedSize?: number;
+  rowOffset?: number;
+  rowsCount?: number;
+}
+
+type Decompress = (bytes: Buffer, size: number) => Buffer;
+
+const DECOMPRESS = {
+  'json+zstd': (bytes, size) => zstdDecompress(bytes, size),
+  // lz4-napi reads lz4_flex's size-prepended block: four little-endian bytes of the decompressed size first.
+  'json+lz4': (bytes, size) => {
+    const framed = Buffer.allocUnsafe(bytes.length + 4);
+    framed.writeUInt32LE(size, 0);
+    bytes.copy(framed, 4);
+    return lz4Uncompress(framed);
+  },
+  json: undefined,
+} satisfies Record<TrinoEncoding, Decompress | undefined>;
+
+/** Whether the port can decode segments in this encoding. */
+export function decodable(encoding: string): encoding is TrinoEncoding {
+  return Object.hasOwn(DECOMPRESS, encoding);
+}
+
+/** The WebAssembly zstd decoder loads asynchronously, once; decode() needs it loaded. */
+export const decoderReady: Promise<unknown> = zstdLoaded;
+
+/** A segment's rows; a segment that does not decode to a JSON array of rows is a TrinoUnavailableError. */
+export function decodeSegment(
+  encoding: TrinoEncoding,
+  bytes: Buffer,
+  meta: SegmentMetadata,
+  lossless: boolean,
+): unknown[][] {
+  const bad = (why: string) => new TrinoUnavailableError(`Trino sent a spooled segment that ${why}`);
+  let text: string;
+  try {
+    const decompress: Decompress | undefined = DECOMPRESS[encoding];
+    const size = meta.uncompressedSize === undefined ? undefined : Number(meta.uncompressedSize);
+    const plain = decompress && size !== undefined ? decompress(bytes, size) : bytes;
+    if (size !== undefined && plain.length !== size) throw new Error('size');
+    text = plain.toString('utf8');
+  } catch {
+    throw bad(`does not decompress as ${encoding}`);
+  }
+  let rows: unknown;
+  try {
+    rows = lossless ? parseLosslessJson(text) : JSON.parse(text);
+  } catch {
+    throw bad('is not JSON');
+  }
+  if (!Array.isArray(rows)) throw bad('is not an array of rows');
+  return rows as unknown[][];
+}

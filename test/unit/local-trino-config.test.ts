@@ -1,0 +1,43 @@
+/** The local Trino's configuration files and the stamp `up` compares with a running server's (no Trino started). */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { s3Layout } from '../../scripts/local-s3.js';
+import { configFiles, configStamp, readStamp, writeConfig } from '../../scripts/local-trino-config.js';
+
+const runDir = mkdtempSync(join(tmpdir(), 'tg-trino-config-'));
+const target = { port: 18790, runDir, pgPort: 15432 };
+const s3 = s3Layout(runDir, 18790, {});
+
+describe('local Trino configuration', () => {
+  it('with S3: spooling on, to the bucket on the S3 server beside it, with a shared secret of 256 bits', () => {
+    const files = configFiles(target, s3);
+    expect(s3.url).toBe('http://127.0.0.1:18799');
+    expect(files['config.properties']).toContain('protocol.spooling.enabled=true\n');
+    expect(files['config.properties']).toContain('protocol.spooling.retrieval-mode=COORDINATOR_PROXY\n');
+    const secret = /protocol\.spooling\.shared-secret-key=(.+)\n/.exec(files['config.properties']!)?.[1];
+    expect(Buffer.from(secret!, 'base64')).toHaveLength(32);
+    expect(files['spooling-manager.properties']).toContain('fs.location=s3://spooling/\n');
+    expect(files['spooling-manager.properties']).toContain('s3.endpoint=http://127.0.0.1:18799\n');
+  });
+
+  it('without S3: spooling off, no spooling manager', () => {
+    const files = configFiles(target, undefined);
+    expect(files['config.properties']).toContain('protocol.spooling.enabled=false\n');
+    expect(files['spooling-manager.properties']).toBeUndefined();
+  });
+
+  it('the stamp is stable for one configuration and differs for another (the secret is kept per run folder)', () => {
+    expect(configStamp(configFiles(target, s3))).toBe(configStamp(configFiles(target, s3)));
+    expect(configStamp(configFiles(target, s3))).not.toBe(configStamp(configFiles(target, undefined)));
+    expect(configStamp(configFiles(target, s3))).not.toBe(configStamp(configFiles({ ...target, pgPort: 1 }, s3)));
+  });
+
+  it('writeConfig writes etc/ and the stamp readStamp reads back', () => {
+    const files = configFiles(target, s3);
+    const etc = writeConfig(runDir, files);
+    expect(readFileSync(join(etc, 'spooling-manager.properties'), 'utf8')).toBe(files['spooling-manager.properties']);
+    expect(readStamp(runDir)).toBe(configStamp(files));
+  });
+});
