@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the tests need beyond npm packages, installed when missing (run by `npm test` before the tests, and by
 # .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino), Chromium (the
-# Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis and
-# openapi-spec-validator; and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages). As root it
+# Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis,
+# openapi-spec-validator, pandas, polars and DuckDB; and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages). As root it
 # installs with apt and pip; otherwise it stops at once with the exact command to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,15 +45,17 @@ if ! jdk_ok; then
   exit 1
 fi
 
-# Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests).
-if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator' >/dev/null 2>&1; then
+# Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests),
+# pandas, polars, DuckDB and fsspec (the examples and the reader tests).
+if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, pandas, polars, duckdb, fsspec' >/dev/null 2>&1; then
+  requirements=(-r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r examples/requirements.txt)
   if [ "$(id -u)" != 0 ] && [ -z "${VIRTUAL_ENV:-}" ]; then
     echo "[test-deps] missing Python packages; run:" >&2
-    echo "  python3 -m pip install --user -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt" >&2
+    echo "  python3 -m pip install --user ${requirements[*]}" >&2
     exit 1
   fi
   echo "[test-deps] installing the Python test packages"
   # PEP 668 (Debian's system python) would refuse a plain pip install.
   PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    python3 -m pip install -q -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt
+    python3 -m pip install -q "${requirements[@]}"
 fi

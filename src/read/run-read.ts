@@ -19,6 +19,7 @@ import type { RowScope } from '../query/passes.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
+import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
@@ -164,7 +165,7 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const body = encodedReadable(entry.encode(view, options));
+  const body = encodedReadable(flushThenAbort(entry.encode(view, options), reply.raw));
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;
