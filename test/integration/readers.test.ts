@@ -14,10 +14,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server.js';
 import { CUT_SCHEMA, CUT_SINCE, CUT_UNTIL, cutReadPath, ensureCutTopic, windowReadPath } from '../cut-topic.js';
-import { sql, trinoUrl } from '../helpers.js';
+import { sql, testGateway, trinoUrl } from '../helpers.js';
 
 const run = promisify(execFile);
 const FORMATS = ['json', 'ndjson', 'csv', 'arrow', 'parquet'] as const;
@@ -29,17 +27,7 @@ let cut = '';
 let expectedRows = 0;
 
 async function gateway(schema: string): Promise<string> {
-  const { app, url } = await startServer(
-    loadConfig({
-      TOPICGATE_TRINO_URL: trinoUrl(),
-      TOPICGATE_SCHEMAS: schema,
-      TOPICGATE_STATE_URL: 'sqlite::memory:',
-      TOPICGATE_PORT: '0',
-      TOPICGATE_LOG_LEVEL: 'silent',
-      // The gateway shares the test's event loop, which waits on children here.
-      TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
-    }),
-  );
+  const { app, url } = await testGateway(schema);
   apps.push(app);
   return url;
 }
