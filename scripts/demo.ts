@@ -1,15 +1,31 @@
 /**
- * `npm run demo`: fetch the local Trino the first time, start it, load the demo topics, serve the API and
- * Swagger UI, print the URLs. Ctrl-C stops everything this command started.
+ * `npm run demo`: fetch the local Trino and Schema Registry the first time, start them, load the demo topics
+ * (the Avro one with its schemas registered), serve the API and Swagger UI, print the URLs. Ctrl-C stops
+ * everything this command started.
  */
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { describeStartupError, startServer } from '../src/server.js';
 import { down, up } from './local-trino.js';
 import { loadDemo, parseEventsArg } from './load-demo.js';
+import { loadAvroDemo } from './load-demo-avro.js';
+import { registryDown, registryUp } from './local-registry.js';
+
+/** The demo's config file: the Avro topic decoded through the local registry (a TOPICGATE_CONFIG of yours wins). */
+const DEMO_CONFIG = fileURLToPath(new URL('../examples/payments-avro.yaml', import.meta.url));
 
 async function main(): Promise<void> {
-  const trino = await up();
+  const [trinoUp, registry] = await Promise.all([
+    up().catch((err: unknown) => ({ err })),
+    registryUp().catch((err: unknown) => ({ err })),
+  ]);
+  if ('err' in trinoUp) {
+    if ('started' in registry && registry.started) await registryDown();
+    throw trinoUp.err;
+  }
+  const trino = trinoUp;
   const stopTrino = async () => {
+    if ('started' in registry && registry.started) await registryDown();
     if (trino.started) await down();
   };
   try {
@@ -17,7 +33,15 @@ async function main(): Promise<void> {
     process.stderr.write(`[demo] loading ${events} events per topic into ${trino.url}\n`);
     const { seconds } = await loadDemo(trino.url, events);
     process.stderr.write(`[demo] loaded in ${seconds.toFixed(1)}s\n`);
-    const config = loadConfig({ ...process.env, TOPICGATE_TRINO_URL: trino.url });
+    if ('err' in registry) throw registry.err;
+    const avro = await loadAvroDemo(trino.url, registry.url, events);
+    process.stderr.write(`[demo] payments_avro loaded in ${avro.seconds.toFixed(1)}s (schemas in ${registry.url})\n`);
+    const config = loadConfig({
+      TOPICGATE_CONFIG: DEMO_CONFIG,
+      ...process.env,
+      TOPICGATE_TRINO_URL: trino.url,
+      TOPICGATE_SCHEMA_REGISTRY_URL: registry.url,
+    });
     const { app, url } = await startServer(config);
     process.stdout.write(
       [
@@ -27,7 +51,9 @@ async function main(): Promise<void> {
         `  Swagger UI   ${url}/docs`,
         `  OpenAPI      ${url}/openapi.json`,
         `  Trino        ${trino.url}`,
+        `  Registry     ${registry.url}`,
         `Try: curl '${url}/v1/topics/orders/events?limit=3&format=ndjson'`,
+        `     curl '${url}/v1/topics/payments_avro/events?limit=3&format=ndjson'`,
         'Ctrl-C stops everything this command started.',
         '',
       ].join('\n'),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need beyond npm packages, installed when missing (run by `npm test` before the tests, and by
-# .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino), Chromium (the
+# .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino and Schema Registry), Chromium (the
 # Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis,
-# openapi-spec-validator, pandas, polars and DuckDB; and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages). As root it
+# openapi-spec-validator, pandas, polars and DuckDB; and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages; the registry
+# runs on Java 17 or newer). As root it
 # installs with apt and pip; otherwise it stops at once with the exact command to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

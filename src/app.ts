@@ -27,6 +27,7 @@ import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
 import { guardStore, storeTimeouts } from './cursors/store-failures.js';
 import { Keyring } from './query/signed-token.js';
+import { SchemaRegistry, type RegistryPort } from './registry/schema-registry.js';
 
 export interface Services {
   config: Config;
@@ -36,6 +37,8 @@ export interface Services {
   store: CursorStore;
   /** Signs page cursors and batch tokens: the current secret signs, previous ones still verify. */
   keyring: Keyring;
+  /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
+  registry?: RegistryPort;
 }
 
 declare module 'fastify' {
@@ -55,7 +58,8 @@ export async function createServices(config: Config): Promise<Services> {
   // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working).
   const store = guardStore(opened);
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
-  const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring } as Omit<
+  const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
+  const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring, registry } as Omit<
     Services,
     'cursors'
   > as Services;

@@ -22,6 +22,13 @@ import {
   type Limits,
   type RowPolicyRule,
 } from './access/access-schema.js';
+import {
+  PayloadSettingsSchema,
+  SchemaRegistrySchema,
+  payloadProblems,
+  registrySettings,
+  type SchemaRegistrySettings,
+} from './registry/registry-config.js';
 
 const ExpandField = Type.Object(
   { path: Type.String({ minLength: 1 }), type: Type.String({ minLength: 1 }) },
@@ -47,6 +54,9 @@ const TopicSettings = Type.Object(
     /** Bulk reads: time slices read at once by default, and at most (API.md "Bulk reads"). */
     parallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     maxParallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    /** API.md "Schema Registry payloads": how `key` and `value` are framed (default raw). */
+    key: Type.Optional(PayloadSettingsSchema),
+    value: Type.Optional(PayloadSettingsSchema),
   },
   { additionalProperties: false },
 );
@@ -61,6 +71,7 @@ export const ConfigFileSchema = Type.Object(
     access: Type.Optional(AccessSchema),
     rowPolicies: Type.Optional(RowPoliciesSchema),
     limits: Type.Optional(LimitsSchema),
+    schemaRegistry: Type.Optional(SchemaRegistrySchema),
   },
   { additionalProperties: false },
 );
@@ -77,6 +88,8 @@ export type Config = Readonly<
     readonly access: readonly AccessRule[] | undefined;
     readonly rowPolicies: Readonly<Record<string, readonly RowPolicyRule[]>>;
     readonly limits: Limits;
+    /** The Schema Registry of Avro / json-sr topics; undefined when none is configured. */
+    readonly schemaRegistry: SchemaRegistrySettings | undefined;
     /** historyRetentionDays in ms. */
     readonly historyRetentionMs: number;
   }
@@ -218,6 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const [topic, topicSettings] of Object.entries(file.topics ?? {})) {
     for (const p of checkExpansion(topic, topicSettings)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
   }
+  const registry = registrySettings(file.schemaRegistry, env.TOPICGATE_SCHEMA_REGISTRY_URL, problems);
+  for (const [topic, t] of Object.entries(file.topics ?? {})) problems.push(...payloadProblems(topic, t, registry));
   problems.push(...trinoCredentialProblems(settings as Settings));
   for (const p of checkAccessConfig(file)) problems.push(`TOPICGATE_CONFIG=${configFile}: ${p}`);
   if (problems.length) throw new ConfigError(problems);
@@ -232,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     access: file.access,
     rowPolicies: file.rowPolicies ?? {},
     limits: limitsOf(file.limits),
+    schemaRegistry: registry,
   };
   return deepFreeze(config);
 }

@@ -46,6 +46,10 @@ export const ERROR_CATALOG = {
     status: 502,
     meaning: "Trino did not accept the gateway's own credentials: an operator must fix the gateway's settings.",
   },
+  TG_SCHEMA_REGISTRY: {
+    status: 502,
+    meaning: 'The Schema Registry failed or could not be reached while decoding Avro or json-sr payloads.',
+  },
   TG_TRINO_UNAVAILABLE: { status: 503, meaning: 'Trino cannot be reached or is starting; retry after Retry-After.' },
   TG_STATE_UNAVAILABLE: {
     status: 503,

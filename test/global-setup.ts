@@ -1,17 +1,22 @@
 /**
- * Brings up the real parts the integration tests talk to: the local PostgreSQL (behind Trino's `vastpg` catalog)
- * and the local Trino, with the demo topics in `vast` and their copy in `vastpg`.
+ * Brings up the real parts the integration tests talk to: the local PostgreSQL (behind Trino's `vastpg` catalog),
+ * the local Trino, with the demo topics in `vast` and their copy in `vastpg`, and the local Schema Registry
+ * (Apicurio) holding the schemas of the Avro demo topic.
  * Stops afterwards only what it started, so a developer's running servers are left alone.
  * PostgreSQL is not optional: when it cannot start, the whole setup fails (the pushdown tests never skip).
  */
 import type { TestProject } from 'vitest/node';
 import { pgDown, pgUp } from '../scripts/local-postgres.js';
 import { down, up } from '../scripts/local-trino.js';
-import { loadDemo } from '../scripts/load-demo.js';
+import { DEFAULT_DEMO_EVENTS, loadDemo } from '../scripts/load-demo.js';
+import { loadAvroDemo } from '../scripts/load-demo-avro.js';
+import { registryDown, registryUp } from '../scripts/local-registry.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     trinoUrl: string;
+    /** The Confluent-compatible base URL of the local Schema Registry. */
+    registryUrl: string;
   }
 }
 
@@ -22,12 +27,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
     );
   });
   let trino: Awaited<ReturnType<typeof up>> | undefined;
+  let registry: Awaited<ReturnType<typeof registryUp>> | undefined;
   const teardown = async () => {
+    if (registry?.started) await registryDown();
     if (trino?.started) await down();
     if (pg.started) await pgDown();
   };
   try {
-    trino = await up();
+    // Both start at once; whichever started is stopped by the teardown if the other fails.
+    const [t, r] = await Promise.allSettled([up(), registryUp()]);
+    if (t.status === 'fulfilled') trino = t.value;
+    if (r.status === 'fulfilled') registry = r.value;
+    if (t.status === 'rejected') throw t.reason;
+    if (r.status === 'rejected') throw r.reason;
+    if (!trino || !registry) throw new Error('unreachable');
     const { sizes, seconds, pgSeconds, reused } = await loadDemo(trino.url, undefined, { pgCopy: true, reuse: true });
     process.stderr.write(
       `[test] Trino ${trino.url} (${trino.started ? 'started' : 'already running'}); ` +
@@ -36,11 +49,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
           ? `demo ${JSON.stringify(sizes)} already loaded\n`
           : `demo ${JSON.stringify(sizes)} loaded in ${seconds.toFixed(1)}s (PostgreSQL copy ${pgSeconds?.toFixed(1)}s)\n`),
     );
+    const avro = await loadAvroDemo(trino.url, registry.url, DEFAULT_DEMO_EVENTS, { pgCopy: true, reuse: true });
+    process.stderr.write(
+      `[test] Schema Registry ${registry.url} (${registry.started ? 'started' : 'already running'}); ` +
+        `payments_avro ${avro.reused ? 'already loaded' : `loaded in ${avro.seconds.toFixed(1)}s`}\n`,
+    );
   } catch (err) {
     // A failed setup returns no teardown to vitest: stop here what this run started.
     await teardown().catch(() => {});
     throw err;
   }
   project.provide('trinoUrl', trino.url);
+  project.provide('registryUrl', registry.url);
   return teardown;
 }

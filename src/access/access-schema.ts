@@ -4,6 +4,8 @@
  * schema cannot say (one key source for JWT, filters that parse, no duplicate keys).
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { CAP_CEILINGS } from '../schemas/read.js';
 import { parseRowFilter } from './row-filter.js';
 import { isLoopback } from './startup-checks.js';
 
@@ -69,14 +71,33 @@ export const RowPoliciesSchema = Type.Record(Type.String({ pattern: '^.+$' }), T
   additionalProperties: false,
 });
 
+const count = (dflt: number, maximum: number, description: string) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum, default: dflt, description }));
+
+/**
+ * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
+ * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
+ * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured).
+ */
 export const LimitsSchema = Type.Object(
   {
-    requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
-    concurrentQueries: Type.Optional(Type.Integer({ minimum: 1 })),
-    maxConcurrentQueries: Type.Optional(Type.Integer({ minimum: 1 })),
+    requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'requests a minute per principal' })),
+    concurrentQueries: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal' }),
+    ),
+    maxConcurrentQueries: count(32, 100_000, 'Trino queries running at once for the whole gateway'),
     /** Queries that may wait for a free slot, and for how long, before a 429. */
-    queuedQueries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-    queueWaitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+    queuedQueries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 64 })),
+    queueWaitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000 })),
+    // Per-request caps (a 422 TG_TOO_EXPENSIVE naming the cap; query/request-caps.ts).
+    maxSelectItems: count(200, CAP_CEILINGS.selectItems, 'columns and aggregates a request selects'),
+    maxOrderItems: count(20, CAP_CEILINGS.orderItems, 'sort keys of a request'),
+    maxGroupByItems: count(20, CAP_CEILINGS.groupByItems, 'group keys of a request'),
+    maxDedupeColumns: count(20, CAP_CEILINGS.dedupeColumns, 'columns a dedupe compares'),
+    maxFilters: count(200, 10_000, 'filter conditions of a request, all groups counted'),
+    maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
+    maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
+    maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
   },
   { additionalProperties: false },
 );
@@ -88,23 +109,24 @@ export type AccessRule = Static<typeof AccessRule>;
 export type RowPolicyRule = Static<typeof RowPolicy>;
 export type LimitSettings = Static<typeof LimitsSchema>;
 
-/** Limits in force: the gateway-wide query cap always; the others only when configured. */
-export interface Limits {
-  requestsPerMinute: number | undefined;
-  concurrentQueries: number | undefined;
-  maxConcurrentQueries: number;
-  queuedQueries: number;
-  queueWaitMs: number;
-}
+/** Limits in force: the schema's, with every default filled in (the two without a default stay optional). */
+export type Limits = Readonly<LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries'>>>;
+
+/** The per-request caps alone (query/request-caps.ts reads these). */
+export type RequestCaps = Pick<
+  Limits,
+  | 'maxSelectItems'
+  | 'maxOrderItems'
+  | 'maxGroupByItems'
+  | 'maxDedupeColumns'
+  | 'maxFilters'
+  | 'maxInValues'
+  | 'maxJsonPaths'
+  | 'maxBuckets'
+>;
 
 export function limitsOf(l: LimitSettings | undefined): Limits {
-  return {
-    requestsPerMinute: l?.requestsPerMinute,
-    concurrentQueries: l?.concurrentQueries,
-    maxConcurrentQueries: l?.maxConcurrentQueries ?? 32,
-    queuedQueries: l?.queuedQueries ?? 64,
-    queueWaitMs: l?.queueWaitMs ?? 2_000,
-  };
+  return Value.Default(LimitsSchema, structuredClone(l ?? {})) as Limits;
 }
 
 /** Problems the schema cannot express, one line each, named by their place in the file. */

@@ -56,5 +56,6 @@ export function cursorCaller(request: FastifyRequest): CursorCaller {
     authorize: (topic) => authorize(request, topic, 'cursors'),
     admin: (topic) => isAdmin(request, topic),
     rows: (topic) => rowScope(request, topic),
+    trino: request.trino,
   };
 }

@@ -9,8 +9,8 @@
  * (algorithm confusion). `iss`, `aud` and `exp` are required and checked, with a small clock tolerance.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { readSecretFile, SecretFileError } from '../secret-file.js';
 import { ConfigError } from '../config.js';
 import type { JwtSettings } from './access-schema.js';
 import type { Principal } from './principal.js';
@@ -79,17 +79,14 @@ function loadKey(s: JwtSettings, opts: JwtOptions): Key {
   const where = (field: string) => `TOPICGATE_CONFIG=${opts.configFile ?? '(config)'}: auth.jwt.${field}`;
   const read = (field: 'publicKeyFile' | 'secretFile', path: string): Buffer => {
     try {
-      return readFileSync(path);
+      return readSecretFile(where(field), path, { multiline: field === 'publicKeyFile' });
     } catch (err) {
-      throw new ConfigError([`${where(field)}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`]);
+      if (err instanceof SecretFileError) throw new ConfigError([err.message]);
+      throw err;
     }
   };
   if (s.secretFile !== undefined) {
-    // A file written by `echo` ends with a newline that is not part of the secret.
-    const raw = read('secretFile', s.secretFile);
-    let end = raw.length;
-    if (raw[end - 1] === 0x0a) end -= raw[end - 2] === 0x0d ? 2 : 1;
-    const bytes = raw.subarray(0, end);
+    const bytes = read('secretFile', s.secretFile);
     if (bytes.length < 32) {
       throw new ConfigError([`${where('secretFile')}: the secret has ${bytes.length} bytes; HS256 needs at least 32`]);
     }

@@ -12,6 +12,7 @@ export type Release = () => void;
 
 interface Waiter {
   key: string;
+  n: number;
   grant: (release: Release) => void;
   fail: (err: unknown) => void;
 }
@@ -38,14 +39,17 @@ export class QueryLimiter {
   }
 
   /**
-   * A slot for one query of the caller `key`: at once when both limits allow, else after a short wait. Throws the
-   * 429 when the queue is full or the wait runs out, and the signal's reason when it aborts while waiting.
+   * Slots for `n` queries of the caller `key` run at once (a bulk read's slices), all or none: at once when both
+   * limits allow, else after a short wait. Throws the 429 when the queue is full or the wait runs out, a 422 when
+   * `n` is more than a limit could ever allow, and the signal's reason when it aborts while waiting.
    */
-  acquire(key: string, signal?: AbortSignal): Promise<Release> {
+  acquire(key: string, signal?: AbortSignal, n = 1): Promise<Release> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const never = this.never(n);
+    if (never) return Promise.reject(never);
     // Every waiter is one that did not fit when the slots last changed (drain runs on each release), so a query
     // that fits now takes a slot from no one ahead of it.
-    if (this.fits(key)) return Promise.resolve(this.take(key));
+    if (this.fits(key, n)) return Promise.resolve(this.take(key, n));
     if (this.queue.length >= this.limits.queuedQueries) return Promise.reject(this.tooMany(key));
     return new Promise<Release>((resolve, reject) => {
       const done = () => {
@@ -54,6 +58,7 @@ export class QueryLimiter {
       };
       const waiter: Waiter = {
         key,
+        n,
         grant: (release) => {
           done();
           resolve(release);
@@ -75,31 +80,38 @@ export class QueryLimiter {
     });
   }
 
-  /** Runs `fn` holding a slot; the slot is given back when it settles. */
-  async run<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const release = await this.acquire(key, signal);
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-
-  private fits(key: string): boolean {
+  private fits(key: string, n: number): boolean {
     const per = this.limits.concurrentQueries;
-    return this.running < this.limits.maxConcurrentQueries && (per === undefined || this.active(key) < per);
+    return this.running + n <= this.limits.maxConcurrentQueries && (per === undefined || this.active(key) + n <= per);
   }
 
-  private take(key: string): Release {
-    this.running++;
-    this.perKey.set(key, this.active(key) + 1);
+  /** The refusal of a request for more slots than a limit has: waiting could never help. */
+  private never(n: number): ApiError | null {
+    const per = this.limits.concurrentQueries;
+    const [limit, max] =
+      per !== undefined && n > per
+        ? (['concurrentQueries', per] as const)
+        : n > this.limits.maxConcurrentQueries
+          ? (['maxConcurrentQueries', this.limits.maxConcurrentQueries] as const)
+          : [null, 0];
+    if (limit === null) return null;
+    return new ApiError(
+      'TG_TOO_EXPENSIVE',
+      `${n} Trino queries at once are more than limits.${limit} = ${max} allows; ask for fewer (parallel)`,
+      { limit, max, found: n },
+    );
+  }
+
+  private take(key: string, n: number): Release {
+    this.running += n;
+    this.perKey.set(key, this.active(key) + n);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.running--;
-      const n = this.active(key) - 1;
-      if (n > 0) this.perKey.set(key, n);
+      this.running -= n;
+      const left = this.active(key) - n;
+      if (left > 0) this.perKey.set(key, left);
       else this.perKey.delete(key);
       this.drain();
     };
@@ -109,12 +121,12 @@ export class QueryLimiter {
   private drain(): void {
     for (let i = 0; i < this.queue.length && this.running < this.limits.maxConcurrentQueries;) {
       const w = this.queue[i]!;
-      if (!this.fits(w.key)) {
+      if (!this.fits(w.key, w.n)) {
         i++;
         continue;
       }
       this.queue.splice(i, 1);
-      w.grant(this.take(w.key));
+      w.grant(this.take(w.key, w.n));
     }
   }
 

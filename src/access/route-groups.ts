@@ -1,28 +1,24 @@
 /**
- * Which group a route belongs to, for `auth.public` (API.md "Access"): health (`/healthz`, `/readyz`), docs
- * (Swagger UI under `/docs` and `/openapi.json`) and metrics (`/metrics`). Everything else, including the topic
- * listing page `/docs/topics` (it names topics and columns) and unknown routes, needs credentials.
+ * What kind of route a request matched, read from the route's own `config` (fastify's per-route config), which each
+ * route declares where it is registered: `group` for `auth.public` (health: `/healthz`, `/readyz`; docs: Swagger UI
+ * and `/openapi.json`; metrics: `/metrics`) and `data` for routes that read topics through Trino. A route that
+ * declares neither (the topic listing, the topic page `/docs/topics`, unknown URLs) needs credentials and is not
+ * counted. No URL text is matched anywhere.
  */
 import type { RouteGroup } from './access-schema.js';
 
-const EXACT: Readonly<Record<string, RouteGroup>> = {
-  '/healthz': 'health',
-  '/readyz': 'health',
-  '/openapi.json': 'docs',
-  '/metrics': 'metrics',
-};
-
-/** The group of a matched route (its URL pattern, as fastify gives it), or undefined when it is protected. */
-export function routeGroup(routeUrl: string | undefined): RouteGroup | undefined {
-  if (routeUrl === undefined) return undefined;
-  const exact = EXACT[routeUrl];
-  if (exact) return exact;
-  if (routeUrl === '/docs/topics') return undefined;
-  if (routeUrl === '/docs' || routeUrl.startsWith('/docs/')) return 'docs';
-  return undefined;
+/** The part of a route's config this module reads. */
+export interface RouteKind {
+  group?: RouteGroup;
+  data?: boolean;
 }
 
-/** Routes that read topic data through Trino: they count against the query quota and get an audit line. */
-export function isDataRoute(routeUrl: string | undefined): boolean {
-  return routeUrl !== undefined && (routeUrl.startsWith('/v1/topics/:topic/') || routeUrl.startsWith('/v1/cursors/'));
+/** The group of a matched route, or undefined when it is protected. */
+export function routeGroup(config: RouteKind | undefined): RouteGroup | undefined {
+  return config?.group;
+}
+
+/** Routes that read topic data through Trino: their queries count against the quotas and they get an audit line. */
+export function isDataRoute(config: RouteKind | undefined): boolean {
+  return config?.data === true;
 }

@@ -1,119 +1,121 @@
 /**
  * A row policy's filter (API.md "Access": PostgREST grammar, may name `{claims.<name>}`), read in two steps:
  *
- * 1. parseRowFilter, once at start-up: the text becomes a template tree. Placeholders are recognized here, before
- *    any claim is known, and only as a whole value (or a whole `in` item), so no claim text is ever parsed.
- * 2. bindRowFilter, per request: each placeholder is replaced by the caller's claim VALUE and the leaves become
- *    predicate nodes through the same builder the request filters use (src/query/filters.ts), against the
- *    topic's resolver. A claim holding `,`, `)` or `or=(` stays one value: it never meets the grammar.
+ * 1. parseRowFilter, once at start-up: the text is read by the request filters' own grammar
+ *    (query/filter-syntax.ts) into its syntax tree, and every filter in it is checked for placeholders. They are
+ *    recognized only as a whole value (or a whole `in` item), so no claim text is ever parsed.
+ * 2. bindRowFilter, per request: a filter without placeholders becomes a predicate exactly as a request's does
+ *    (query/filters.ts); in one with placeholders each is replaced by the caller's claim VALUE, and the predicate
+ *    is built from the values through the same builder. A claim holding `,`, `)` or `or=(` stays one value: it
+ *    never meets the grammar.
  *
  * A claim that is missing, or has a shape its place cannot take, makes the whole policy match nothing (never
- * just drops a leaf: under a `not.` a dropped leaf would widen what the caller sees).
+ * just drops a filter: under a `not.` a dropped one would widen what the caller sees).
  */
 import { ApiError, assertNever } from '../errors.js';
 import {
-  FILTER_OPS,
   buildPredicate,
+  opSyntax,
+  paramSyntax,
+  parseColumnFilter,
   splitList,
   unquote,
   type ColumnResolver,
   type FilterOp,
+  type FilterSyntax,
 } from '../query/filters.js';
+import { braceList, inList } from '../query/filter-lists.js';
+import { isArrayOp } from '../query/filter-operators.js';
 import type { PredicateNode } from '../query/nodes.js';
 
-export type ValueTemplate = { kind: 'text'; text: string } | { kind: 'claim'; name: string };
+/** A policy filter: the grammar's syntax tree, its placeholders checked. */
+export type FilterTemplate = FilterSyntax;
 
-export type FilterTemplate =
-  | { kind: 'leaf'; column: string; op: FilterOp; values: readonly ValueTemplate[] }
-  | { kind: 'not'; inner: FilterTemplate }
-  | { kind: 'and' | 'or'; items: readonly FilterTemplate[] };
+type ValueTemplate = { kind: 'text'; text: string } | { kind: 'claim'; name: string };
+
+/** A filter that names claims: its operator, its values (texts and placeholders) and its leading `not.`s. */
+interface ClaimFilter {
+  nots: number;
+  op: FilterOp;
+  values: readonly ValueTemplate[];
+}
 
 const PLACEHOLDER = /^\{claims\.([A-Za-z0-9_:-]+(?:\.[A-Za-z0-9_:-]+)*)\}$/;
 /** Operators a claim may feed: comparisons and `in`. A claim in a `like` pattern could carry `*` and widen it. */
 const CLAIM_OPS: ReadonlySet<FilterOp> = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in']);
 
-function bad(why: string): Error {
-  return new Error(why);
-}
-
-/** One value: a whole placeholder, or text (which must not hold a partial placeholder). */
-function valueTemplate(raw: string, quotedValues: boolean, op: FilterOp): ValueTemplate {
+/** One value as written: a whole placeholder, or text (quoted text is literal, `"{claims.x}"` those characters). */
+function valueTemplate(raw: string, quotedValues: boolean): ValueTemplate {
   const claim = PLACEHOLDER.exec(raw);
-  if (claim) {
-    if (!CLAIM_OPS.has(op))
-      throw bad(`a {claims.<name>} value is allowed with eq, neq, gt, gte, lt, lte and in, not ${op}`);
-    return { kind: 'claim', name: claim[1]! };
-  }
+  if (claim) return { kind: 'claim', name: claim[1]! };
   const quoted = quotedValues && raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2;
-  // Quoted text is literal (`"{claims.x}"` is those characters); unquoted text must not half-hold a placeholder.
   if (!quoted && raw.includes('{claims.'))
-    throw bad(`${JSON.stringify(raw)}: a {claims.<name>} placeholder must be the whole value`);
+    throw new Error(`${JSON.stringify(raw)}: a {claims.<name>} placeholder must be the whole value`);
   return { kind: 'text', text: quotedValues ? unquote(raw) : raw };
 }
 
-function columnTemplate(column: string, expr: string, quotedValues: boolean): FilterTemplate {
-  if (expr.startsWith('not.')) return { kind: 'not', inner: columnTemplate(column, expr.slice(4), quotedValues) };
-  const dot = expr.indexOf('.');
-  const op = dot < 0 ? expr : expr.slice(0, dot);
-  if (!(FILTER_OPS as readonly string[]).includes(op)) throw bad(`${column}: unknown operator ${JSON.stringify(op)}`);
-  if (dot < 0) throw bad(`${column}: ${op} needs a value (${op}.<value>)`);
-  const value = expr.slice(dot + 1);
-  if (op !== 'in')
-    return { kind: 'leaf', column, op: op as FilterOp, values: [valueTemplate(value, quotedValues, op as FilterOp)] };
-  if (!value.startsWith('(') || !value.endsWith(')')) throw bad(`${column}: in takes a list in parentheses`);
-  const inner = value.slice(1, -1);
-  if (inner.trim() === '') throw bad(`${column}: in needs at least one value`);
-  const items = splitList(inner, column).map((item) => valueTemplate(item, true, 'in'));
-  return { kind: 'leaf', column, op: 'in', values: items };
+/**
+ * The claims a filter names, or null when it names none (it is then read as a request's filter is). Throws an
+ * Error naming a placeholder in a place a claim cannot take.
+ */
+function claimFilter(f: Extract<FilterSyntax, { kind: 'filter' }>): ClaimFilter | null {
+  if (!f.expr.includes('{claims.')) return null;
+  const s = opSyntax(f.column, f.expr);
+  if (s.value === undefined) return null;
+  const listed = s.op === 'in' && !s.quant;
+  if (listed && (!s.value.startsWith('(') || !s.value.endsWith(')')))
+    throw new Error(`${f.column}: in takes a list in parentheses`);
+  const values = listed
+    ? splitList(s.value.slice(1, -1), f.column).map((item) => valueTemplate(item, true))
+    : [valueTemplate(s.value, f.quoted)];
+  if (!values.some((v) => v.kind === 'claim')) return null;
+  if (!CLAIM_OPS.has(s.op) || s.quant)
+    throw new Error(`a {claims.<name>} value is allowed with eq, neq, gt, gte, lt, lte and in, not ${s.opText}`);
+  return { nots: s.nots, op: s.op, values };
 }
 
-function logicTemplate(kind: 'and' | 'or', body: string, depth: number): FilterTemplate {
-  if (depth > 8) throw bad('boolean groups nest deeper than 8 levels');
-  if (!body.startsWith('(') || !body.endsWith(')')) throw bad(`${kind}: the group must be in parentheses`);
-  const items = splitList(body.slice(1, -1), kind).map((item) => logicItem(item, depth));
-  return items.length === 1 ? items[0]! : { kind, items };
-}
-
-function logicItem(item: string, depth: number): FilterTemplate {
-  const group = /^(not\.)?(and|or)(\(.*\))$/s.exec(item);
-  if (group) {
-    const inner = logicTemplate(group[2] as 'and' | 'or', group[3]!, depth + 1);
-    return group[1] ? { kind: 'not', inner } : inner;
+/**
+ * What can be checked before the topic's columns are known: each operator, that it has a value of the shape it
+ * takes (a list in parentheses or braces), and where the placeholders are.
+ */
+function checkFilters(t: FilterSyntax): void {
+  switch (t.kind) {
+    case 'filter': {
+      const s = opSyntax(t.column, t.expr);
+      if (s.value === undefined) throw new Error(`${t.column}: ${s.opText} needs a value (${s.opText}.<value>)`);
+      if (s.quant || isArrayOp(s.op)) braceList(t.column, s.opText, s.value);
+      else if (s.op === 'in') inList(t.column, s.opText, s.value);
+      claimFilter(t);
+      return;
+    }
+    case 'not':
+      checkFilters(t.inner);
+      return;
+    case 'and':
+    case 'or':
+      for (const i of t.items) checkFilters(i);
+      return;
+    default:
+      assertNever(t, 'filter syntax');
   }
-  let name: string;
-  let rest: string;
-  if (item.startsWith('"')) {
-    const end = item.indexOf('".', 1);
-    if (end < 0) throw bad(`bad filter ${JSON.stringify(item)}`);
-    name = item.slice(1, end);
-    rest = item.slice(end + 2);
-  } else {
-    const dot = item.indexOf('.');
-    if (dot <= 0) throw bad(`bad filter ${JSON.stringify(item)}: expected column.operator.value`);
-    name = item.slice(0, dot);
-    rest = item.slice(dot + 1);
-  }
-  return columnTemplate(name, rest, true);
 }
 
 /**
  * Reads a policy filter (`country=in.(DE,FR)`, `tenant=eq.{claims.tenant}&or=(a.eq.1,b.eq.2)`) into a template;
- * the `&`-joined parts are ANDed. Throws an Error naming the defect (reported at start-up).
+ * the `&`-joined parts are ANDed, each read as a query-string parameter is. Throws an Error naming the defect
+ * (reported at start-up).
  */
 export function parseRowFilter(text: string): FilterTemplate {
   const parts = splitList(text, 'filter', '&').filter((p) => p !== '');
-  if (parts.length === 0) throw bad('empty filter');
-  const items = parts.map((part): FilterTemplate => {
+  if (parts.length === 0) throw new Error('empty filter');
+  const items = parts.map((part) => {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw bad(`${JSON.stringify(part)}: expected column=operator.value`);
-    const name = part.slice(0, eq);
-    const expr = part.slice(eq + 1);
-    if (name === 'or' || name === 'and') return logicTemplate(name, expr, 0);
-    if (name === 'not.or' || name === 'not.and')
-      return { kind: 'not', inner: logicTemplate(name === 'not.or' ? 'or' : 'and', expr, 0) };
-    return columnTemplate(name, expr, false);
+    if (eq <= 0) throw new Error(`${JSON.stringify(part)}: expected column=operator.value`);
+    return paramSyntax(part.slice(0, eq), part.slice(eq + 1));
   });
-  return items.length === 1 ? items[0]! : { kind: 'and', items };
+  const t: FilterTemplate = items.length === 1 ? items[0]! : { kind: 'and', items };
+  checkFilters(t);
+  return t;
 }
 
 /** The caller's claims, as the principal carries them. */
@@ -135,7 +137,7 @@ class Deny extends Error {}
 const scalar = (v: unknown): v is string | number | boolean =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
 
-function bindValues(t: Extract<FilterTemplate, { kind: 'leaf' }>, claims: Claims): unknown[] {
+function bindValues(t: ClaimFilter, claims: Claims): unknown[] {
   const out: unknown[] = [];
   for (const v of t.values) {
     if (v.kind === 'text') {
@@ -158,16 +160,21 @@ function bind(t: FilterTemplate, claims: Claims, resolve: ColumnResolver): Predi
     case 'and':
     case 'or':
       return { kind: t.kind, items: t.items.map((i) => bind(i, claims, resolve)) };
-    case 'leaf': {
+    case 'filter': {
+      const c = claimFilter(t);
+      if (!c) return parseColumnFilter(resolve(t.column), t.expr, t.quoted);
       const column = resolve(t.column);
-      const values = bindValues(t, claims);
+      const values = bindValues(c, claims);
+      let node: PredicateNode;
       try {
-        return buildPredicate(column, t.op, t.op === 'in' ? values : values[0]);
+        node = buildPredicate(column, c.op, c.op === 'in' ? values : values[0]);
       } catch (err) {
         // A claim that is not a value of the column's type (or an empty or huge list) matches nothing.
-        if (err instanceof ApiError && t.values.some((v) => v.kind === 'claim')) throw new Deny();
+        if (err instanceof ApiError) throw new Deny();
         throw err;
       }
+      for (let i = 0; i < c.nots; i++) node = { kind: 'not', inner: node };
+      return node;
     }
     default:
       return assertNever(t, 'filter template');
@@ -198,13 +205,10 @@ export function templateProblems(t: FilterTemplate, resolve: ColumnResolver): st
     case 'and':
     case 'or':
       return t.items.flatMap((i) => templateProblems(i, resolve));
-    case 'leaf':
+    case 'filter':
       try {
-        const column = resolve(t.column);
-        if (t.values.every((v) => v.kind === 'text')) {
-          const texts = t.values.map((v) => (v as { text: string }).text);
-          buildPredicate(column, t.op, t.op === 'in' ? texts : texts[0]);
-        }
+        if (claimFilter(t)) resolve(t.column);
+        else parseColumnFilter(resolve(t.column), t.expr, t.quoted);
         return [];
       } catch (err) {
         return [(err as Error).message];

@@ -40,6 +40,12 @@ export function expansionColumns(settings: TopicSettings | undefined): ColumnNod
       .trim()
       .toLowerCase()
       .replace(/\s*,\s*/g, ','),
-    source: { kind: 'json', from: 'value', path: parseJsonPath(field.path) },
+    source: {
+      kind: 'json',
+      from: 'value',
+      path: parseJsonPath(field.path),
+      // json-sr (API.md "Schema Registry payloads"): the JSON after the 5-byte frame.
+      ...(settings?.value?.format === 'json-sr' ? { framed: true } : {}),
+    },
   }));
 }

@@ -7,12 +7,18 @@ import type { TopicModel } from '../query/plan.js';
 import type { TableInfo } from './topic-catalog.js';
 
 export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): TopicModel {
-  const tableColumns: ColumnNode[] = t.columns.map((c) => ({
-    kind: 'column',
-    name: c.name,
-    type: c.type,
-    source: { kind: 'table' },
-  }));
+  const settings = t.kind === 'topic' ? config.topics[t.id] : undefined;
+  const tableColumns: ColumnNode[] = t.columns.map((c) => {
+    // A key or value declared avro / json-sr: its bytes are Confluent frames (JSON paths must know it).
+    const format = c.name === 'key' || c.name === 'value' ? settings?.[c.name]?.format : undefined;
+    const framed = format === 'avro' || format === 'json-sr' ? format : undefined;
+    return {
+      kind: 'column',
+      name: c.name,
+      type: c.type,
+      source: framed ? { kind: 'table', framed } : { kind: 'table' },
+    };
+  });
   const columns = new Map<string, ColumnNode>(tableColumns.map((c) => [c.name, c]));
   if (t.kind === 'topic') {
     // A table column wins over an expanded field of the same name.

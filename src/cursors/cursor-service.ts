@@ -10,6 +10,7 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
+import { frameKeyFilters, keyFraming, type KeyFraming } from '../registry/key-framing.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../app.js';
 import { topicModel } from '../catalog/topic-model.js';
@@ -22,6 +23,7 @@ import { whereFromJson } from '../query/read-request.js';
 import type { Where } from '../schemas/where.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/time.js';
 import type { Keyring } from '../query/signed-token.js';
+import type { TrinoPort } from '../trino/trino-port.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
@@ -44,6 +46,11 @@ export interface CursorCaller {
   authorize(topic: string): void;
   admin(topic: string): boolean;
   rows(topic: TopicModel): RowScope;
+  /**
+   * Trino for this caller's request: batch summaries and lag counts take its query slots and are cancelled when
+   * the client goes away.
+   */
+  trino: TrinoPort;
 }
 
 export interface PendingBatch {
@@ -61,6 +68,8 @@ export interface PendingBatch {
 
 export class CursorService {
   private readonly tokens: BatchTokens;
+  /** The key framing of each topic model this service made (topic()), for plan(), which is synchronous. */
+  private readonly framings = new WeakMap<TopicModel, KeyFraming>();
 
   /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
@@ -74,6 +83,9 @@ export class CursorService {
   private async topic(id: string): Promise<TopicModel> {
     const t = topicModel(await this.services.catalog.get(id), this.services.config);
     if (!t.time) throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
+    // An Avro key: the cursor's filters on it compare framed bytes (registry/key-framing.ts), as reads do.
+    const framing = await keyFraming(id, this.services.config.topics[id]?.key, this.services.registry);
+    if (framing) this.framings.set(t, framing);
     return t;
   }
 
@@ -158,6 +170,8 @@ export class CursorService {
       select: def.select,
       where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
     };
+    const framing = this.framings.get(topic);
+    if (framing) read.where = frameKeyFilters(read.where, framing);
     return plan(
       { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
       readPolicy(this.services.config, topic.id, rows),
@@ -198,7 +212,7 @@ export class CursorService {
     let rows = 0;
     let to = from;
     if (!empty) {
-      const summary = await summarizeBatch(this.services.trino, plan, topic.time!, {
+      const summary = await summarizeBatch(caller.trino, plan, topic.time!, {
         ...plan.run,
         timeoutMs: this.services.config.queryTimeoutMs,
       });
@@ -294,7 +308,7 @@ export class CursorService {
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
     const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic), caller);
-    const { rows } = await this.services.trino.all(compileCount(plan.tree), {
+    const { rows } = await caller.trino.all(compileCount(plan.tree), {
       ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,
     });

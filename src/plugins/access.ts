@@ -7,8 +7,11 @@
  * - authentication of every request but public route groups, as `request.principal` (401 with WWW-Authenticate);
  * - requests per minute per principal, per client address when anonymous (@fastify/rate-limit), counted before
  *   a refusal so guessing credentials is limited too;
- * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT).
- * It decorates `app.access` (grants, row policies, query limiter) for the routes and the planner.
+ * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT);
+ * - on data routes (`config.data`), `request.trino`: the request's own Trino port, whose queries take the caller's
+ *   query slots and are cancelled when the client goes away (access/query-lease.ts), and one audit line.
+ * It decorates `app.access` (grants, row policies, query limiter) for the routes and the planner. Route groups
+ * come from each route's `config` (access/route-groups.ts).
  */
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +28,8 @@ import { WriteIdleWatch } from '../access/http-limits.js';
 import type { JwtOptions } from '../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../access/principal.js';
 import { isDataRoute, routeGroup } from '../access/route-groups.js';
+import { QueryLease, type RequestTrino } from '../access/query-lease.js';
+import type { RouteGroup } from '../access/access-schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,6 +40,17 @@ declare module 'fastify' {
     principal: Principal;
     /** What the request's audit line says beyond the HTTP facts (set by authorize() and the read path). */
     audit: AuditFacts;
+    /**
+     * Trino for this request, on data routes (null elsewhere): its queries count against the caller's query
+     * limits and are cancelled when the client goes away.
+     */
+    trino: RequestTrino;
+  }
+  interface FastifyContextConfig {
+    /** The route group `auth.public` may open (routes of no group always need credentials). */
+    group?: RouteGroup;
+    /** The route reads topic data through Trino: its queries are counted and it gets an audit line. */
+    data?: boolean;
   }
 }
 
@@ -65,6 +81,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
   app.decorate('access', access);
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('audit', null as unknown as AuditFacts);
+  app.decorateRequest('trino', null as unknown as RequestTrino);
 
   await app.register(helmet, {
     // The API serves JSON and data: nothing in a response may load or frame anything. Swagger UI's pages and the
@@ -119,7 +136,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
   app.addHook('onRequest', async (request, reply) => {
     request.principal = ANONYMOUS;
     request.audit = {};
-    const group = routeGroup(request.routeOptions.url);
+    const group = routeGroup(request.routeOptions.config);
     if (hosts.size > 0 && group !== 'health' && !hostAllowed(hosts, request.host)) {
       throw new ApiError('TG_BAD_REQUEST', 'the Host header names a host this service does not answer for');
     }
@@ -142,30 +159,28 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     }
   });
 
-  // Data requests (they run Trino queries): one slot of the caller's concurrent-query quota while the request
-  // runs (its response streams), and one audit line when it ends, however it ends.
+  // Data requests (they read through Trino): a port whose queries take the caller's query slots (query-lease.ts)
+  // and are cancelled when the client goes away, and one audit line when the request ends, however it ends.
   app.addHook('preHandler', async (request, reply) => {
-    if (!isDataRoute(request.routeOptions.url)) return;
+    if (!isDataRoute(request.routeOptions.config)) return;
     const started = Date.now();
     // The socket, held now: a finished response lets go of it (keep-alive).
     const socket = reply.raw.socket;
     const socketBytes = socket?.bytesWritten ?? 0;
     const gone = new AbortController();
-    const onClose = () => gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
-    // A 'close' that already happened (the client left during authentication) fires no listener added now.
-    if (reply.raw.closed) onClose();
-    else reply.raw.once('close', onClose);
-    const release = await access.queries.acquire(quotaKey(request.principal, request.ip), gone.signal);
-    reply.raw.off('close', onClose);
-    const end = () => {
-      release();
-      audit(request, reply, { started, finished, bytes: (socket?.bytesWritten ?? socketBytes) - socketBytes });
-    };
+    const lease = new QueryLease(app.tg.trino, access.queries, quotaKey(request.principal, request.ip), gone.signal);
+    request.trino = lease;
     let finished = false;
     reply.raw.once('finish', () => {
       finished = true;
     });
-    // Closed while waiting for the slot: nothing will fire 'close' again, so the slot goes back now.
+    const end = () => {
+      // Gone before the response was whole: cancel whatever the request still runs in Trino.
+      if (!finished) gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
+      lease.end();
+      audit(request, reply, { started, finished, bytes: (socket?.bytesWritten ?? socketBytes) - socketBytes });
+    };
+    // A 'close' that already happened (the client left during authentication) fires no listener added now.
     if (reply.raw.closed) end();
     else reply.raw.once('close', end);
   });

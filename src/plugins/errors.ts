@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody } from '../errors.js';
-import { logFailure, toApiError } from '../trino/trino-errors.js';
+import { QueryCancelledError, logFailure, toApiError } from '../trino/trino-errors.js';
 
 function fromFastify(err: FastifyError): ApiError | undefined {
   if (err.validation) {
@@ -56,7 +56,10 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser(['text/plain']);
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiErr = err instanceof ApiError ? err : (fromFastify(err) ?? toApiError(err));
-    logFailure(request.log, apiErr, err);
+    // A query cancelled because its client went away (access/query-lease.ts) is no failure and no time limit.
+    if (err instanceof QueryCancelledError && err.reason === 'aborted' && request.raw.destroyed) {
+      request.log.info({ queryId: err.queryId }, 'the client went away: its query was cancelled');
+    } else logFailure(request.log, apiErr, err);
     return sendError(reply, apiErr);
   });
   app.setNotFoundHandler((request, reply) =>

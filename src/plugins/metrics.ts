@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { errorResponses } from '../schemas/error.js';
+import { AUTH_ERRORS, errorResponses } from '../schemas/error.js';
 
 export interface Metrics {
   registry: Registry;
@@ -51,6 +51,7 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
   app.get(
     '/metrics',
     {
+      config: { group: 'metrics' },
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics',
@@ -60,7 +61,8 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
             description: 'Prometheus text exposition format',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
-          ...errorResponses(['TG_INTERNAL']),
+          // Protected unless `auth.public` lists metrics: the access plugin's refusals.
+          ...errorResponses([...AUTH_ERRORS, 'TG_INTERNAL']),
         },
       },
     },

@@ -6,7 +6,7 @@
  * openapi/description.md; the Swagger UI additions are openapi/swagger-ui-plugin.js, served as a static script.
  */
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -73,7 +73,18 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
     transformObject: (documentObject) =>
       finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
   });
-  await app.register(swaggerUi, {
+  // Swagger UI's routes are registered by the plugin: an encapsulated context marks each as `docs` where it is
+  // added (access/route-groups.ts reads the route's config, never its URL).
+  await app.register(docsContext);
+  app.get('/openapi.json', { config: { group: 'docs' }, schema: { hide: true } }, async () => app.swagger());
+}
+
+/** Swagger UI in its own context, each of its routes marked `docs`. */
+const docsContext: FastifyPluginAsync = async (docs) => {
+  docs.addHook('onRoute', (route) => {
+    route.config = { ...route.config, group: 'docs' };
+  });
+  await docs.register(swaggerUi, {
     routePrefix: '/docs',
     theme: {
       title: 'topicgate API',
@@ -92,7 +103,6 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       plugins: [pageExpression('window.topicgateSwaggerUi')],
     },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-}
+};
 
 export default fp(openapiPlugin, { name: 'topicgate-openapi' });

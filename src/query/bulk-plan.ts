@@ -27,10 +27,13 @@ export function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: 
       parameter: 'parallel',
     });
   if (parallel > policy.parallel.max) {
-    throw new ApiError('TG_TOO_EXPENSIVE', `parallel ${parallel} is above the maximum ${policy.parallel.max}`, {
-      parameter: 'parallel',
-      max: policy.parallel.max,
-    });
+    // Each slice is a Trino query holding one of the caller's query slots: the cap says which limit it comes from.
+    const from = policy.parallel.maxFrom ?? 'maxParallel';
+    throw new ApiError(
+      'TG_TOO_EXPENSIVE',
+      `parallel ${parallel} is above the maximum ${policy.parallel.max} (${from}); each slice is one Trino query`,
+      { parameter: 'parallel', max: policy.parallel.max, limit: from },
+    );
   }
   const { lo, hi } = p.position;
   const [o, ...more] = p.tree.order;

@@ -72,6 +72,11 @@ export function compileLiteral(lit: LiteralNode): string {
   }
 }
 
+/** json-sr bytes without their Confluent frame when they have one (byte 0, a 4-byte schema id, then the JSON). */
+function unframed(raw: string): string {
+  return `IF(substr(${raw}, 1, 1) = X'00' AND length(${raw}) >= 5, substr(${raw}, 6), ${raw})`;
+}
+
 /** Text of UTF-8 bytes, or NULL when they are not UTF-8 (from_utf8 alone would substitute U+FFFD silently). */
 function utf8Text(raw: string): string {
   return `CASE WHEN to_utf8(from_utf8(${raw})) = ${raw} THEN from_utf8(${raw}) END`;
@@ -96,7 +101,9 @@ function scalarAs(scalar: string, type: string): string {
  * retyped by a comparison's literal is the scalar read as that type (mistyped: NULL).
  */
 function compileJsonPath(c: ColumnNode, src: Extract<ColumnNode['source'], { kind: 'json-path' }>): string {
-  const base = compileColumn(src.base);
+  const column = compileColumn(src.base);
+  const framed = src.base.source.kind === 'table' && src.base.source.framed === 'json-sr';
+  const base = framed ? unframed(column) : column;
   const doc = typeFamily(src.base.type) === 'varbinary' ? utf8Text(base) : base;
   const path = jsonPathLiteral(src.path);
   if (c.type === 'json') return `json_extract(${doc}, ${path})`;
@@ -117,7 +124,8 @@ export function compileColumn(c: ColumnNode): string {
   const src = c.source;
   if (src.kind === 'table') return quoteIdent(c.name);
   if (src.kind === 'json-path') return compileJsonPath(c, src);
-  const text = utf8Text(quoteIdent(src.from));
+  const from = quoteIdent(src.from);
+  const text = utf8Text(src.framed ? unframed(from) : from);
   const path = jsonPathLiteral(src.path);
   if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${text}, ${path}) AS ${c.type})`;
   return scalarAs(`json_extract_scalar(${text}, ${path})`, c.type);

@@ -4,8 +4,11 @@
  */
 import { ApiError } from '../errors.js';
 
-/** The most values one list (in, any/all, cs/cd/ov) may carry. */
-export const MAX_LIST = 1000;
+/**
+ * The most values one list (in, any/all, cs/cd/ov) may carry whatever the configuration: the ceiling of
+ * `limits.maxInValues`, which caps the values of a whole request (query/request-caps.ts, default 1000).
+ */
+export const MAX_LIST = 100_000;
 
 /**
  * Splits `a,b,"c,d",f(x,y),g.{1,2}` on the commas (or `separator`) outside double quotes, parentheses and braces.

@@ -4,18 +4,19 @@
  *   or=(a.eq.1,b.lt.2)   and=(a.gte.1,or(b.is.null,b.eq.x))   not.or=(...)
  * Every column is resolved (and so checked) before a node is built.
  */
-import { ApiError } from '../errors.js';
+import { ApiError, assertNever } from '../errors.js';
 import type { ArrayOp, ColumnNode, CompareOp, IsWhat, LiteralNode, PredicateNode } from './nodes.js';
 import { arrayElementType, literalFor, rowFieldType, typeFamily, type Rounding } from './values.js';
 import { likePattern, regexPattern } from './patterns.js';
 import { pathColumnFor } from './json-path-column.js';
-import { refLength } from './column-ref.js';
-import { badOp, isArrayOp, parseOperator, type FilterOp, type Quantifier } from './filter-operators.js';
-import { MAX_LIST, braceList, inList, listOf, splitList, unquote } from './filter-lists.js';
+import { badOp, isArrayOp, type FilterOp, type Quantifier } from './filter-operators.js';
+import { logicSyntax, opSyntax, type FilterSyntax, type OpSyntax } from './filter-syntax.js';
+import { MAX_LIST, braceList, inList, listOf, unquote } from './filter-lists.js';
 
 // The grammar's public surface stays here (issue 10's row policies and the tests import it from filters.ts).
 export { FILTER_OPS, QUANTIFIABLE_OPS, parseOperator, type FilterOp, type Quantifier } from './filter-operators.js';
 export { splitList, unquote } from './filter-lists.js';
+export { logicSyntax, opSyntax, paramSyntax, type FilterSyntax, type OpSyntax } from './filter-syntax.js';
 
 export type ColumnResolver = (name: string) => ColumnNode;
 
@@ -35,19 +36,37 @@ const ROUNDING = {
  * be double-quoted to carry commas, dots and parentheses (`quotedValues`).
  */
 export function parseColumnFilter(column: ColumnNode, expr: string, quotedValues = false): PredicateNode {
-  if (expr.startsWith('not.')) return { kind: 'not', inner: parseColumnFilter(column, expr.slice(4), quotedValues) };
-  const dot = expr.indexOf('.');
-  const opText = dot < 0 ? expr : expr.slice(0, dot);
-  const value = dot < 0 ? undefined : expr.slice(dot + 1);
-  const { op, quant } = parseOperator(column.name, opText);
+  const s = opSyntax(column.name, expr);
+  let node = filterNode(column, s, quotedValues);
+  for (let i = 0; i < s.nots; i++) node = { kind: 'not', inner: node };
+  return node;
+}
+
+function filterNode(column: ColumnNode, s: OpSyntax, quotedValues: boolean): PredicateNode {
+  const { op, quant, value } = s;
   if (value === undefined) {
-    throw new ApiError('TG_BAD_VALUE', `${column.name}: ${opText} needs a value (${opText}.<value>)`, {
+    throw new ApiError('TG_BAD_VALUE', `${column.name}: ${s.opText} needs a value (${s.opText}.<value>)`, {
       column: column.name,
     });
   }
-  if (quant) return buildQuantified(column, op, quant, braceList(column.name, opText, value));
+  if (quant) return buildQuantified(column, op, quant, braceList(column.name, s.opText, value));
   const listed = op === 'in' || isArrayOp(op);
   return buildPredicate(column, op, quotedValues && !listed ? unquote(value) : value);
+}
+
+/** Predicate nodes for filters as written, every column resolved (and so checked) first. */
+export function buildFilter(syntax: FilterSyntax, resolve: ColumnResolver): PredicateNode {
+  switch (syntax.kind) {
+    case 'filter':
+      return parseColumnFilter(resolve(syntax.column), syntax.expr, syntax.quoted);
+    case 'not':
+      return { kind: 'not', inner: buildFilter(syntax.inner, resolve) };
+    case 'and':
+    case 'or':
+      return { kind: syntax.kind, items: syntax.items.map((i) => buildFilter(i, resolve)) };
+    default:
+      return assertNever(syntax, 'filter syntax');
+  }
 }
 
 /**
@@ -177,29 +196,6 @@ function arrayPredicate(column: ColumnNode, op: ArrayOp, value: unknown): Predic
 }
 
 /** A logic group `(item,item,...)` for `or`/`and` (possibly negated), with `col.op.value` items. */
-export function parseLogic(kind: 'and' | 'or', body: string, resolve: ColumnResolver, depth = 0): PredicateNode {
-  if (depth > 8) throw new ApiError('TG_BAD_REQUEST', 'boolean groups nest deeper than 8 levels');
-  body = body.trim();
-  if (!body.startsWith('(') || !body.endsWith(')')) {
-    throw new ApiError('TG_BAD_REQUEST', `${kind}: the group must be in parentheses, like ${kind}=(a.eq.1,b.lt.2)`);
-  }
-  const items = splitList(body.slice(1, -1), kind).map((item) => parseLogicItem(item, resolve, depth));
-  if (items.length === 0) throw new ApiError('TG_BAD_REQUEST', `${kind}: empty group`);
-  return items.length === 1 ? items[0]! : { kind, items };
-}
-
-function parseLogicItem(item: string, resolve: ColumnResolver, depth: number): PredicateNode {
-  const group = /^(not\.)?(and|or)\s*(\(.*\))$/s.exec(item);
-  if (group) {
-    const inner = parseLogic(group[2] as 'and' | 'or', group[3]!, resolve, depth + 1);
-    return group[1] ? { kind: 'not', inner } : inner;
-  }
-  // The column reference ends at the first dot outside double quotes: `"a.b".eq.1`, `value->>"x.y".eq.1`.
-  const end = refLength(item);
-  if (end <= 0 || end >= item.length) {
-    throw new ApiError('TG_BAD_REQUEST', `bad filter ${JSON.stringify(item)}: expected column.operator.value`);
-  }
-  const name = item.slice(0, end);
-  const rest = item.slice(end + 1);
-  return parseColumnFilter(resolve(name), rest, true);
+export function parseLogic(kind: 'and' | 'or', body: string, resolve: ColumnResolver): PredicateNode {
+  return buildFilter(logicSyntax(kind, body), resolve);
 }

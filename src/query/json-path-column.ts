@@ -21,6 +21,13 @@ export function jsonPathColumn(base: ColumnNode, ref: ColumnRef): ColumnNode {
       { column: base.name },
     );
   }
+  if (base.source.kind === 'table' && base.source.framed === 'avro') {
+    throw new ApiError(
+      'TG_BAD_REQUEST',
+      `${refText(ref)}: ${base.name} holds Avro, not JSON; its decoded fields are in the ${base.name} column of each response`,
+      { column: base.name },
+    );
+  }
   return {
     kind: 'column',
     name: refText(ref),

@@ -12,8 +12,10 @@ export const TIME_COLUMN = 'timestamp_broker';
  * ad-hoc JSON arrow path into any JSON-holding column (`value->customer->>country`; `text` for a final `->>`).
  */
 export type ColumnSource =
-  | { kind: 'table' }
-  | { kind: 'json'; from: string; path: readonly (string | number)[] }
+  /** `framed`: the column holds Confluent-framed payloads (API.md "Schema Registry payloads"). */
+  | { kind: 'table'; framed?: 'avro' | 'json-sr' }
+  /** `framed`: the payload may carry a Confluent frame (json-sr: byte 0, 4-byte schema id) before the JSON. */
+  | { kind: 'json'; from: string; path: readonly (string | number)[]; framed?: boolean }
   | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean };
 
 export interface ColumnNode {

@@ -6,12 +6,15 @@ import { and, type ColumnNode, type PredicateNode, type QueryNode } from './node
 import { classifyPushdown } from './pushdown.js';
 import type { PagePosition } from './paging.js';
 import { epochOfTrinoTimestamp } from './time.js';
+import type { RequestCaps } from './request-caps.js';
 
 export interface LimitPolicy {
   defaultLimit: number;
   maxLimit: number;
   /** The caller's row scope (issue 10): planRead ANDs its filter to the request's and binds page tokens to it. */
   rows?: RowScope;
+  /** Caps on what a request may name (issue 10; request-caps.ts); absent: a read the gateway itself shapes. */
+  caps?: RequestCaps;
 }
 
 /**

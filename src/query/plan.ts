@@ -19,6 +19,7 @@ import { parseColumnRef } from './column-ref.js';
 import { jsonPathColumn } from './json-path-column.js';
 import { epochOfTrinoTimestamp } from './time.js';
 import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
+import { checkRequestCaps } from './request-caps.js';
 import { applyLimit, applyPaging, applyRowScope, applyTimeWindow, type LimitPolicy } from './passes.js';
 
 /** What a topic offers to a query: its table and every column a request may name. */
@@ -124,16 +125,19 @@ export function planRead(
   const all = [...topic.source.columns, ...[...topic.columns.values()].filter((c) => c.source.kind === 'json')];
   const items = (req.select ?? []).flatMap((s) => (s === '*' ? all.map((c) => c.name) : [s]));
   const groupSpecs = req.groupBy ?? [];
-  let select: SelectNode[] = items.map((s) =>
+  const named: SelectNode[] = items.map((s) =>
     typeof s === 'string' ? selectColumn(s, resolve) : aggregateNode(topic, s, resolve),
   );
+  let select = named;
   const groupBy: string[] = [];
+  const groupColumns: (ColumnNode | null)[] = [];
   // Group keys not already selected come first, in groupBy order.
   const keys: SelectNode[] = [];
   for (const g of groupSpecs) {
     if (typeof g === 'string') {
       // A key is a selected item named g, or selecting the same column (or path); else it is added in front.
       const col = resolve(g);
+      groupColumns.push(col);
       const same = select.find(
         (s) => s.kind === 'select-column' && (s.as === g || (s.column.name === col.name && s.column.type === col.type)),
       );
@@ -142,6 +146,7 @@ export function planRead(
       groupBy.push(as);
     } else {
       const b = bucketNode(topic, g);
+      groupColumns.push(null);
       keys.push(b);
       groupBy.push(b.as);
     }
@@ -220,6 +225,20 @@ export function planRead(
     d: dedupe ? [dedupe.by.map((c) => c.name), dedupe.keep] : null,
   });
   const position: PagePosition = token ? token(h) : firstPosition(h, anchored, topic, req, now);
+  if (policy.caps) {
+    checkRequestCaps(
+      {
+        select: named,
+        buckets: keys.flatMap((k) => (k.kind === 'bucket' ? [k.ms] : [])),
+        order,
+        groupBy: groupColumns,
+        dedupe: dedupe?.by ?? [],
+        where: userWhere,
+        window: { lo: position.lo, hi: position.hi },
+      },
+      policy.caps,
+    );
+  }
 
   let tree: QueryNode = {
     kind: 'query',

@@ -15,11 +15,14 @@ import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy
 import type { PagePosition } from './paging.js';
 import { TIME_COLUMN } from './nodes.js';
 import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './bulk-plan.js';
+import type { RequestCaps } from './request-caps.js';
 import { planRead, type Plan, type ReadRequest, type TopicModel } from './plan.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
 export interface ReadPolicy extends LimitPolicy {
+  /** Caps on what one request may name (the config file's `limits`). */
+  caps: RequestCaps;
   /** How the topic's queries are sent to Trino (API.md "Trino connection"). */
   trino: { impersonate: boolean; session: Readonly<Record<string, string>>; clientTags: readonly string[] };
   /** The caller's row policies (issue 10): required, so no read path can plan without them. */
@@ -27,8 +30,12 @@ export interface ReadPolicy extends LimitPolicy {
   /** Events in a cursor batch when the loader names no limit. */
   batchDefaultLimit: number;
   guardrail: GuardrailPolicy;
-  /** Bulk reads: slices read at once when the request names none, and the most it may name. */
-  parallel: { default: number; max: number };
+  /**
+   * Bulk reads: slices read at once when the request names none, and the most it may name: the topic's
+   * `maxParallel`, or fewer when the query limits (`limits.concurrentQueries` per caller,
+   * `limits.maxConcurrentQueries`) could never let that many slice queries run at once. `maxFrom` names the cap.
+   */
+  parallel: { default: number; max: number; maxFrom?: string };
   infer: { defaultSample: number; maxSample: number; defaultWindowMs: number; maxWindowMs: number };
 }
 
@@ -103,10 +110,11 @@ export function readPolicy(config: Config, topicId: string, rows: RowScope): Rea
   return {
     trino: { impersonate: config.trinoImpersonate, session, clientTags: topic?.tags ?? [] },
     rows,
+    caps: config.limits,
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
     maxLimit,
     batchDefaultLimit: Math.min(10_000, maxLimit),
-    parallel: { default: topic?.parallel ?? 1, max: topic?.maxParallel ?? DEFAULT_MAX_PARALLEL },
+    parallel: parallelPolicy(config, topic?.parallel, topic?.maxParallel),
     guardrail: {
       maxWindowMs: config.residualScanMaxWindowMs,
       allowFullScan: topic?.allowFullScan === true,
@@ -119,6 +127,17 @@ export function readPolicy(config: Config, topicId: string, rows: RowScope): Rea
       maxWindowMs: config.inferMaxWindowMs,
     },
   };
+}
+
+/** The bulk-read parallelism allowed: each slice is one Trino query, and each takes one of the caller's slots. */
+function parallelPolicy(config: Config, dflt = 1, topicMax = DEFAULT_MAX_PARALLEL): ReadPolicy['parallel'] {
+  const caps: [number, string][] = [
+    [topicMax, 'maxParallel'],
+    [config.limits.concurrentQueries ?? Infinity, 'limits.concurrentQueries'],
+    [config.limits.maxConcurrentQueries, 'limits.maxConcurrentQueries'],
+  ];
+  const [max, maxFrom] = caps.reduce((a, b) => (b[0] < a[0] ? b : a));
+  return { default: Math.min(dflt, max), max, maxFrom };
 }
 
 /** Plans one read; throws the ApiError of the first pass that refuses it. */

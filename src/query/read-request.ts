@@ -5,10 +5,10 @@
 import { ApiError } from '../errors.js';
 import { and, type PredicateNode } from './nodes.js';
 import {
+  buildFilter,
   buildPredicate,
   buildQuantified,
-  parseColumnFilter,
-  parseLogic,
+  paramSyntax,
   parseOperator,
   splitList,
   type ColumnResolver,
@@ -27,6 +27,7 @@ export const RESERVED_PARAMS = [
   'cursor',
   'format',
   'explain',
+  'decode',
   'since',
   'until',
   'or',
@@ -85,10 +86,7 @@ export function readRequestFromQuery(query: Record<string, unknown>, resolve: Co
     if (RESERVED_PARAMS.includes(name) && !['or', 'and', 'not.or', 'not.and'].includes(name)) continue;
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       const text = String(value);
-      if (name === 'or' || name === 'and') filters.push(parseLogic(name, text, resolve));
-      else if (name === 'not.or' || name === 'not.and')
-        filters.push({ kind: 'not', inner: parseLogic(name === 'not.or' ? 'or' : 'and', text, resolve) });
-      else filters.push(parseColumnFilter(resolveParam(name, resolve), text));
+      filters.push(buildFilter(paramSyntax(name, text), (n) => resolveParam(n, resolve)));
     }
   }
   const select = single('select', query.select);

@@ -9,6 +9,8 @@ import { compileQuery } from '../query/compile.js';
 import type { RowScope } from '../query/passes.js';
 import type { TopicModel } from '../query/plan.js';
 import { plan, readPolicy, type Caller } from '../query/planner.js';
+import { FrameSampler } from '../registry/sample-frames.js';
+import type { TrinoPort } from '../trino/trino-port.js';
 
 export interface InferQuery {
   since?: string;
@@ -23,22 +25,36 @@ export async function inferRead(
   query: InferQuery,
   caller: Caller | undefined,
   rows: (topic: TopicModel) => RowScope,
-  signal?: AbortSignal,
+  /** The request's port: the sample query takes one of the caller's query slots and ends with the request. */
+  trino: TrinoPort,
 ) {
-  const { config, catalog, trino } = app.tg;
+  const { config, catalog } = app.tg;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
   const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id, rows(topic)));
   const sql = compileQuery(planned.tree, { extraRow: false });
   const inferrer = new SchemaInferrer();
-  const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs, signal });
+  const payload = config.topics[topic.id]?.value;
+  const frames =
+    payload && payload.format !== 'raw' ? new FrameSampler(topic.id, { ...payload, format: payload.format }) : null;
+  const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs });
   for await (const batch of result.batches) {
-    for (const row of batch) inferrer.add(row[0] === null ? null : Buffer.from(row[0] as string, 'base64'));
+    for (const row of batch) {
+      const value = row[0] === null ? null : Buffer.from(row[0] as string, 'base64');
+      if (!frames) inferrer.add(value);
+      else {
+        // Framed values: counted by schema id; only JSON (json-sr, or unframed) goes on to the inferrer.
+        const seen = frames.add(value);
+        if (seen) inferrer.add(seen.json);
+        else inferrer.sampled++; // an Avro event: sampled, its fields are the registry's schema
+      }
+    }
   }
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     topic: topic.id,
     window: { since: iso(planned.position.lo!), until: iso(planned.position.hi!) },
     ...inferrer.result(table.columns.map((c) => c.name)),
+    ...(frames ? { payload: await frames.result(app.tg.registry) } : {}),
   };
 }

@@ -19,10 +19,14 @@ import type { RowScope } from '../query/passes.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
 import { classifyPushdown } from '../query/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
+import type { TrinoPort } from '../trino/trino-port.js';
+import type { RequestTrino } from '../access/query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
+import { preparePayloads } from '../registry/payload-decoder.js';
+import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -32,6 +36,8 @@ export interface ReadOptions {
   cursor?: string;
   format?: string;
   explain?: boolean;
+  /** false: Avro / json-sr payloads are returned as their raw bytes (API.md `decode=false`). */
+  decode?: boolean;
   /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
   nextUrl?: (token: string) => string;
 }
@@ -58,6 +64,17 @@ export function callerOf(request: FastifyRequest): Caller | undefined {
   return (request as { principal?: Caller | null }).principal ?? undefined;
 }
 
+/**
+ * The request's own Trino port (the access plugin's, on every data route): its queries take the caller's query
+ * slots and are cancelled when the client goes away. Read structurally, as callerOf; a route that reads without it
+ * is a defect (its queries would escape the quotas), not something to paper over.
+ */
+export function requestTrino(request: FastifyRequest): RequestTrino {
+  const trino = (request as { trino?: RequestTrino | null }).trino;
+  if (!trino) throw new Error(`route ${request.routeOptions.url} reads through Trino but is not a data route`);
+  return trino;
+}
+
 /** Plans a read with this topic's policy (the one planning entry runs every pass). */
 export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | undefined): PlannedRead {
   const tokens = new PageTokens(app.tg.keyring);
@@ -75,9 +92,9 @@ export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | u
   );
 }
 
-export async function explainRead(app: FastifyInstance, p: PlannedRead) {
+export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRead) {
   const sql = compileQuery(p.tree);
-  const { rows } = await app.tg.trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
+  const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
   const body = {
     sql,
     pushdown: classifyPushdown(p.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
@@ -89,9 +106,21 @@ export async function explainRead(app: FastifyInstance, p: PlannedRead) {
 
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
+  // An Avro key: filters on it compare framed bytes, one per key schema version (registry/key-framing.ts).
+  const framing =
+    o.decode === false ? null : await keyFraming(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry);
+  if (framing) o = { ...o, req: { ...o.req, where: frameKeyFilters(o.req.where, framing) } };
   const planned = planFor(app, o, callerOf(request));
-  if (o.explain) return reply.type('application/json; charset=utf-8').send(await explainRead(app, planned));
-  return streamPlan(app, request, reply, planned, media, { nextUrl: o.nextUrl, paged: true });
+  if (o.explain) {
+    const body = await explainRead(app, requestTrino(request), planned);
+    return reply.type('application/json; charset=utf-8').send(body);
+  }
+  return streamPlan(app, request, reply, planned, media, {
+    nextUrl: o.nextUrl,
+    paged: true,
+    topic: o.topic.id,
+    decode: o.decode !== false,
+  });
 }
 
 export interface StreamOptions {
@@ -100,6 +129,9 @@ export interface StreamOptions {
   nextUrl?: (token: string) => string;
   /** Extra members of the JSON body, written only on success. */
   meta?: Record<string, unknown>;
+  /** The topic read: its Avro / json-sr payloads are decoded unless `decode` is false. */
+  topic: string;
+  decode: boolean;
 }
 
 /** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
@@ -111,13 +143,21 @@ export async function streamPlan(
   media: MediaType,
   o: StreamOptions,
 ) {
-  const { config, trino } = app.tg;
+  const { config } = app.tg;
+  const trino = requestTrino(request);
+  // A bulk read's slices run at once: it holds a query slot for each before the first starts.
+  if (plan.bulk) await trino.hold(Math.min(plan.bulk.concurrency, plan.bulk.bounds.length - 1));
   const tokens = new PageTokens(app.tg.keyring);
   const abort = new AbortController();
   // The client went away before the response finished: cancel the Trino query.
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
+  // Reader schemas are fetched before the query starts: a registry failure is a plain 502, no query to cancel.
+  const text = encoderRegistry[media].format !== 'arrow' && encoderRegistry[media].format !== 'parquet';
+  const payloads = o.decode
+    ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry, { hexBytes: text })
+    : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const result = await openResult(
     trino,
@@ -165,7 +205,8 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const body = encodedReadable(flushThenAbort(entry.encode(view, options), reply.raw));
+  const encoded = entry.encode(payloads ? payloads.wrap(view, { flatten: entry.format === 'csv' }) : view, options);
+  const body = encodedReadable(flushThenAbort(encoded, reply.raw));
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;

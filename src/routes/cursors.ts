@@ -69,6 +69,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/cursors/:name',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Create a named cursor (the same definition again is a no-op)',
@@ -99,6 +100,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/cursors/:name',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'A cursor: definition, committed position and lag',
@@ -117,6 +119,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/cursors/:name/read',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'The next batch after the committed position (the same batch until it is committed)',
@@ -126,13 +129,24 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           ...ReadResponses,
           // The media type; another reader moved the cursor while the batch was prepared (TG_STALE_BATCH).
-          ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_NOT_ACCEPTABLE', 'TG_STALE_BATCH']),
+          ...errorResponses([
+            ...NAMED,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_NOT_ACCEPTABLE',
+            'TG_STALE_BATCH',
+            'TG_SCHEMA_REGISTRY',
+          ]),
         },
       },
     },
     async (request, reply) => {
       const media = mediaTypeOf(request, request.query.format);
-      const { pending, plan } = await svc().batch(request.params.name, request.query.limit, cursorCaller(request));
+      const { cursor, pending, plan } = await svc().batch(
+        request.params.name,
+        request.query.limit,
+        cursorCaller(request),
+      );
       reply.header('Topicgate-Batch', pending.token);
       reply.header('Topicgate-Batch-Rows', String(pending.rows));
       const meta = {
@@ -141,13 +155,15 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         from: showPosition(pending.from),
         to: showPosition(pending.to),
       };
-      return streamPlan(app, request, reply, plan, media, { paged: false, meta });
+      const topic = svc().definition(cursor).topic;
+      return streamPlan(app, request, reply, plan, media, { paged: false, meta, topic, decode: true });
     },
   );
 
   app.post(
     '/cursors/:name/commit',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Move the cursor to the end of a batch (committing twice is a no-op)',
@@ -169,6 +185,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/cursors/:name/seek',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Move the cursor to earliest, latest or an instant',
@@ -185,6 +202,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/cursors/:name',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Delete a cursor and its history',
@@ -201,6 +219,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/cursors/:name/history',
     {
+      config: { data: true },
       schema: {
         tags: ['cursors'],
         summary: 'Batches committed, newest first',

@@ -33,6 +33,8 @@ const READ_ERRORS = [
   'TG_TIME_BOUND_REQUIRED',
   'TG_NOT_ACCEPTABLE',
   ...TRINO_ERRORS,
+  // Avro / json-sr payloads: reader and writer schemas come from the registry (registry/payload-decoder.ts).
+  'TG_SCHEMA_REGISTRY',
 ] as const satisfies readonly ErrorCode[];
 
 /** The topic, if the caller may `read` it (or `explain` on it): 404 when it may not see it, 403 without the action. */
@@ -54,6 +56,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/topics/:topic/events',
     {
+      config: { data: true },
       schema: {
         tags: ['events'],
         summary: 'Read events, filtered and paged',
@@ -76,6 +79,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         cursor: q.cursor,
         format: q.format,
         explain: q.explain === 'true',
+        decode: q.decode !== 'false',
         nextUrl: nextUrlOf(request),
       });
     },
@@ -84,6 +88,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/topics/:topic/query',
     {
+      config: { data: true },
       schema: {
         tags: ['events'],
         summary: 'Query events: filters, aggregation, time buckets, dedupe',
@@ -105,6 +110,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         cursor: body.cursor,
         format: body.format ?? request.query.format,
         explain: body.explain === true,
+        decode: body.decode !== false,
       });
     },
   );

@@ -15,6 +15,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/healthz',
     {
+      config: { group: 'health' },
       schema: {
         tags: ['operations'],
         summary: 'The process is up',
@@ -26,6 +27,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/readyz',
     {
+      config: { group: 'health' },
       schema: {
         tags: ['operations'],
         summary: 'Trino answers and has finished starting, and the cursor store answers',

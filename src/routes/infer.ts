@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authorize, rowScope } from '../access/authorize.js';
 import { inferRead } from '../read/infer-read.js';
-import { callerOf } from '../read/run-read.js';
+import { callerOf, requestTrino } from '../read/run-read.js';
 import { ACCESS_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import { InferQuery, InferResult } from '../schemas/infer.js';
 import { TopicParams } from '../schemas/topic.js';
@@ -11,6 +11,7 @@ const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/topics/:topic/schema/infer',
     {
+      config: { data: true },
       schema: {
         tags: ['topics'],
         summary: 'Infer typed fields from the JSON payloads of sampled events',
@@ -28,14 +29,21 @@ const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'TG_BAD_TIME',
             'TG_TOO_EXPENSIVE',
             ...TRINO_ERRORS,
+            // A framed topic: the versions of the schema ids found come from the registry.
+            'TG_SCHEMA_REGISTRY',
           ]),
         },
       },
     },
     async (request) => {
       authorize(request, request.params.topic, 'infer');
-      return inferRead(app, request.params.topic, request.query, callerOf(request), (topic) =>
-        rowScope(request, topic),
+      return inferRead(
+        app,
+        request.params.topic,
+        request.query,
+        callerOf(request),
+        (topic) => rowScope(request, topic),
+        requestTrino(request),
       );
     },
   );

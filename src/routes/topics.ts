@@ -5,6 +5,7 @@ import { topicModel } from '../catalog/topic-model.js';
 import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
 import { AUTH_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
 import { authorizeVisible } from '../access/authorize.js';
+import { payloadInfo } from '../registry/payload-info.js';
 import { TopicDetail, TopicList, TopicParams, type TopicSummary } from '../schemas/topic.js';
 
 function summary(t: TableInfo): TopicSummary {
@@ -39,7 +40,14 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: TopicParams,
         response: {
           200: TopicDetail,
-          ...errorResponses([...PATH_ERRORS, ...AUTH_ERRORS, 'TG_TOPIC_NOT_FOUND', ...TRINO_ERRORS]),
+          ...errorResponses([
+            ...PATH_ERRORS,
+            ...AUTH_ERRORS,
+            'TG_TOPIC_NOT_FOUND',
+            ...TRINO_ERRORS,
+            // A topic with Avro payloads: its reader schemas come from the registry.
+            'TG_SCHEMA_REGISTRY',
+          ]),
         },
       },
     },
@@ -61,12 +69,14 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
       const native = nativeExpansionOf(t, tables, config.topics[t.id]);
       const of = t.kind === 'table' ? expansionOf(t, tables, config.topics) : null;
+      const payloads = t.kind === 'topic' ? await payloadInfo(t.id, config.topics[t.id], app.tg.registry) : undefined;
       return {
         ...summary(t),
         catalog: config.catalog,
         columns,
         ...(native ? { expansionTable: native } : {}),
         ...(of ? { expansionOf: of } : {}),
+        ...(payloads ? { payloads } : {}),
       };
     },
   );

@@ -1,6 +1,7 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"): bodies and views. */
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Where } from './where.js';
+import { CAP_CEILINGS } from './read.js';
 
 export const CursorParams = Type.Object({
   name: Type.String({
@@ -26,7 +27,7 @@ export const CursorBody = Type.Object(
       Type.String({ description: 'earliest, latest, or an ISO-8601 instant', examples: ['earliest'] }),
     ),
     filter: Type.Optional(Where),
-    select: Type.Optional(Type.Array(Type.String(), { maxItems: 200 })),
+    select: Type.Optional(Type.Array(Type.String(), { maxItems: CAP_CEILINGS.selectItems })),
     // A duration read by query/time.ts parseDuration (the one parser), so no pattern here.
     settle: Type.Optional(
       Type.String({ description: 'Events newer than now minus this are not read yet', examples: ['30s'] }),

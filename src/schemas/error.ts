@@ -85,7 +85,7 @@ export const TRINO_ERRORS = [
 
 /**
  * A filter, `select`, `order`, `groupBy` or `dedupe` read into nodes and planned (query/filters.ts, values.ts,
- * read-request.ts, plan.ts): malformed, unknown column, wrong operator or value, `in` over 1000 values (422). The
+ * read-request.ts, plan.ts): malformed, unknown column, wrong operator or value, a request past a `limits` cap (422). The
  * values reach Trino, which may refuse one it evaluates (TG_BAD_VALUE too).
  */
 export const FILTER_ERRORS = [

@@ -1,4 +1,5 @@
 /** Schema inference for blob expansion (API.md "Blob expansion"): the sampled window and what was found. */
+import { SampledFramesSchema } from '../registry/sample-frames.js';
 import { Type, type Static } from '@fastify/type-provider-typebox';
 
 export const InferQuery = Type.Object({
@@ -18,6 +19,7 @@ export const InferQuery = Type.Object({
 export type InferQuery = Static<typeof InferQuery>;
 
 export const InferResult = Type.Object({
+  payload: Type.Optional(SampledFramesSchema),
   topic: Type.String(),
   window: Type.Object({ since: Type.String(), until: Type.String() }),
   sampled: Type.Integer(),

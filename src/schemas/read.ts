@@ -20,6 +20,12 @@ export const AGGREGATE_FNS = [
   'earliest',
 ] as const;
 
+/**
+ * The request schemas' own ceilings on list lengths: the `limits` caps (access/access-schema.ts, default lower) are
+ * configured up to these, and a request past a cap gets a 422 naming it (query/request-caps.ts).
+ */
+export const CAP_CEILINGS = { selectItems: 1000, orderItems: 100, groupByItems: 100, dedupeColumns: 100 } as const;
+
 const ALIAS = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 
 export const AggregateSpec = Type.Object(
@@ -79,7 +85,11 @@ export type OrderSpec = Static<typeof OrderSpec>;
 export const DedupeSpec = Type.Object(
   {
     by: Type.Optional(
-      Type.Array(Type.String(), { minItems: 1, description: 'Columns that identify an event (default `key`)' }),
+      Type.Array(Type.String(), {
+        minItems: 1,
+        maxItems: CAP_CEILINGS.dedupeColumns,
+        description: 'Columns that identify an event (default `key`)',
+      }),
     ),
     keep: Type.Optional(Type.Union([Type.Literal('latest'), Type.Literal('earliest')])),
   },
@@ -141,6 +151,12 @@ export const EventsQuery = Type.Object(
         description: "Return the SQL, the pushdown split and Trino's plan instead of rows",
       }),
     ),
+    decode: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description:
+          'On a topic whose key or value is Avro or json-sr (Schema Registry payloads): `false` returns the stored bytes undecoded',
+      }),
+    ),
     since: Type.Optional(
       Type.String({
         description:
@@ -185,7 +201,10 @@ export type EventsQuery = Static<typeof EventsQuery>;
 export const QueryBody = Type.Object(
   {
     select: Type.Optional(
-      Type.Array(SelectSpec, { maxItems: 200, description: 'Columns and aggregates; default all columns' }),
+      Type.Array(SelectSpec, {
+        maxItems: CAP_CEILINGS.selectItems,
+        description: 'Columns and aggregates; default all columns (at most `limits.maxSelectItems`, default 200)',
+      }),
     ),
     where: Type.Optional(Where),
     since: Type.Optional(
@@ -197,10 +216,16 @@ export const QueryBody = Type.Object(
     until: Type.Optional(
       Type.String({ description: 'Exclusive end on timestamp_broker, as in GET', examples: ['2026-11-02T00:00:00Z'] }),
     ),
-    groupBy: Type.Optional(Type.Array(GroupSpec, { maxItems: 20 })),
+    groupBy: Type.Optional(
+      Type.Array(GroupSpec, {
+        maxItems: CAP_CEILINGS.groupByItems,
+        description: 'Group keys and time buckets (at most `limits.maxGroupByItems`, default 20)',
+      }),
+    ),
     order: Type.Optional(
-      Type.Union([Type.Array(OrderSpec, { maxItems: 20 }), Type.Literal('none')], {
-        description: 'Sort keys; `none` (with limit `all`): no order promised, slices may interleave',
+      Type.Union([Type.Array(OrderSpec, { maxItems: CAP_CEILINGS.orderItems }), Type.Literal('none')], {
+        description:
+          'Sort keys (at most `limits.maxOrderItems`, default 20); `none` (with limit `all`): no order promised, slices may interleave',
       }),
     ),
     limit: Type.Optional(
@@ -218,6 +243,9 @@ export const QueryBody = Type.Object(
     format: Type.Optional(Type.String({ description: 'json, ndjson, csv, arrow or parquet (anything else: 406)' })),
     explain: Type.Optional(
       Type.Boolean({ description: 'Return the SQL, the pushdown split and the plan instead of rows' }),
+    ),
+    decode: Type.Optional(
+      Type.Boolean({ description: 'false: Avro / json-sr payloads as their stored bytes, undecoded' }),
     ),
   },
   {

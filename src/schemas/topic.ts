@@ -1,4 +1,5 @@
 /** The served topics and what is in them (API.md "Topics"), and the `{topic}` path parameter of every topic route. */
+import { PayloadsSchema } from '../registry/payload-info.js';
 import { Type, type Static } from '@fastify/type-provider-typebox';
 
 export const TopicParams = Type.Object({
@@ -55,5 +56,6 @@ export const TopicDetail = Type.Object({
   columns: Type.Array(ColumnSchema),
   expansionTable: Type.Optional(NativeExpansionSchema),
   expansionOf: Type.Optional(Type.String({ description: 'For an expansion table: the topic whose payloads it holds' })),
+  payloads: Type.Optional(PayloadsSchema),
 });
 export type TopicDetail = Static<typeof TopicDetail>;

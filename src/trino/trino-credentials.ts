@@ -3,7 +3,8 @@
  * bearer token read from a file that may be replaced while the gateway runs (a rotated secret). The secret goes
  * into the Authorization header and nowhere else: no error or log message here carries it.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readSecretFileAsync, SecretFileError } from '../secret-file.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 
 export interface CredentialOptions {
@@ -57,8 +58,7 @@ export class TrinoCredentials {
       // A rotation writes a new file (inode) or rewrites it (size, mtime): either changes the version.
       const version = `${s.ino}:${s.size}:${s.mtimeMs}`;
       if (force || this.token?.version !== version) {
-        const value = (await readFile(file, 'utf8')).trim();
-        if (!value) throw Object.assign(new Error('empty'), { code: 'EMPTY' });
+        const value = (await readSecretFileAsync('TOPICGATE_TRINO_TOKEN_FILE', file)).toString('utf8');
         this.token = { value, version, checkedAt: Date.now() };
       } else {
         this.token.checkedAt = Date.now();
@@ -69,8 +69,9 @@ export class TrinoCredentials {
         this.token.checkedAt = Date.now();
         return;
       }
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      throw new TrinoUnavailableError(`the Trino token file ${file} cannot be read (${code})`);
+      if (err instanceof SecretFileError) throw new TrinoUnavailableError(err.message);
+      const code = (err as NodeJS.ErrnoException).code ?? 'ERROR';
+      throw new TrinoUnavailableError(`TOPICGATE_TRINO_TOKEN_FILE: cannot read ${file} (${code})`);
     }
   }
 }

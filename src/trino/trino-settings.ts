@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
+import { readSecretFile } from '../secret-file.js';
 import type { HttpTrinoOptions } from './trino-connection.js';
 
 /** Every query carries this source and this client tag, so resource-group selectors can cap the gateway. */
@@ -24,8 +25,8 @@ export function httpTrinoOptions(config: ConnectionSettings): HttpTrinoOptions {
   };
   if (config.trinoCaFile) options.ca = readFileSync(config.trinoCaFile);
   if (config.trinoPassword) options.password = config.trinoPassword;
-  // A password file ends with a newline more often than not; the password is the first line.
-  if (config.trinoPasswordFile) options.password = readFileSync(config.trinoPasswordFile, 'utf8').split(/\r?\n/)[0];
+  if (config.trinoPasswordFile)
+    options.password = readSecretFile('TOPICGATE_TRINO_PASSWORD_FILE', config.trinoPasswordFile).toString('utf8');
   if (config.trinoTokenFile) options.tokenFile = config.trinoTokenFile;
   return options;
 }

@@ -17,6 +17,7 @@ describe('topics, against the live catalog', () => {
       ['clicks', 'topic'],
       ['orders', 'topic'],
       ['orders_expanded', 'table'],
+      ['payments_avro', 'topic'],
       ['s3_events', 'topic'],
     ]);
     expect(new Set(topics.map((t) => t.schema))).toEqual(new Set(['demo|kafka_topics']));

@@ -56,6 +56,9 @@ beforeAll(async () => {
       TOPICGATE_STATE_URL: pgl.url,
       TOPICGATE_STATE_TIMEOUT_MS: String(STATE_TIMEOUT_MS),
       TOPICGATE_MAX_LIMIT: '200000',
+      // The streams are held open while all 20 start, which can take minutes on a loaded machine: the query time
+      // limit (its own tests are in timeout.test.ts) must not be what ends them before Trino is killed.
+      TOPICGATE_QUERY_TIMEOUT_MS: '900000',
       TOPICGATE_PORT: '0',
       TOPICGATE_LOG_LEVEL: 'silent',
     }),
@@ -319,7 +322,7 @@ describe('the PostgreSQL cursor store partitioned, then down', () => {
 
   it('503 TG_STATE_UNAVAILABLE in bounded time, data routes work, /readyz names the store, recovery by itself', async () => {
     const put = await open(cursor, { method: 'PUT', body: { topic: 'orders', start: 'earliest' } }).done;
-    expect(put.status).toBe(201);
+    expect(put.status, put.body.toString()).toBe(201);
     expect((await get(cursor)).status).toBe(200);
 
     // Partitioned: the server's processes stopped, so connections open but nothing answers.

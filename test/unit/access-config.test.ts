@@ -83,6 +83,14 @@ limits:
       maxConcurrentQueries: 32,
       queuedQueries: 64,
       queueWaitMs: 2000,
+      maxSelectItems: 200,
+      maxOrderItems: 20,
+      maxGroupByItems: 20,
+      maxDedupeColumns: 20,
+      maxFilters: 200,
+      maxInValues: 1000,
+      maxJsonPaths: 32,
+      maxBuckets: 100_000,
     });
     expect(Object.isFrozen(c.auth?.apiKeys?.[0])).toBe(true);
     expect(createAccess(c).publicGroups).toEqual(new Set(['health', 'docs', 'metrics']));
@@ -92,12 +100,20 @@ limits:
     const c = loadConfig({});
     expect([c.auth, c.access, c.rowPolicies]).toEqual([undefined, undefined, {}]);
     expect(c.limits).toEqual({
-      requestsPerMinute: undefined,
-      concurrentQueries: undefined,
       maxConcurrentQueries: 32,
       queuedQueries: 64,
       queueWaitMs: 2000,
+      maxSelectItems: 200,
+      maxOrderItems: 20,
+      maxGroupByItems: 20,
+      maxDedupeColumns: 20,
+      maxFilters: 200,
+      maxInValues: 1000,
+      maxJsonPaths: 32,
+      maxBuckets: 100_000,
     });
+    expect(c.limits.requestsPerMinute).toBeUndefined();
+    expect(c.limits.concurrentQueries).toBeUndefined();
     const withAuth = loadConfig({
       TOPICGATE_CONFIG: file('auth-only.yaml', `auth:\n  apiKeys: [{ principal: p, sha256: "${HASH}" }]\n`),
     });
@@ -125,6 +141,7 @@ limits:
     ['a policy without a filter', 'rowPolicies:\n  orders: [{ roles: [a] }]\n', /: \/rowPolicies\/orders\/0\/filter /],
     ['a zero limit', 'limits:\n  concurrentQueries: 0\n', /: \/limits\/concurrentQueries /],
     ['an unknown limit', 'limits:\n  perSecond: 1\n', /: \/limits\/perSecond /],
+    ['a cap above its ceiling', 'limits:\n  maxSelectItems: 1001\n', /: \/limits\/maxSelectItems /],
     ['auth with neither keys nor jwt', 'auth:\n  public: [health]\n', /: auth: name apiKeys or jwt/],
     [
       'two keys with one hash',
@@ -151,7 +168,7 @@ limits:
     [
       'a policy filter that does not parse',
       'rowPolicies:\n  orders: [{ roles: [a], filter: "country=in.DE" }]\n',
-      /: rowPolicies\.orders\[0\]\.filter: country: in takes a list in parentheses$/,
+      /: rowPolicies\.orders\[0\]\.filter: country: in takes a list in parentheses, like in\.\(a,b,"c,d"\)$/,
     ],
     [
       'access rules without an auth block (no caller would have a role)',

@@ -44,15 +44,16 @@ const AUTH = `auth:
   jwt: { secretFile: "${join(dir, 'secret')}", issuer: "https://idp.test/", audience: topicgate }
 `;
 
-/** A tiny app: the error plugin, the access plugin, and a route of each group. */
+/** A tiny app: the error plugin, the access plugin, and a route of each group (and a protected one, /docs/topics). */
 async function tinyApp(c: Config, extra: Partial<AccessPluginOptions> = {}, withDocs = false) {
   const app = Fastify({ logger: false, ...serverTimeouts(c) });
   apps.push(app);
   await app.register(errorsPlugin);
   await app.register(accessPlugin, { config: c, ...extra });
   if (withDocs) await app.register(openapiPlugin);
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/metrics', async () => 'metrics');
+  // Each route says its group in its own config, as the real routes do (access/route-groups.ts).
+  app.get('/healthz', { config: { group: 'health' } }, async () => ({ status: 'ok' }));
+  app.get('/metrics', { config: { group: 'metrics' } }, async () => 'metrics');
   app.get('/v1/whoami', async (request) => ({ name: request.principal.name, roles: request.principal.roles }));
   app.get('/docs/topics', async () => 'topic names');
   await app.ready();

@@ -10,6 +10,7 @@ import type { ReadRequest, TopicModel } from '../../src/query/plan.js';
 import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';
 import { trinoTimestampText } from '../../src/query/time.js';
 import { table } from '../cases/columns.js';
+import { limitsOf } from '../../src/access/access-schema.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -40,6 +41,7 @@ const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const POLICY: ReadPolicy = {
+  caps: limitsOf(undefined),
   trino: { impersonate: false, session: {}, clientTags: [] },
   rows: { filter: null, principal: 'anonymous' },
   defaultLimit: 100,

@@ -19,6 +19,16 @@ async function rejection(p: Promise<unknown>): Promise<ApiError> {
 }
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
+/** Runs `fn` holding one slot of `key`, giving it back however `fn` ends. */
+async function run<T>(q: QueryLimiter, key: string, fn: () => Promise<T>): Promise<T> {
+  const release = await q.acquire(key);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
 describe('QueryLimiter', () => {
   it('grants at once under both limits, and counts per caller and in all', async () => {
     const q = limiter();
@@ -116,12 +126,36 @@ describe('QueryLimiter', () => {
     expect(q.active()).toBe(0);
   });
 
-  it('run() gives the slot back when the work fails', async () => {
-    const q = limiter();
-    await expect(q.run('a', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(q.active()).toBe(0);
-    expect(await q.run('a', async () => 42)).toBe(42);
-    expect(q.active()).toBe(0);
+  it('n slots at once, all or none: a waiter for 2 is not granted 1, and is granted when 2 are free', async () => {
+    const q = limiter({ concurrentQueries: 2, maxConcurrentQueries: 4 });
+    const two = await q.acquire('a', undefined, 2);
+    expect([q.active(), q.active('a')]).toEqual([2, 2]);
+    const other = await q.acquire('b');
+    const waiting = q.acquire('b', undefined, 2);
+    await tick();
+    expect([q.active('b'), q.waiting()]).toEqual([1, 1]); // 3 running, 1 free: not enough for 2
+    two();
+    await tick();
+    expect([q.active('b'), q.waiting()]).toEqual([1, 1]); // b's own limit (2) still holds it
+    other();
+    (await waiting)();
+    expect([q.active(), q.waiting()]).toEqual([0, 0]);
+  });
+
+  it('more slots than a limit could ever grant: a 422 at once, naming the limit, nothing queued', async () => {
+    const q = limiter({ concurrentQueries: 2, maxConcurrentQueries: 3 });
+    const per = await rejection(q.acquire('a', undefined, 3));
+    expect([per.code, per.status, per.details]).toEqual([
+      'TG_TOO_EXPENSIVE',
+      422,
+      { limit: 'concurrentQueries', max: 2, found: 3 },
+    ]);
+    expect(per.message).toContain('limits.concurrentQueries = 2');
+    const all = await rejection(
+      limiter({ concurrentQueries: undefined, maxConcurrentQueries: 3 }).acquire('a', undefined, 4),
+    );
+    expect(all.details).toEqual({ limit: 'maxConcurrentQueries', max: 3, found: 4 });
+    expect([q.active(), q.waiting()]).toEqual([0, 0]);
   });
 
   it('a burst: no more than the limits ever run, every query ends, the rest get 429', async () => {
@@ -129,7 +163,7 @@ describe('QueryLimiter', () => {
     let peak = 0;
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        q.run(`c${i % 4}`, async () => {
+        run(q, `c${i % 4}`, async () => {
           peak = Math.max(peak, q.active());
           expect(q.active(`c${i % 4}`)).toBeLessThanOrEqual(2);
           await new Promise((r) => setTimeout(r, 20));

@@ -147,7 +147,7 @@ describe('HttpTrino connection', () => {
     const err = await rejection(
       new HttpTrino({ server: f.base, user: 'gw', tokenFile: file, ca: certs.ca }).query('SELECT 1'),
     );
-    expect(unavailableMessage(err)).toBe(`the Trino token file ${file} cannot be read (ENOENT)`);
+    expect(unavailableMessage(err)).toBe(`TOPICGATE_TRINO_TOKEN_FILE: cannot read ${file} (ENOENT)`);
     expect(f.log).toEqual([]);
   });
 

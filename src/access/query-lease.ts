@@ -1,0 +1,85 @@
+/**
+ * One request's view of Trino (issue 10, quotas and hardening): every query it runs counts against the caller's
+ * `concurrentQueries` and the gateway's `maxConcurrentQueries`, and is cancelled when the client goes away.
+ *
+ * Quotas count Trino queries, not requests: a request that runs none (a commit, a seek) holds no slot; one that runs
+ * its queries one after another (a page read in time slices, a cursor batch summarised then read, an explain)
+ * holds one slot from its first query until it ends, so it is never refused between two of its own queries; a bulk
+ * read of `parallel=N` holds N before its first slice starts (all or none, so two bulk reads cannot each hold half
+ * of what both need and wait on each other).
+ */
+import type { QueryOptions, TrinoInfo, TrinoPort, TrinoResult, TrinoRows } from '../trino/trino-port.js';
+import type { QueryLimiter, Release } from './quotas.js';
+
+/** What the read path needs of a request's port: the port, and a way to hold slots for queries run at once. */
+export interface RequestTrino extends TrinoPort {
+  /** Holds slots for `n` queries running at once (until the request ends); rejects with the 429 or 422. */
+  hold(n: number): Promise<void>;
+}
+
+export class QueryLease implements RequestTrino {
+  private held = 0;
+  private readonly releases: Release[] = [];
+  /** Holds are taken one at a time, so two callers cannot both take the difference. */
+  private holding: Promise<void> = Promise.resolve();
+  private ended = false;
+
+  constructor(
+    private readonly trino: TrinoPort,
+    private readonly limiter: QueryLimiter,
+    private readonly key: string,
+    /** Aborts when the client goes away: every query of the request is cancelled in Trino then. */
+    private readonly signal: AbortSignal,
+  ) {}
+
+  hold(n: number): Promise<void> {
+    const next = this.holding.then(async () => {
+      if (this.ended) throw this.signal.reason ?? new Error('the request has ended');
+      if (n <= this.held) return;
+      const release = await this.limiter.acquire(this.key, this.signal, n - this.held);
+      if (this.ended) {
+        release();
+        throw this.signal.reason ?? new Error('the request has ended');
+      }
+      this.releases.push(release);
+      this.held = n;
+    });
+    this.holding = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Gives every slot back (the request has ended); later queries are refused. */
+  end(): void {
+    this.ended = true;
+    for (const release of this.releases.splice(0)) release();
+    this.held = 0;
+  }
+
+  private options(opts: QueryOptions | undefined): QueryOptions {
+    const signal = opts?.signal ? AbortSignal.any([opts.signal, this.signal]) : this.signal;
+    return { ...opts, signal };
+  }
+
+  async query(sql: string, opts?: QueryOptions): Promise<TrinoResult> {
+    await this.hold(1);
+    return this.trino.query(sql, this.options(opts));
+  }
+
+  async all(sql: string, opts?: QueryOptions): Promise<TrinoRows> {
+    await this.hold(1);
+    return this.trino.all(sql, this.options(opts));
+  }
+
+  cancel(queryId: string): Promise<void> {
+    return this.trino.cancel(queryId);
+  }
+
+  info(signal?: AbortSignal): Promise<TrinoInfo> {
+    return this.trino.info(signal);
+  }
+
+  /** Not the request's to do: closing the gateway's port is the server's (graceful shutdown). */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * Per-request caps (issue 10): every list a request can multiply is counted after it is resolved into nodes, and
+ * past a cap the plan is refused with a 422 naming the cap (`limits.<name>`) and its value. Requests built through
+ * the real request readers (GET parameters and POST bodies), planned by the one planning entry.
+ */
+import { describe, expect, it } from 'vitest';
+import { limitsOf, type LimitSettings } from '../../src/access/access-schema.js';
+import { ApiError } from '../../src/errors.js';
+import { resolver, type TopicModel } from '../../src/query/plan.js';
+import { plan, type ReadPolicy } from '../../src/query/planner.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
+import type { QueryBody } from '../../src/schemas/read.js';
+import { json, table } from '../cases/columns.js';
+
+const COLUMNS = [
+  table('key', 'varbinary'),
+  table('value', 'varbinary'),
+  table('timestamp_broker', 'timestamp(3)'),
+  table('timestamp_producer', 'timestamp(3)'),
+];
+const STATUS = json('status', 'varchar');
+const topic: TopicModel = {
+  id: 'orders',
+  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'orders', topicKind: 'topic', columns: COLUMNS },
+  columns: new Map([...COLUMNS, STATUS].map((c) => [c.name, c])),
+  time: COLUMNS[2]!,
+};
+const NOW = Date.parse('2026-11-30T08:00:00.000Z');
+const DAY = 86_400_000;
+const SMALL: LimitSettings = {
+  maxSelectItems: 3,
+  maxOrderItems: 2,
+  maxGroupByItems: 2,
+  maxDedupeColumns: 2,
+  maxFilters: 4,
+  maxInValues: 5,
+  maxJsonPaths: 2,
+  maxBuckets: 24,
+};
+const policy = (caps: LimitSettings = SMALL): ReadPolicy => ({
+  caps: limitsOf(caps),
+  trino: { impersonate: false, session: {}, clientTags: [] },
+  rows: { filter: null, principal: 'anonymous' },
+  defaultLimit: 100,
+  maxLimit: 1000,
+  batchDefaultLimit: 1000,
+  guardrail: { maxWindowMs: 7 * DAY, allowFullScan: true, complexPredicates: false },
+  parallel: { default: 1, max: 4 },
+  infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: DAY, maxWindowMs: 7 * DAY },
+});
+
+const get = (q: Record<string, string | string[]>, caps?: LimitSettings) =>
+  plan({ kind: 'read', topic, read: readRequestFromQuery(q, resolver(topic)), token: null }, policy(caps), NOW);
+const post = (b: QueryBody, caps?: LimitSettings) =>
+  plan({ kind: 'read', topic, read: readRequestFromBody(b, resolver(topic)), token: null }, policy(caps), NOW);
+
+/** The refusal's code, status, the cap named in details, and whether the message names `limits.<cap> = <max>`. */
+function refusal(f: () => unknown) {
+  try {
+    f();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const d = err.details as { limit: string; max: number; found: number };
+    return {
+      code: err.code,
+      status: err.status,
+      limit: d.limit,
+      max: d.max,
+      found: d.found,
+      named: err.message.includes(`limits.${d.limit} = ${d.max}`),
+    };
+  }
+  throw new Error('expected a refusal, nothing was thrown');
+}
+const refused = (limit: string, max: number, found: number) => ({
+  code: 'TG_TOO_EXPENSIVE',
+  status: 422,
+  limit,
+  max,
+  found,
+  named: true,
+});
+
+describe('per-request caps: at the cap passes, one past it is a 422 naming the cap', () => {
+  const cases: [string, () => unknown, () => unknown, ReturnType<typeof refused>][] = [
+    [
+      'select items (GET)',
+      () => get({ select: 'key,value,timestamp_broker' }),
+      () => get({ select: 'key,value,timestamp_broker,timestamp_producer' }),
+      refused('maxSelectItems', 3, 4),
+    ],
+    [
+      'select items (POST, aggregates count too)',
+      () =>
+        post({ select: [{ fn: 'count' }, { fn: 'max', field: 'key', as: 'k' }, { fn: 'min', field: 'key', as: 'j' }] }),
+      () =>
+        post({
+          select: [
+            { fn: 'count' },
+            { fn: 'max', field: 'key', as: 'k' },
+            { fn: 'min', field: 'key', as: 'j' },
+            { fn: 'min', field: 'timestamp_broker', as: 't' },
+          ],
+        }),
+      refused('maxSelectItems', 3, 4),
+    ],
+    [
+      'order items',
+      () => get({ order: 'key.asc,value.desc' }),
+      () => get({ order: 'key.asc,value.desc,timestamp_producer' }),
+      refused('maxOrderItems', 2, 3),
+    ],
+    [
+      'group keys',
+      () => post({ select: [{ fn: 'count' }], groupBy: ['key', 'status'] }),
+      () => post({ select: [{ fn: 'count' }], groupBy: ['key', 'status', 'timestamp_producer'] }),
+      refused('maxGroupByItems', 2, 3),
+    ],
+    [
+      'dedupe columns',
+      () => post({ dedupe: { by: ['key', 'value'] } }),
+      () => post({ dedupe: { by: ['key', 'value', 'timestamp_producer'] } }),
+      refused('maxDedupeColumns', 2, 3),
+    ],
+    [
+      'filters, counted through or= groups and repeated parameters',
+      () => get({ key: ['neq.a', 'neq.b'], or: '(status.eq.x,status.eq.y)' }),
+      () => get({ key: ['neq.a', 'neq.b'], or: '(status.eq.x,status.eq.y,and(status.neq.z))' }),
+      refused('maxFilters', 4, 5),
+    ],
+    [
+      'filters, an any-quantified list counting as the comparisons it becomes',
+      () => get({ timestamp_producer: 'gt(any).{2026-11-01,2026-11-02,2026-11-03,2026-11-04}' }),
+      () => get({ timestamp_producer: 'gt(any).{2026-11-01,2026-11-02,2026-11-03,2026-11-04,2026-11-05}' }),
+      refused('maxFilters', 4, 5),
+    ],
+    [
+      'in values in total across the request (each list under the cap alone)',
+      () => get({ key: 'in.(a,b,c)', status: 'in.(x,y)' }),
+      () => get({ key: 'in.(a,b,c)', status: 'in.(x,y)', or: '(value.in.(p),key.is.null)' }),
+      refused('maxInValues', 5, 6),
+    ],
+    [
+      'in values of POST where lists',
+      () => post({ where: { field: 'key', op: 'in', value: ['a', 'b', 'c', 'd', 'e'] } }),
+      () =>
+        post({
+          where: {
+            and: [
+              { field: 'key', op: 'in', value: ['a', 'b', 'c', 'd', 'e'] },
+              { field: 'status', op: 'in', value: ['x'] },
+            ],
+          },
+        }),
+      refused('maxInValues', 5, 6),
+    ],
+    [
+      'distinct JSON arrow paths (the same path twice counts once)',
+      () => get({ select: 'value->>a,value->>b', 'value->>a': 'eq.1', since: '-1h' }),
+      () => get({ select: 'value->>a,value->>b', 'value->>c': 'eq.1', since: '-1h' }),
+      refused('maxJsonPaths', 2, 3),
+    ],
+    [
+      'time buckets over since..until',
+      () =>
+        post({
+          select: [{ fn: 'count' }],
+          groupBy: [{ bucket: '1h' }],
+          since: '2026-11-01T00:00:00Z',
+          until: '2026-11-02T00:00:00Z',
+        }),
+      () =>
+        post({
+          select: [{ fn: 'count' }],
+          groupBy: [{ bucket: '59m' }],
+          since: '2026-11-01T00:00:00Z',
+          until: '2026-11-02T00:00:00Z',
+        }),
+      refused('maxBuckets', 24, 25),
+    ],
+  ];
+  it.each(cases)('%s', (_name, ok, over, expected) => {
+    expect(ok).not.toThrow();
+    expect(refusal(over)).toEqual(expected);
+  });
+
+  it('the defaults apply when the config names no caps, and a row policy is not counted', () => {
+    const keys = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+    const scope = { filter: get({ key: `in.(${keys.join(',')})` }, {}).userWhere, principal: 'p' };
+    const p = { ...policy({}), rows: scope };
+    const read = readRequestFromQuery({ key: 'in.(x)' }, resolver(topic));
+    expect(() => plan({ kind: 'read', topic, read, token: null }, p, NOW)).not.toThrow();
+    const over = readRequestFromQuery(
+      { key: `in.(${keys.slice(0, 600).join(',')})`, value: `in.(${keys.slice(0, 401).join(',')})` },
+      resolver(topic),
+    );
+    expect(refusal(() => plan({ kind: 'read', topic, read: over, token: null }, p, NOW))).toEqual(
+      refused('maxInValues', 1000, 1001),
+    );
+  });
+
+  it('a cursor batch is held to the same caps (its filter is a request too)', () => {
+    const read = readRequestFromBody(
+      { where: { field: 'key', op: 'in', value: ['a', 'b', 'c', 'd', 'e', 'f'] } },
+      resolver(topic),
+    );
+    const batch = () => plan({ kind: 'batch', topic, read, from: { ts: null, skip: 0 }, untilMs: NOW }, policy(), NOW);
+    expect(refusal(batch)).toEqual(refused('maxInValues', 5, 6));
+  });
+});
