@@ -138,9 +138,9 @@ export function readGateway(url: string, format: Format, expectRows: number): Pr
       });
       res.on('end', () => {
         const t = tail.toString('latin1');
-        // NDJSON: rows, then one empty line. CSV: the header, rows, then one empty line.
+        // NDJSON: rows, then one empty line. CSV: the header, then rows (a cut body aborts the transfer).
         if (format === 'ndjson') finish(newlines - 1, t.endsWith('}\n\n'));
-        else finish(newlines - 2, t.endsWith('\r\n\r\n'));
+        else finish(newlines - 1, res.complete);
       });
       res.on('error', reject);
     });

@@ -32,8 +32,9 @@ headers=$(mktemp)
 trap 'rm -f "$headers" "$out"/.batch.*' EXIT
 while :; do
   body=$(mktemp "$out/.batch.XXXXXX")
-  # --fail-with-body: an HTTP error stops the run; a cut stream (exit 18) too, so a partial batch never lands
-  # (a cut Parquet body also lacks its footer, so no reader would open it).
+  # --fail-with-body: an HTTP error stops the run; a cut stream too (the gateway aborts the transfer of a cut
+  # response in every format: curl exits 18), so a partial batch never lands (a cut Parquet body also lacks its
+  # footer, so no reader would open it).
   curl -sS --fail-with-body -X POST -D "$headers" -o "$body" "$api/v1/cursors/$cursor/read?format=$format&limit=$limit"
   token=$(sed -n 's/^[Tt]opicgate-[Bb]atch: *//p' "$headers" | tr -d '\r')
   rows=$(sed -n 's/^[Tt]opicgate-[Bb]atch-[Rr]ows: *//p' "$headers" | tr -d '\r')

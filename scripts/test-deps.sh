@@ -2,8 +2,9 @@
 # What the tests need beyond npm packages, installed when missing (run by `npm test` before the tests, and by
 # .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino and Schema Registry), Chromium (the
 # Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), pyarrow, schemathesis,
-# openapi-spec-validator and moto's S3 server (the local Trino spools results to it); and it checks for a
-# JDK >= 24 (Trino 476; none in Debian 12's packages; the registry runs on Java 17 or newer). As root it
+# openapi-spec-validator, moto's S3 server (the local Trino spools results to it), pandas, polars and DuckDB;
+# and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages; the registry runs on Java 17 or
+# newer). As root it
 # installs with apt and pip; otherwise it stops at once with the exact command to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,15 +48,17 @@ if ! jdk_ok; then
 fi
 
 # Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests),
-# moto's S3 server (the local Trino's spool).
-if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors' >/dev/null 2>&1; then
+# moto's S3 server (the local Trino's spool), pandas, polars, DuckDB and fsspec (the examples and the reader
+# tests).
+if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors, pandas, polars, duckdb, fsspec' >/dev/null 2>&1; then
+  requirements=(-r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt -r examples/requirements.txt)
   if [ "$(id -u)" != 0 ] && [ -z "${VIRTUAL_ENV:-}" ]; then
     echo "[test-deps] missing Python packages; run:" >&2
-    echo "  python3 -m pip install --user -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt" >&2
+    echo "  python3 -m pip install --user ${requirements[*]}" >&2
     exit 1
   fi
   echo "[test-deps] installing the Python test packages"
   # PEP 668 (Debian's system python) would refuse a plain pip install.
   PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    python3 -m pip install -q -r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt
+    python3 -m pip install -q "${requirements[@]}"
 fi

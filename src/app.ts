@@ -16,6 +16,7 @@ import accessPlugin from './plugins/access.js';
 import { serverTimeouts } from './access/http-limits.js';
 import type { JwtOptions } from './access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
+import tracingPlugin from './plugins/tracing.js';
 import healthRoutes from './routes/health.js';
 import topicRoutes from './routes/topics.js';
 import eventRoutes from './routes/events.js';
@@ -117,6 +118,8 @@ export async function buildApp(
   app.decorate('tg', services);
   // The app owns the services it made: close the cursor store with it.
   if (!opts.services) app.addHook('onClose', async () => services.store.close());
+  // First: every request's span, current for all that follows (a no-op while tracing is off).
+  await app.register(tracingPlugin);
   await app.register(errorsPlugin);
   // Before every route: authentication, limits and security headers apply to all of them (issue 10).
   await app.register(accessPlugin, { config, jwt: opts.jwt });

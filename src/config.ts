@@ -124,7 +124,7 @@ export function redactUserinfo(text: string): string {
 function readSetting(schema: TSchema & SettingOptions, raw: string, problems: string[]): unknown {
   const { env: name } = schema;
   // A URL may carry a password: it is never repeated in a problem.
-  const shown = schema.read === 'url' || schema.read === 'state-url' ? redactUserinfo(raw) : raw;
+  const shown = ['url', 'optional-url', 'state-url'].includes(schema.read) ? redactUserinfo(raw) : raw;
   const bad = (what: string) => void problems.push(`${name}=${JSON.stringify(shown)} ${what}`);
   switch (schema.read) {
     case 'text':
@@ -134,7 +134,9 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       if (!v) problems.push(`${name} must not be empty`);
       return v;
     }
+    case 'optional-url':
     case 'url': {
+      if (schema.read === 'optional-url' && raw === '') return '';
       const v = raw.replace(/\/+$/, '');
       if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) bad('must be an http(s) URL');
       return v;

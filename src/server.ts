@@ -81,8 +81,12 @@ export function describeStartupError(err: unknown): string {
 
 async function main(): Promise<void> {
   let started: { app: FastifyInstance; url: string };
+  let tracing: { shutdown(): Promise<void> } | undefined;
   try {
-    started = await startServer(loadConfig());
+    const config = loadConfig();
+    // Tracing on (TOPICGATE_TRACING_URL): the OpenTelemetry SDK is loaded only then.
+    if (config.tracingUrl) tracing = await (await import('./tracing-sdk.js')).startOtlpTracing(config.tracingUrl);
+    started = await startServer(config);
   } catch (err) {
     process.stderr.write(`${describeStartupError(err)}\n`);
     process.exit(1);
@@ -97,7 +101,8 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal, graceMs: shutdownGraceMs }, 'shutting down: no new requests, running ones may finish');
     shutdown(app, shutdownGraceMs).then(
-      (outcome) => {
+      async (outcome) => {
+        await tracing?.shutdown().catch(() => {}); // the last spans are sent
         app.log.info({ outcome }, 'topicgate stopped');
         process.exit(0);
       },

@@ -28,6 +28,7 @@ export type Read =
   | 'duration'
   | 'state-url'
   | 'encodings'
+  | 'optional-url'
   | 'file'
   | 'origins'
   | 'hosts';
@@ -260,6 +261,13 @@ export const SettingsSchema = Type.Object({
     read: 'bool',
     fallback: 'false',
     description: 'serve every route to anyone on a non-loopback address',
+  }),
+  /** OTLP/HTTP endpoint that receives trace spans; empty: tracing is off (issue 14). */
+  tracingUrl: text({
+    env: 'TOPICGATE_TRACING_URL',
+    read: 'optional-url',
+    fallback: '',
+    description: 'OTLP/HTTP traces endpoint (OpenTelemetry); none: tracing off',
   }),
   /** Browser origins allowed to call the API (CORS); none: CORS is off. */
   corsOrigins: Type.Array(Type.String(), {

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/server.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 
 export function trinoUrl(): string {
@@ -28,4 +29,22 @@ export async function testApp(env: Record<string, string> = {}): Promise<Fastify
 export async function sql(query: string): Promise<unknown[][]> {
   const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
   return (await c.all(query, { catalog: 'vast', schema: 'demo|kafka_topics' })).rows;
+}
+
+/**
+ * A gateway listening on a free loopback port (for clients in other processes: curl, Python, examples), serving
+ * `schema` of the local Trino. Close its app when done.
+ */
+export async function testGateway(schema: string): Promise<{ app: FastifyInstance; url: string }> {
+  return startServer(
+    loadConfig({
+      TOPICGATE_TRINO_URL: trinoUrl(),
+      TOPICGATE_SCHEMAS: schema,
+      TOPICGATE_STATE_URL: 'sqlite::memory:',
+      TOPICGATE_PORT: '0',
+      TOPICGATE_LOG_LEVEL: 'silent',
+      // The gateway shares the test's event loop, which waits on children.
+      TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
+    }),
+  );
 }

@@ -4,12 +4,27 @@
  * overrides `Accept`; anything else -> null, which the route answers with 406).
  */
 import { Readable } from 'node:stream';
-import { encodeArrow } from './arrow/arrow-encoder.js';
+import type { ResultStream } from '../trino/result-stream.js';
 import { encodeCsv } from './text/csv-encoder.js';
-import type { Encoder } from './encoder.js';
+import type { EncodeOptions, Encoder } from './encoder.js';
 import { encodeJson } from './text/json-encoder.js';
-import { encodeParquet } from './parquet/parquet-encoder.js';
 import { encodeNdjson } from './text/ndjson-encoder.js';
+
+/**
+ * The Arrow and Parquet encoders are loaded on their first use (issue 14: an idle gateway under 100 MB):
+ * apache-arrow and parquet-wasm's WebAssembly hold about 20 MB once loaded, which a gateway serving only text
+ * formats never needs. Nothing is yielded before the module is there, so a failure to load is still a normal
+ * error response.
+ */
+async function* encodeArrow(result: ResultStream, options: EncodeOptions) {
+  const { encodeArrow } = await import('./arrow/arrow-encoder.js');
+  yield* encodeArrow(result, options);
+}
+
+async function* encodeParquet(result: ResultStream, options: EncodeOptions) {
+  const { encodeParquet } = await import('./parquet/parquet-encoder.js');
+  yield* encodeParquet(result, options);
+}
 
 export const MEDIA_TYPES = [
   'application/json',

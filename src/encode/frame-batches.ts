@@ -6,7 +6,10 @@ export interface Framing<Out> {
   page(rows: readonly (readonly unknown[])[]): Out | undefined;
   /** Written after the last page of a complete result: the format's "complete" mark. */
   end(): Out | undefined;
-  /** The format's "cut" mark after a failure once output has started; undefined: rethrow (abort the body). */
+  /**
+   * The format's in-body "cut" mark after a failure once output has started (undefined: none). Either way the
+   * error is rethrown after it, so the HTTP body is aborted too (README "Complete or visibly not").
+   */
   cut(err: unknown): Out | undefined;
 }
 
@@ -14,7 +17,9 @@ export interface Framing<Out> {
  * Drives an encoder: pulls one batch, yields its chunk, and pulls the next only when the consumer asks for more
  * (an async generator pauses at `yield`), so memory holds one page whatever the result size. Output starts with
  * the first non-empty batch (or at the end): errors before it are rethrown for a normal error response; errors
- * after it end the body with `cut`. Closing the generator early closes `batches` (which cancels the query).
+ * after it yield the format's `cut` mark and are then rethrown, so the response is also a broken HTTP transfer
+ * (a reader that ignores the mark still sees an error). Closing the generator early closes `batches` (which
+ * cancels the query).
  */
 export async function* frameBatches<Out>(
   batches: AsyncIterable<readonly (readonly unknown[])[]>,
@@ -40,9 +45,8 @@ export async function* frameBatches<Out>(
   } catch (err) {
     if (!started) throw err;
     const tail = framing.cut(err);
-    if (tail === undefined) throw err;
-    yield tail;
-    return;
+    if (tail !== undefined) yield tail;
+    throw err;
   }
   if (!started) {
     const head = framing.start();

@@ -21,6 +21,7 @@ import { classifyPushdown } from '../query/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import type { RequestTrino } from '../access/query-lease.js';
+import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
@@ -204,9 +205,8 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const body = encodedReadable(
-    entry.encode(payloads ? payloads.wrap(view, { flatten: entry.format === 'csv' }) : view, options),
-  );
+  const encoded = entry.encode(payloads ? payloads.wrap(view, { flatten: entry.format === 'csv' }) : view, options);
+  const body = encodedReadable(flushThenAbort(encoded, reply.raw));
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;

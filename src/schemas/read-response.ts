@@ -91,7 +91,8 @@ export const ReadResponses = {
       },
       'application/x-ndjson': {
         schema: Type.String({
-          description: 'One JSON object per row per line; then an empty line (complete) or an error line (cut)',
+          description:
+            'One JSON object per row per line; then an empty line (complete), or an error line and an aborted transfer (cut)',
           examples: [
             '{"key":"order-1000002","value":{"order_id":1000002,"status":"refunded","amount":317.75,"trace_id":9007199254740997},"timestamp_broker":"2026-11-01T00:00:00.000Z"}\n' +
               '{"key":"order-1000002","value":"\\\\xc3287b2262726f6b656e223a35","timestamp_broker":"2026-11-01T00:00:00.000Z"}\n\n',
@@ -101,11 +102,11 @@ export const ReadResponses = {
       'text/csv': {
         schema: Type.String({
           description:
-            'RFC 4180 with a header row and CRLF line ends; then an empty line (complete) or `#error {...}` (cut)',
+            'RFC 4180 with a header row and CRLF line ends, nothing after the last row (complete), or a last line `#error {...}` and an aborted transfer (cut)',
           examples: [
             'key,value,timestamp_broker\r\n' +
               'order-1000002,"{""order_id"":1000002,""status"":""refunded"",""trace_id"":9007199254740997}",2026-11-01T00:00:00.000Z\r\n' +
-              'order-1000002,\\xc3287b2262726f6b656e223a35,2026-11-01T00:00:00.000Z\r\n\r\n',
+              'order-1000002,\\xc3287b2262726f6b656e223a35,2026-11-01T00:00:00.000Z\r\n',
           ],
         }),
       },

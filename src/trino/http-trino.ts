@@ -24,6 +24,7 @@ import { parseLosslessJson } from './lossless-json.js';
 import { QueryControl } from './query-control.js';
 import { ResultReader, type Page } from './result-reader.js';
 import { SegmentFetch } from './segment-fetch.js';
+import { failQuerySpan, startQuerySpan } from './query-span.js';
 import { statementHeaders } from './statement-headers.js';
 import { TrinoConnection, type Exchange, type HttpTrinoOptions } from './trino-connection.js';
 import { TrinoQueryError, TrinoUnavailableError } from './trino-errors.js';
@@ -66,13 +67,16 @@ export class HttpTrino implements TrinoPort {
     const headers = statementHeaders(this.connection.identity, opts, timeoutMs);
     if (this.encodings.length > 0) headers['X-Trino-Query-Data-Encoding'] = this.encodings.join(','); // spooling
     const user = headers['X-Trino-User']!;
-    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS, this.active);
+    const span = startQuerySpan(headers); // tracing: a child of the request's span, its traceparent sent
+    const control = new QueryControl(opts.signal, timeoutMs + DEADLINE_GRACE_MS, this.active, () => span.end());
     let first: Page;
     try {
       if (opts.signal?.aborted) throw control.cancelled(undefined);
       first = await this.firstPage(sql, headers, user, control);
+      span.setAttribute('trino.query_id', first.id);
       if (first.error) throw new TrinoQueryError(first.error, first.id);
     } catch (err) {
+      failQuerySpan(span, err);
       control.dispose();
       throw err;
     }

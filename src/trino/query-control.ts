@@ -12,11 +12,17 @@ export class QueryControl {
   /** Resolves (to undefined) when the query is aborted, for racing a request that is not itself aborted. */
   readonly whenAborted: Promise<undefined>;
 
-  /** `active`: the port's set of running queries; the control is in it until disposed. */
+  private disposed = false;
+
+  /**
+   * `active`: the port's set of running queries; the control is in it until disposed. `onDispose` runs once, when
+   * the query is over (its tracing span ends there).
+   */
   constructor(
     private readonly caller: AbortSignal | undefined,
     deadlineMs: number,
     private readonly active?: Set<QueryControl>,
+    private readonly onDispose?: () => void,
   ) {
     active?.add(this);
     this.timer = setTimeout(() => {
@@ -46,6 +52,8 @@ export class QueryControl {
 
   /** Stops the deadline and lets go of the caller's signal (the query finished, failed or was cancelled). */
   dispose(): void {
+    if (!this.disposed) this.onDispose?.();
+    this.disposed = true;
     this.active?.delete(this);
     clearTimeout(this.timer);
     this.caller?.removeEventListener('abort', this.onCallerAbort);

@@ -117,7 +117,7 @@ function complete(format: (typeof FORMATS)[number], r: { body: Buffer; cut: bool
   const text = r.body.toString();
   if (format === 'json') return text.trimEnd().endsWith('"complete":true}');
   if (format === 'ndjson') return text.endsWith('\n\n');
-  if (format === 'csv') return text.endsWith('\r\n\r\n');
+  if (format === 'csv') return !text.includes('\n#error ');
   return r.body.subarray(-8).equals(Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]));
 }
 

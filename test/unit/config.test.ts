@@ -99,6 +99,12 @@ describe('each setting is read', () => {
   it('the default limit never exceeds the max limit', () => {
     expect(loadConfig({ TOPICGATE_MAX_LIMIT: '50' })).toMatchObject({ maxLimit: 50, defaultLimit: 50 });
   });
+  it('tracing is off unless TOPICGATE_TRACING_URL names an endpoint', () => {
+    expect(loadConfig({}).tracingUrl).toBe('');
+    expect(loadConfig({ TOPICGATE_TRACING_URL: 'http://127.0.0.1:4318/v1/traces' }).tracingUrl).toBe(
+      'http://127.0.0.1:4318/v1/traces',
+    );
+  });
 });
 
 describe('each bad setting is named', () => {
@@ -122,6 +128,11 @@ describe('each bad setting is named', () => {
     ['bad URL', { TOPICGATE_TRINO_URL: 'not a url' }, /^TOPICGATE_TRINO_URL="not a url" must be an http\(s\) URL$/],
     ['non-http URL', { TOPICGATE_TRINO_URL: 'ftp://x' }, /^TOPICGATE_TRINO_URL="ftp:\/\/x" /],
     ['empty URL', { TOPICGATE_TRINO_URL: '' }, /^TOPICGATE_TRINO_URL="" /],
+    [
+      'bad tracing URL',
+      { TOPICGATE_TRACING_URL: 'collector:4318' },
+      /^TOPICGATE_TRACING_URL="collector:4318" must be an http\(s\) URL$/,
+    ],
     ['port abc', { TOPICGATE_PORT: 'abc' }, /^TOPICGATE_PORT="abc" must be an integer from 0 to 65535$/],
     ['port 70000', { TOPICGATE_PORT: '70000' }, /^TOPICGATE_PORT="70000" must be an integer from 0 to 65535$/],
     ['port 65536', { TOPICGATE_PORT: '65536' }, /^TOPICGATE_PORT="65536" /],

@@ -177,7 +177,7 @@ function refBodies(columns: Column[], batches: unknown[][][]): Record<'ndjson' |
   const header = columns.map((c) => (c.name === '' || NEEDS_QUOTES.test(c.name) ? quoted(c.name) : c.name)).join(',');
   return {
     ndjson: objects.map((o) => o + '\n').join('') + '\n',
-    csv: header + '\r\n' + csvRows.join('') + '\r\n',
+    csv: header + '\r\n' + csvRows.join(''),
     json:
       '{"columns":' +
       JSON.stringify(columns.map(({ name, type }) => ({ name, type }))) +

@@ -154,7 +154,7 @@ const CASES: [string, unknown, string, string][] = [
 describe('text value rules', () => {
   it.each(CASES)('%s %j', async (type, value, json, csv) => {
     expect(await body(encodeNdjson, type, value)).toBe(`{"v":${json}}\n\n`);
-    expect(await body(encodeCsv, type, value)).toBe(`v\r\n${csv}\r\n\r\n`);
+    expect(await body(encodeCsv, type, value)).toBe(`v\r\n${csv}\r\n`);
     const whole = await body(encodeJson, type, value);
     expect(whole).toContain(`"rows":[\n{"v":${json}}\n]`);
     expect(() => JSON.parse(whole)).not.toThrow();
@@ -171,7 +171,7 @@ describe('text value rules', () => {
     'HyperLogLog',
   ])('null %s is null in JSON and an empty field in CSV', async (type) => {
     expect(await body(encodeNdjson, type, null)).toBe('{"v":null}\n\n');
-    expect(await body(encodeCsv, type, null)).toBe('v\r\n\r\n\r\n');
+    expect(await body(encodeCsv, type, null)).toBe('v\r\n\r\n');
   });
 
   it('keeps every NDJSON row on one line even when payloads span lines', async () => {
@@ -234,7 +234,7 @@ describe('whole bodies', () => {
 
   it('CSV (RFC 4180 quoting, CRLF, NULL unquoted empty)', async () => {
     expect(await run(encodeCsv)).toBe(
-      'key,n,"note, ""quoted"""\r\n' + 'k1,9007199254740993,plain\r\n' + ',-1,"a,b"\r\n' + '\\x80,0,\r\n' + '\r\n',
+      'key,n,"note, ""quoted"""\r\n' + 'k1,9007199254740993,plain\r\n' + ',-1,"a,b"\r\n' + '\\x80,0,\r\n',
     );
   });
 });

@@ -4,12 +4,10 @@
  * string is written `""`, so that an empty unquoted field always means NULL (PostgreSQL's COPY ... CSV
  * convention); a varbinary's JSON payload is always quoted. Values follow the text rules of json-value-writer.ts;
  * nested values (array, map, row) are their JSON text.
- * Completeness (as NDJSON, Druid's convention):
- * - a complete response ends with one extra empty line (the body ends with `\r\n\r\n`);
- * - a response cut by an error ends instead with a last line `#error {"code":...,"message":...}`;
- * - a body that ends any other way is incomplete.
- * Caveat: in a one-column result a NULL row is also an empty line; there, tell a complete body by the error line's
- * absence plus the HTTP framing (a lost connection ends the chunked body without its terminator).
+ * Completeness: a complete body is plain RFC 4180, nothing after the last row (issue 14: a trailing empty line as
+ * a completeness mark became a phantom row in polars and an empty record in Python's csv module). A response cut
+ * by an error after the first byte ends with a last line `#error {"code":...,"message":...}` and then an aborted
+ * HTTP transfer (the chunked body is not terminated), so every HTTP client reports the cut by itself.
  * The next page's URL is in the `Link: <...>; rel="next"` header.
  */
 import type { ResultStream } from '../../trino/result-stream.js';
@@ -54,7 +52,7 @@ export function encodeCsv(
       }
       return out.take();
     },
-    end: () => '\r\n',
+    end: () => undefined,
     cut: (err) => '#error ' + JSON.stringify(streamErrorBody(err, options, result.queryId)) + '\r\n',
   });
 }

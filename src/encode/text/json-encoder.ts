@@ -3,7 +3,8 @@
  * streamed page by page, one row object per line. Completeness: a complete body has `"complete":true`; when the
  * result fails after the body has started, the rows array is closed and the body ends with
  * `"next":null,"complete":false,"error":{"code","message",...}}`, so it is still valid JSON that says it is cut
- * (and carries no `meta`, e.g. no cursor batch token, which must never be committed for a partial page).
+ * (and carries no `meta`, e.g. no cursor batch token, which must never be committed for a partial page); then the
+ * HTTP transfer is aborted (the chunked body is not terminated), so HTTP clients report the cut by themselves.
  * A body that does not parse (connection lost) is incomplete too.
  */
 import type { ResultStream } from '../../trino/result-stream.js';

@@ -2,7 +2,8 @@
  * `application/x-ndjson`: one JSON object per row per line (`\n`), keyed by column name, values as in the JSON
  * format. Completeness (Druid's SQL API convention):
  * - a complete response ends with one extra empty line, i.e. the body ends with `\n\n` (an empty result is `\n`);
- * - a response cut by an error ends instead with a last line `{"error":{"code":...,"message":...}}`;
+ * - a response cut by an error ends instead with a last line `{"error":{"code":...,"message":...}}`, and then
+ *   the HTTP transfer is aborted (the chunked body is not terminated), so HTTP clients report the cut by themselves;
  * - a body that ends any other way (connection lost) is incomplete.
  * Rows are never empty lines (each is a `{...}` object), so the final empty line cannot be mistaken for a row.
  * The next page's URL is in the `Link: <...>; rel="next"` header.

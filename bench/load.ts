@@ -1,0 +1,199 @@
+/**
+ * `npm run load` (issue 14): the request mix of bench/load-mix.ts at 10, 50 and 200 concurrent connections
+ * against a gateway this script starts (`node dist/server.js`, the production build, on 127.0.0.1 only), over the
+ * local Trino's demo topics. Per level: throughput, p50/p99 latency per route, status codes, the gateway's RSS
+ * and the Trino queries running at once (sampled). It fails on any 5xx but a 503 with Retry-After, and on a Trino
+ * query of the gateway's user still running after the run. Writes docs/load.md and docs/load.svg.
+ *
+ *   npm run load                        # 60 s per level, as the issue asks
+ *   npm run load -- --duration 15       # shorter, on a busy machine
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { HttpTrino } from '../src/trino/http-trino.js';
+import { connectionsOf, loadMix } from './load-mix.js';
+import { writeLoadReport, type LevelResult } from './load-report.js';
+import { currentRss, peakRss } from './proc.js';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+};
+const DURATION_S = Number(arg('duration', '60'));
+const LEVELS = arg('levels', '10,50,200').split(',').map(Number);
+const PORT = Number(arg('port', '18920'));
+const TRINO = process.env.TOPICGATE_TRINO_URL ?? 'http://127.0.0.1:18080';
+const USER = 'topicgate-load'; // the gateway's Trino user: its queries are told apart from everyone else's
+const base = `http://127.0.0.1:${PORT}`;
+
+async function startGateway(dir: string) {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/server.js'], {
+    env: {
+      ...process.env,
+      TOPICGATE_HOST: '127.0.0.1',
+      TOPICGATE_PORT: String(PORT),
+      TOPICGATE_TRINO_URL: TRINO,
+      TOPICGATE_TRINO_USER: USER,
+      TOPICGATE_STATE_URL: `sqlite:${join(dir, 'load.db')}`,
+      TOPICGATE_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  for (let i = 0; i < 600; i++) {
+    if ((await fetch(`${base}/readyz`).catch(() => null))?.ok) return child;
+    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the gateway did not get ready within 60 s');
+}
+
+/** Later pages of one paged read (their cursor URLs), and cursors to read. */
+async function prepare(): Promise<{ pages: string[]; cursors: string[] }> {
+  const pages: string[] = [];
+  let next: string | null = '/v1/topics/orders/events?since=2026-11-01T00:00:00Z&limit=200';
+  while (next && pages.length < 20) {
+    const body = (await (await fetch(base + next)).json()) as { next: string | null };
+    next = body.next;
+    if (next) pages.push(next);
+  }
+  const cursors = Array.from({ length: 8 }, (_, i) => `load-${i}`);
+  for (const c of cursors) {
+    const res = await fetch(`${base}/v1/cursors/${c}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: 'orders', start: 'earliest', settle: '30s' }),
+    });
+    if (!res.ok) throw new Error(`PUT cursor ${c}: ${res.status} ${await res.text()}`);
+  }
+  return { pages, cursors };
+}
+
+const checker = new HttpTrino({ server: TRINO, user: 'topicgate-load-check' });
+
+/** Trino queries of the gateway's user not yet over (the check runs as another user, so it is not counted). */
+async function liveQueries(): Promise<number> {
+  const { rows } = await checker.all(
+    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED')`,
+  );
+  return Number(rows[0]![0]);
+}
+
+function errorCode(body: string): string {
+  try {
+    return (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+async function runLevel(connections: number, pid: number, mix: ReturnType<typeof loadMix>): Promise<LevelResult> {
+  const split = connectionsOf(mix, connections);
+  const bad: string[] = [];
+  const refusals: Record<string, number>[] = mix.map(() => ({}));
+  const samples = { rss: [] as number[], queries: [] as number[] };
+  const sampler = setInterval(() => {
+    samples.rss.push(currentRss(pid));
+  }, 500);
+  let sampling = true;
+  const queryCounts = (async () => {
+    while (sampling) {
+      samples.queries.push(await liveQueries().catch(() => 0));
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  const results = await Promise.all(
+    mix.map(
+      (route, i) =>
+        autocannon({
+          url: base,
+          connections: split[i]!,
+          duration: DURATION_S,
+          timeout: 120,
+          requests: route.requests.map((r) => ({
+            ...r,
+            onResponse: (status: number, body: string, _ctx: object, headers?: Record<string, unknown>) => {
+              if (status >= 500 && !(status === 503 && headers?.['retry-after'])) bad.push(`${route.name}: ${status}`);
+              if (status >= 400) {
+                const code = `${status} ${errorCode(body)}`;
+                refusals[i]![code] = (refusals[i]![code] ?? 0) + 1;
+              }
+            },
+          })),
+        }) as Promise<Result>,
+    ),
+  );
+  clearInterval(sampler);
+  sampling = false;
+  await queryCounts;
+  return {
+    connections,
+    seconds: DURATION_S,
+    routes: mix.map((route, i) => {
+      const r = results[i]!;
+      const codes = Object.fromEntries(
+        Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count ?? 0)]),
+      );
+      return {
+        name: route.name,
+        connections: split[i]!,
+        requests: r.requests.total,
+        perSecond: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        codes,
+        refusals: refusals[i]!,
+        errors: r.errors,
+        timeouts: r.timeouts,
+      };
+    }),
+    rssMaxBytes: Math.max(...samples.rss),
+    rssEndBytes: currentRss(pid),
+    queriesMax: Math.max(0, ...samples.queries),
+    bad,
+  };
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'topicgate-load-'));
+  const gateway = await startGateway(dir);
+  const pid = gateway.pid!;
+  try {
+    const idleRss = currentRss(pid);
+    const { pages, cursors } = await prepare();
+    const mix = loadMix(pages, cursors);
+    const levels: LevelResult[] = [];
+    for (const c of LEVELS) {
+      process.stderr.write(`[load] ${c} connections for ${DURATION_S} s\n`);
+      levels.push(await runLevel(c, pid, mix));
+    }
+    // Nothing may be left running in Trino: wait a moment for cancellations to land, then look.
+    let leaked = await liveQueries();
+    for (let i = 0; i < 20 && leaked > 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      leaked = await liveQueries();
+    }
+    const report = await writeLoadReport({
+      levels,
+      idleRss,
+      peakRss: peakRss(pid),
+      leaked,
+      durationS: DURATION_S,
+    });
+    process.stdout.write(report);
+    const bad = levels.flatMap((l) => l.bad);
+    if (bad.length > 0) throw new Error(`5xx other than 503 with Retry-After: ${bad.slice(0, 5).join('; ')}`);
+    if (leaked > 0) throw new Error(`${leaked} Trino queries of the gateway still running after the run`);
+  } finally {
+    gateway.kill('SIGTERM');
+    await new Promise((r) => gateway.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[load] failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

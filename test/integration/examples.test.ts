@@ -1,0 +1,123 @@
+/**
+ * The client examples (issue 14) run as a user runs them, against a gateway over the demo topics, and print real
+ * results: each is checked against the same figures computed in Trino directly. A cut response (a query that
+ * fails in Trino mid-stream, test/cut-topic.ts) makes each of them fail with a non-zero exit.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUT_SCHEMA, cutReadPath, ensureCutTopic } from '../cut-topic.js';
+import { sql, testGateway, trinoUrl } from '../helpers.js';
+
+const run = promisify(execFile);
+const apps: FastifyInstance[] = [];
+let demo = '';
+let cut = '';
+const SINCE = '2026-11-01T00:00:00Z';
+const UNTIL = '2026-11-04T00:00:00Z';
+/** A paged read (three pages of the 10,020 demo orders) and a closed window read in one response. */
+const paged = () => `${demo}/v1/topics/orders/events?since=${SINCE}&limit=4000`;
+const window = () => `${demo}/v1/topics/orders/events?since=${SINCE}&until=${UNTIL}&limit=all`;
+
+beforeAll(async () => {
+  await ensureCutTopic(trinoUrl());
+  const gateways = [await testGateway('demo|kafka_topics'), await testGateway(CUT_SCHEMA)];
+  apps.push(...gateways.map((g) => g.app));
+  [demo, cut] = gateways.map((g) => g.url) as [string, string];
+}, 120_000);
+afterAll(() => Promise.all(apps.map((a) => a.close())));
+
+/** Runs an example; resolves with its exit code and output (never rejects). */
+async function example(cmd: string, args: string[]) {
+  return run(cmd, args, { encoding: 'utf8', maxBuffer: 16 << 20, env: { ...process.env, RUST_BACKTRACE: '0' } }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
+  );
+}
+
+const ts = (iso: string) => `TIMESTAMP '${iso.slice(0, 19).replace('T', ' ')}'`;
+
+async function perDay(): Promise<{ day: string; events: number; keys: number }[]> {
+  const rows = await sql(
+    `SELECT format_datetime(date_trunc('day', timestamp_broker), 'yyyy-MM-dd'), count(*), count(DISTINCT key) ` +
+      `FROM orders WHERE timestamp_broker >= ${ts(SINCE)} AND timestamp_broker < ${ts(UNTIL)} GROUP BY 1 ORDER BY 1`,
+  );
+  return rows.map(([day, events, keys]) => ({ day: String(day), events: Number(events), keys: Number(keys) }));
+}
+
+async function total(): Promise<number> {
+  const [[n]] = (await sql(`SELECT count(*) FROM orders WHERE timestamp_broker >= ${ts(SINCE)}`)) as [[number]];
+  return Number(n);
+}
+
+const pagesOf = (n: number) => [4000, 4000, n - 8000].join(', ');
+
+describe('examples against the demo topics', () => {
+  it('pandas_arrow.py: Arrow pages into one DataFrame, following Link', async () => {
+    const r = await example('python3', ['examples/pandas_arrow.py', paged()]);
+    expect(r.code, r.stderr).toBe(0);
+    const n = await total();
+    expect(r.stdout).toContain(`rows: ${n} in 3 pages (${pagesOf(n)})`);
+    expect(r.stdout).toMatch(/timestamp_broker\s+datetime64\[ms, UTC\]/);
+    for (const d of await perDay()) expect(r.stdout).toMatch(new RegExp(`${d.day} 00:00:00\\+00:00\\s+${d.events}\\n`));
+    process.stderr.write(`[examples] pandas_arrow.py:\n${r.stdout}`);
+  }, 120_000);
+
+  it('polars_parquet.py: a closed window as Parquet, aggregated in polars', async () => {
+    const r = await example('python3', ['examples/polars_parquet.py', window()]);
+    expect(r.code, r.stderr).toBe(0);
+    const days = await perDay();
+    expect(r.stdout).toContain(`rows: ${days.reduce((a, d) => a + d.events, 0)}`);
+    for (const d of days) expect(r.stdout).toContain(`day ${d.day}: ${d.events} events, ${d.keys} keys`);
+    process.stderr.write(`[examples] polars_parquet.py:\n${r.stdout}`);
+  }, 120_000);
+
+  it('duckdb_arrow.py: DuckDB queries the Arrow stream in process', async () => {
+    const query = 'SELECT count(*) AS events, count(DISTINCT key) AS keys, min(timestamp_broker) AS first FROM events';
+    const r = await example('python3', ['examples/duckdb_arrow.py', window(), query]);
+    expect(r.code, r.stderr).toBe(0);
+    const [[events, keys]] = (await sql(
+      `SELECT count(*), count(DISTINCT key) FROM orders WHERE timestamp_broker >= ${ts(SINCE)} AND timestamp_broker < ${ts(UNTIL)}`,
+    )) as [[number, number]];
+    expect(r.stdout).toContain(`events\tkeys\tfirst\n${events}\t${keys}\t2026-11-01 00:00:00+00:00\n`);
+    // The default query: events per hour of broker time.
+    const hourly = await example('python3', ['examples/duckdb_arrow.py', window()]);
+    expect(hourly.code, hourly.stderr).toBe(0);
+    const [[hours]] = (await sql(
+      `SELECT count(DISTINCT date_trunc('hour', timestamp_broker)) FROM orders WHERE timestamp_broker >= ${ts(SINCE)} AND timestamp_broker < ${ts(UNTIL)}`,
+    )) as [[number]];
+    expect(hourly.stdout).toContain(`result rows: ${hours}`);
+    process.stderr.write(`[examples] duckdb_arrow.py:\n${r.stdout}`);
+  }, 120_000);
+
+  it('node-arrow.mjs: apache-arrow in Node, batch by batch, following Link', async () => {
+    const r = await example(process.execPath, ['examples/node-arrow.mjs', paged()]);
+    expect(r.code, r.stderr).toBe(0);
+    const n = await total();
+    expect(r.stdout).toContain(`rows: ${n} in 3 pages (${pagesOf(n)})`);
+    expect(r.stdout).toContain("'2026-11-01T00:00:00.000Z'");
+    process.stderr.write(`[examples] node-arrow.mjs:\n${r.stdout}`);
+  }, 120_000);
+});
+
+describe('a cut response makes each example fail', () => {
+  it.each([
+    ['python3', 'examples/pandas_arrow.py', 'arrow', /IncompleteRead/],
+    ['python3', 'examples/polars_parquet.py', 'parquet', /IncompleteRead/],
+    ['python3', 'examples/duckdb_arrow.py', 'arrow', /IncompleteRead/],
+    [process.execPath, 'examples/node-arrow.mjs', 'arrow', /failed: terminated/],
+  ] as const)(
+    '%s %s',
+    async (cmd, script, format, error) => {
+      const r = await example(cmd, [script, cut + cutReadPath(format)]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(error);
+    },
+    120_000,
+  );
+});
