@@ -169,6 +169,26 @@ function readPid(l: LocalTrinoLayout): number | undefined {
   }
 }
 
+/**
+ * Trino servers running on this layout's data directory, found by their command line. The launcher's pid file
+ * is the first answer; this one still finds a server when that file was not (yet) what it should be, so a
+ * failed start-up never leaves a server behind and a slow one is not taken for a dead one.
+ */
+function serverPids(l: LocalTrinoLayout): number[] {
+  const mark = `-Dnode.data-dir=${join(l.runDir, 'data')}`;
+  const pids: number[] = [];
+  for (const entry of existsSync('/proc') ? readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.includes(mark) && args.includes('io.trino.server.TrinoServer')) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -248,7 +268,9 @@ async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): P
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await trinoReady(l.url)) return;
-    if (!alive(pid)) throw new Error(`Trino exited during start-up; see ${join(l.runDir, 'server.log')}`);
+    if (!alive(pid) && serverPids(l).length === 0) {
+      throw new Error(`Trino exited during start-up; see ${join(l.runDir, 'server.log')}`);
+    }
     await new Promise((r) => setTimeout(r, 1000));
   }
   throw new Error(`Trino did not become ready within ${timeoutMs / 1000}s; see ${join(l.runDir, 'server.log')}`);
@@ -259,17 +281,22 @@ export async function down(l = layout()): Promise<boolean> {
   const pid = readPid(l);
   // The spool storage goes with the Trino that wrote to it.
   await s3Down(s3Layout(l.runDir, l.port));
-  if (pid === undefined || !alive(pid)) {
-    rmSync(l.pidFile, { force: true });
-    return false;
+  const pids = [...new Set([...(pid !== undefined && alive(pid) ? [pid] : []), ...serverPids(l)])];
+  for (const p of pids) await stop(p);
+  rmSync(l.pidFile, { force: true });
+  return pids.length > 0;
+}
+
+async function stop(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return; // already gone
   }
-  process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 30_000;
   while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
   if (alive(pid)) process.kill(pid, 'SIGKILL');
   while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
-  rmSync(l.pidFile, { force: true });
-  return true;
 }
 
 async function main(cmd: string | undefined): Promise<void> {

@@ -8,9 +8,8 @@
  * every later query (no per-query headers without shared mutable state); it takes no AbortSignal and does not
  * cancel a query whose iteration stops; it does not retry nextUri GETs; it has no per-request timeout. Wrapping
  * it meant patching its private fields, which an upgrade can break silently. The protocol is small enough.
- *
- * So, here: every header is built per query; the lossless parse runs while the result may hold a BIGINT; an
- * in-band `error` on any page is a TrinoQueryError; nextUri GETs are retried on 429/502/503/504, connection resets
+ * Here: every header is built per query; the lossless parse runs while the result may hold a BIGINT; an in-band
+ * `error` on any page is a TrinoQueryError; nextUri GETs are retried on 429/502/503/504, connection resets
  * and timeouts with capped exponential backoff (Trino answers a repeated GET of a token with the same page), the
  * POST never (a lost answer may still have registered the query); the next page is fetched only when the
  * consumer pulls; a query is cancelled (DELETE) on abort and on a deadline (Trino's query_max_run_time, and the
