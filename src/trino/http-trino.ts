@@ -50,7 +50,6 @@ export class HttpTrino implements TrinoPort {
   private readonly active = new Set<QueryControl>();
   /** Cancellations (DELETEs) in flight, so close() can wait for them. */
   private readonly cancelling = new Set<Promise<void>>();
-
   private readonly segments: SegmentFetch;
   private readonly encodings: readonly string[];
   private readonly segmentFetch: number;
