@@ -8,10 +8,11 @@
  * `up` prints, last, the URL to put in `schemaRegistry.url`.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 export const REGISTRY_VERSION = '2.6.13.Final';
 const ARTIFACT = `io.apicurio:apicurio-registry-app:${REGISTRY_VERSION}:tar.gz:all`;
@@ -105,26 +106,7 @@ function findJava(env: NodeJS.ProcessEnv = process.env): string {
   throw new Error(`the registry needs Java >= ${MIN_JAVA}; found ${seen.length ? seen.join(', ') : 'none'}`);
 }
 
-function readPid(l: LocalRegistryLayout): number | undefined {
-  if (!existsSync(l.pidFile)) return undefined;
-  const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    // After a reboot the recorded pid may belong to another program: only this registry counts.
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(RUNNER) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const readPid = (l: LocalRegistryLayout) => recordedPid(l.pidFile, RUNNER);
 
 /** True when a Confluent-compatible registry answers at the URL. */
 export async function registryReady(url: string): Promise<boolean> {
@@ -173,11 +155,7 @@ export async function registryDown(l = registryLayout()): Promise<boolean> {
     rmSync(l.pidFile, { force: true });
     return false;
   }
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 20_000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
+  await stopProcess(pid, 20_000);
   rmSync(l.pidFile, { force: true });
   return true;
 }

@@ -5,8 +5,9 @@
  * them), and on a VAST cluster the spool is a bucket on VAST's own S3, so S3 is the faithful stand-in.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 export const SPOOL_BUCKET = 'spooling';
 
@@ -37,25 +38,7 @@ async function bucketReady(l: LocalS3Layout): Promise<boolean> {
   }
 }
 
-function readPid(l: LocalS3Layout): number | undefined {
-  if (!existsSync(l.pidFile)) return undefined;
-  const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
-  try {
-    // After a reboot the pid may belong to another program.
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('moto.server') ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const readPid = (l: LocalS3Layout) => recordedPid(l.pidFile, 'moto.server');
 
 /** Starts the server (unless it runs) and creates the spool bucket; resolves when the bucket answers. */
 export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ started: boolean }> {
@@ -93,9 +76,6 @@ export async function s3Down(l: LocalS3Layout): Promise<boolean> {
   const pid = readPid(l);
   rmSync(l.pidFile, { force: true });
   if (pid === undefined || !alive(pid)) return false;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 10_000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  await stopProcess(pid, 10_000);
   return true;
 }

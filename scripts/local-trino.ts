@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
 
@@ -148,26 +149,13 @@ export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
   return best.home;
 }
 
-function readPidFile(l: LocalTrinoLayout): number | undefined {
-  if (!existsSync(l.pidFile)) return undefined;
-  const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
+const readPidFile = (l: LocalTrinoLayout) => pidInFile(l.pidFile);
 
 /**
- * The recorded pid, if it is still this Trino: after a reboot it may belong to another program. Right after
- * `launcher start` the process may not have become java yet, so the launcher itself counts too.
+ * The recorded pid, if it is still this Trino. Right after `launcher start` the process may not have become java
+ * yet, so the launcher itself counts too.
  */
-function readPid(l: LocalTrinoLayout): number | undefined {
-  const pid = readPidFile(l);
-  if (pid === undefined) return undefined;
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes('io.trino.server') || cmdline.includes(l.installDir) ? pid : undefined;
-  } catch {
-    return existsSync('/proc/self') ? undefined : pid; // no /proc at all: trust the file
-  }
-}
+const readPid = (l: LocalTrinoLayout) => recordedPid(l.pidFile, 'io.trino.server', l.installDir);
 
 /**
  * Trino servers running on this layout's data directory, found by their command line. The launcher's pid file
@@ -187,15 +175,6 @@ function serverPids(l: LocalTrinoLayout): number[] {
     }
   }
   return pids;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** True when a Trino answers at the URL and has finished starting. */
@@ -282,21 +261,9 @@ export async function down(l = layout()): Promise<boolean> {
   // The spool storage goes with the Trino that wrote to it.
   await s3Down(s3Layout(l.runDir, l.port));
   const pids = [...new Set([...(pid !== undefined && alive(pid) ? [pid] : []), ...serverPids(l)])];
-  for (const p of pids) await stop(p);
+  for (const p of pids) await stopProcess(p, 30_000);
   rmSync(l.pidFile, { force: true });
   return pids.length > 0;
-}
-
-async function stop(pid: number): Promise<void> {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return; // already gone
-  }
-  const deadline = Date.now() + 30_000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
 }
 
 async function main(cmd: string | undefined): Promise<void> {

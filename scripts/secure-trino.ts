@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { fetchTrino, findJdk, launch, layout as localLayout } from './local-trino.js';
+import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
 export const SECURE_USERS = ['topicgate', 'admin', 'alice', 'bob'] as const;
@@ -256,16 +257,7 @@ async function ready(l: SecureTrinoLayout): Promise<boolean> {
   }
 }
 
-function readPid(l: SecureTrinoLayout): number | undefined {
-  if (!existsSync(l.pidFile)) return undefined;
-  const pid = Number(readFileSync(l.pidFile, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(l.etcDir) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const readPid = (l: SecureTrinoLayout) => recordedPid(l.pidFile, l.etcDir);
 
 /** The secure Trino's pid while it runs (the fault test kills it with SIGKILL). */
 export function securePid(l: SecureTrinoLayout): number | undefined {
@@ -299,24 +291,11 @@ export async function secureUp(
   return { url: l.url, started: true };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Stops the secure Trino by its recorded pid (SIGTERM, SIGKILL after 20 s); never any other process. */
 export async function secureDown(l = secureLayout()): Promise<boolean> {
   const pid = readPid(l);
   if (pid === undefined || !alive(pid)) return false;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 20_000;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-  while (alive(pid)) await new Promise((r) => setTimeout(r, 100));
+  await stopProcess(pid, 20_000);
   return true;
 }
 
