@@ -238,6 +238,18 @@ export const SettingsSchema = Type.Object({
     maximum: Number.MAX_SAFE_INTEGER,
     description: 'widest window of a residual-only scan',
   }),
+  /**
+   * Decoded Avro fields sorted or aggregated in the gateway (issue 13): the most rows (or groups) one response may
+   * hold; more is a 422 naming this cap.
+   */
+  gatewayMaxRows: int({
+    env: 'TOPICGATE_GATEWAY_MAX_ROWS',
+    read: 'int',
+    fallback: '100000',
+    minimum: 1,
+    maximum: 10_000_000,
+    description: 'most rows or groups held to sort or aggregate decoded fields',
+  }),
   /** Schema inference: most events sampled, and widest window. */
   inferMaxSample: int({
     env: 'TOPICGATE_INFER_MAX_SAMPLE',

@@ -171,10 +171,12 @@ export class CursorService {
       where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
     };
     const framing = this.framings.get(topic);
+    // The caller's row policy too: a policy naming an Avro key must compare the stored frames.
     if (framing) read.where = frameKeyFilters(read.where, framing);
+    const scope = framing ? { ...rows, filter: frameKeyFilters(rows.filter, framing) } : rows;
     return plan(
       { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
-      readPolicy(this.services.config, topic.id, rows),
+      readPolicy(this.services.config, topic.id, scope),
     );
   }
 

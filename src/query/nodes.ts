@@ -16,7 +16,13 @@ export type ColumnSource =
   | { kind: 'table'; framed?: 'avro' | 'json-sr' }
   /** `framed`: the payload may carry a Confluent frame (json-sr: byte 0, 4-byte schema id) before the JSON. */
   | { kind: 'json'; from: string; path: readonly (string | number)[]; framed?: boolean }
-  | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean };
+  | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean }
+  /**
+   * A field of a decoded Avro key or value (`value.amount`, `value->customer->country`): it exists only after the
+   * gateway decodes the payload, so it is evaluated in the gateway, after the scan (query/gateway-plan.ts). `arrow`:
+   * the request wrote it as an arrow path (its output is named by its last key, as PostgREST names paths).
+   */
+  | { kind: 'decoded'; column: 'key' | 'value'; path: readonly (string | number)[]; arrow: boolean };
 
 export interface ColumnNode {
   kind: 'column';

@@ -93,36 +93,44 @@ export interface GuardrailPolicy {
 
 /** Every filter is evaluated after the scan (none narrows what the storage reads). */
 export function residualOnly(where: PredicateNode, policy: { complexPredicates: boolean }): boolean {
-  const { pushed, residual } = classifyPushdown(where, { complexPredicates: policy.complexPredicates });
-  return residual.length > 0 && pushed.length === 0;
+  const { pushed, residual, gateway = [] } = classifyPushdown(where, { complexPredicates: policy.complexPredicates });
+  return residual.length + gateway.length > 0 && pushed.length === 0;
 }
 
 /**
  * Guardrail: a topic query whose own filters are all residual (evaluated by Trino after the scan, such as JSON
- * fields) reads every event of its window; without a bounded window that is the whole topic. Such a query must
- * name `since` (and a window no wider than the limit), unless the topic allows full scans.
+ * fields, or by the gateway, such as decoded Avro fields) reads every event of its window; without a bounded
+ * window that is the whole topic. So does a read that sorts or aggregates decoded fields in the gateway
+ * (`gatherAll`) without a filter the storage takes. Such a query must name `since` (and a window no wider than
+ * the limit), unless the topic allows full scans.
  */
 export function checkResidualScan(
   q: QueryNode,
   userWhere: PredicateNode | null,
   window: { lo?: number; hi?: number },
   policy: GuardrailPolicy,
+  gatherAll = false,
 ): QueryNode {
-  if (q.source.topicKind !== 'topic' || policy.allowFullScan || !userWhere) return q;
-  const { pushed, residual } = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
-  if (residual.length === 0 || pushed.length > 0) return q;
+  if (q.source.topicKind !== 'topic' || policy.allowFullScan || (!userWhere && !gatherAll)) return q;
+  const report = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
+  const residual = [...report.residual, ...(report.gateway ?? [])];
+  if (report.pushed.length > 0 || (residual.length === 0 && !gatherAll)) return q;
+  const what =
+    residual.length > 0
+      ? `every filter here is evaluated after the scan (${residual.join('; ')})`
+      : 'the gateway sorts or aggregates decoded fields over every event of the window';
   const max = `${Math.round(policy.maxWindowMs / 3_600_000)}h`;
   if (window.lo === undefined) {
     throw new ApiError(
       'TG_TIME_BOUND_REQUIRED',
-      `every filter here is evaluated after the scan (${residual.join('; ')}): add since= (for example since=-1h) to bound the events read, at most ${max} wide`,
+      `${what}: add since= (for example since=-1h) to bound the events read, at most ${max} wide`,
       { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
     );
   }
   if (window.hi !== undefined && window.hi - window.lo > policy.maxWindowMs) {
     throw new ApiError(
       'TG_TIME_BOUND_REQUIRED',
-      `every filter here is evaluated after the scan: narrow since/until to at most ${max} (the window is ${Math.round((window.hi - window.lo) / 3_600_000)}h)`,
+      `${what}: narrow since/until to at most ${max} (the window is ${Math.round((window.hi - window.lo) / 3_600_000)}h)`,
       { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
     );
   }

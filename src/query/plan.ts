@@ -17,6 +17,8 @@ import type { GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
 import { aggregateNode, bucketNode, outputName, selectColumn, uniqueNames } from './select-items.js';
 import { parseColumnRef } from './column-ref.js';
 import { jsonPathColumn } from './json-path-column.js';
+import { decodedRef } from './decoded-column.js';
+import { namesDecoded, type GatewayStage } from './gateway-plan.js';
 import { epochOfTrinoTimestamp } from './time.js';
 import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
 import { checkRequestCaps } from './request-caps.js';
@@ -30,6 +32,11 @@ export interface TopicModel {
   columns: ReadonlyMap<string, ColumnNode>;
   /** The broker time column, when the table has one. */
   time: ColumnNode | null;
+  /**
+   * The Trino types of the decoded Avro key / value (their reader schemas, fetched for this request): their fields
+   * are columns too (query/decoded-column.ts). Absent when nothing is decoded (or `decode=false`).
+   */
+  decoded?: ReadonlyMap<'key' | 'value', string>;
 }
 
 export interface ReadRequest {
@@ -60,6 +67,8 @@ export interface Plan {
   slices: SlicePlan | null;
   /** A bulk read (`limit=all`): the window as adjacent slices read `concurrency` at a time. */
   bulk: BulkPlan | null;
+  /** What the gateway does after decoding, when the request names decoded Avro fields (gateway-plan.ts). */
+  gateway: GatewayStage | null;
 }
 
 /** Every row of a closed window, as adjacent whole-millisecond slices [bounds[i], bounds[i + 1]). */
@@ -100,6 +109,9 @@ export function resolver(topic: TopicModel): (name: string) => ColumnNode {
   return (text) => {
     const ref = parseColumnRef(text);
     const name = ref.name;
+    // A field of a decoded Avro key or value (`value.amount`, `value->customer->country`), unless a column has the name.
+    const decoded = topic.columns.has(text) ? null : decodedRef(topic.decoded, text, ref);
+    if (decoded) return decoded;
     const c = topic.columns.get(name);
     if (c && ref.path.length) return jsonPathColumn(c, ref);
     if (!c) {
@@ -205,7 +217,9 @@ export function planRead(
   const timeIndex = select.findIndex(
     (s) => s.kind === 'select-column' && s.as === TIME_COLUMN && s.column.source.kind === 'table',
   );
-  const anchored = !aggregate && !dedupe && topic.time !== null && first?.name === TIME_COLUMN && timeIndex >= 0;
+  // With decoded fields named, Trino's query selects every table column, broker time included (gateway-plan.ts).
+  const carriesTime = timeIndex >= 0 || namesDecoded(select, req.where);
+  const anchored = !aggregate && !dedupe && topic.time !== null && first?.name === TIME_COLUMN && carriesTime;
 
   const userWhere = req.where;
   const h = queryHash({
@@ -280,5 +294,6 @@ export function planRead(
     userWhere,
     slices: tree.limit === Infinity ? null : slices,
     bulk: null,
+    gateway: null,
   };
 }

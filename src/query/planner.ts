@@ -17,6 +17,7 @@ import { TIME_COLUMN } from './nodes.js';
 import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './bulk-plan.js';
 import type { RequestCaps } from './request-caps.js';
 import { planRead, type Plan, type ReadRequest, type TopicModel } from './plan.js';
+import { withGateway } from './gateway-plan.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
@@ -29,6 +30,8 @@ export interface ReadPolicy extends LimitPolicy {
   rows: RowScope;
   /** Events in a cursor batch when the loader names no limit. */
   batchDefaultLimit: number;
+  /** Rows (or groups) the gateway may hold to sort or aggregate decoded fields. */
+  gatewayMaxRows: number;
   guardrail: GuardrailPolicy;
   /**
    * Bulk reads: slices read at once when the request names none, and the most it may name: the topic's
@@ -114,6 +117,7 @@ export function readPolicy(config: Config, topicId: string, rows: RowScope): Rea
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
     maxLimit,
     batchDefaultLimit: Math.min(10_000, maxLimit),
+    gatewayMaxRows: config.gatewayMaxRows,
     parallel: parallelPolicy(config, topic?.parallel, topic?.maxParallel),
     guardrail: {
       maxWindowMs: config.residualScanMaxWindowMs,
@@ -187,9 +191,11 @@ function planEvents(
 ): Plan & { refused?: ApiError } {
   checkBulkRequest(r.read, r.token !== null);
   const planned = planRead(r.topic, r.read, policy, r.token, now);
-  const p = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
-  const guard = () =>
-    checkResidualScan(p.tree, p.userWhere, { lo: p.position.lo, hi: p.position.hi }, policy.guardrail);
+  const bulk = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
+  // Decoded Avro fields: Trino reads the events, the gateway filters, sorts or aggregates them (gateway-plan.ts).
+  const p = withGateway(bulk, policy.gatewayMaxRows);
+  const window = { lo: p.position.lo, hi: p.position.hi };
+  const guard = () => checkResidualScan(p.tree, p.userWhere, window, policy.guardrail, p.gateway?.mode === 'gather');
   if (!r.explain) {
     guard();
     return p;

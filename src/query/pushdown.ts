@@ -9,10 +9,14 @@
 import type { ColumnNode, PredicateNode } from './nodes.js';
 import { compilePredicate } from './compile.js';
 import { typeFamily } from './values.js';
+import { forDisplay, predicateColumns } from './gateway-plan.js';
+import { isDecoded } from './decoded-column.js';
 
 export interface PushdownReport {
   pushed: string[];
   residual: string[];
+  /** Filters on decoded Avro fields: evaluated by the gateway after decoding (gateway-plan.ts); absent when none. */
+  gateway?: string[];
 }
 
 export interface PushdownRules {
@@ -80,7 +84,10 @@ export function classifyPushdown(where: PredicateNode | null, rules: PushdownRul
   if (!where) return report;
   const conjuncts = where.kind === 'and' ? where.items : [where];
   for (const c of conjuncts) {
-    (pushableColumns(c, rules) ? report.pushed : report.residual).push(compilePredicate(c));
+    if (predicateColumns(c).some(isDecoded)) {
+      report.gateway ??= [];
+      report.gateway.push(compilePredicate(forDisplay(c)!));
+    } else (pushableColumns(c, rules) ? report.pushed : report.residual).push(compilePredicate(c));
   }
   return report;
 }

@@ -13,7 +13,8 @@ const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** The output name of a column: its name, or for an arrow path its last key (as PostgREST names it). */
 export function outputName(c: ColumnNode): string {
-  if (c.source.kind !== 'json-path') return c.name;
+  const arrowPath = c.source.kind === 'json-path' || (c.source.kind === 'decoded' && c.source.arrow);
+  if (!arrowPath || !('path' in c.source)) return c.name;
   const keys = c.source.path.filter((k): k is string => typeof k === 'string');
   return keys.at(-1) ?? c.name;
 }

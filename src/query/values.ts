@@ -37,28 +37,30 @@ export function arrayElementType(type: string): string | null {
   return m ? m[1]!.trim() : null;
 }
 
-/** The type of the field `name` of `row(name type, ...)`; null when the row has no such field. */
-export function rowFieldType(type: string, name: string): string | null {
+/** The fields of `row(name type, ...)`, in order; null for any other type. */
+export function rowFieldsOf(type: string): { name: string; type: string }[] | null {
   const m = /^row\((.*)\)$/s.exec(type.trim());
   if (!m) return null;
   let depth = 0;
   let start = 0;
-  const fields: string[] = [];
+  const fields: { name: string; type: string }[] = [];
   const body = m[1]!;
   for (let i = 0; i <= body.length; i++) {
     const c = body[i];
     if (c === '(') depth++;
     else if (c === ')') depth--;
     else if ((c === ',' && depth === 0) || c === undefined) {
-      fields.push(body.slice(start, i).trim());
+      const sp = /^("?)([^"\s]+)\1\s+(.+)$/s.exec(body.slice(start, i).trim());
+      if (sp) fields.push({ name: sp[2]!, type: sp[3]! });
       start = i + 1;
     }
   }
-  for (const f of fields) {
-    const sp = /^("?)([^"\s]+)\1\s+(.+)$/s.exec(f);
-    if (sp && sp[2] === name) return sp[3]!;
-  }
-  return null;
+  return fields;
+}
+
+/** The type of the field `name` of `row(name type, ...)`; null when the row has no such field. */
+export function rowFieldType(type: string, name: string): string | null {
+  return rowFieldsOf(type)?.find((f) => f.name === name)?.type ?? null;
 }
 
 /** Precision of a timestamp(p) type; 3 when unspecified. */

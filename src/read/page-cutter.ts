@@ -18,10 +18,18 @@ export class PageCutter {
   /** True once the extra row was seen: a next page exists. */
   more = false;
 
+  /** Rows taken from the result so far, kept or not (the next position counts them). */
+  private consumed = 0;
+
+  /**
+   * `keep`: a filter the gateway evaluates (decoded Avro fields, query/gateway-plan.ts): only kept rows count
+   * towards the limit, and the position after the page counts every row read up to its last kept one.
+   */
   constructor(
     private readonly result: ResultStream,
     private readonly limit: number,
     private readonly timeIndex: number | null,
+    private readonly keep?: (row: Row) => boolean | null,
   ) {
     this.source = result.batches[Symbol.asyncIterator]();
     this.times = timeIndex === null ? null : { last: '', trailing: 0, total: 0 };
@@ -52,12 +60,15 @@ export class PageCutter {
   next(cur: PagePosition): PagePosition | null {
     if (!this.settled) return nextPosition(cur, null, this.limit);
     if (!this.more) return null;
-    return nextPosition(cur, this.times, this.seen);
+    return nextPosition(cur, this.times, this.consumed);
   }
 
-  /** Where the next page would start if one exists, before the page's rows are known (offset by the limit). */
-  presumedNext(cur: PagePosition): PagePosition {
-    return nextPosition(cur, null, this.limit);
+  /**
+   * Where the next page would start if one exists, before the page's rows are known (offset by the limit); null
+   * when rows are filtered here, as the rows read for a page are then unknown until it ends.
+   */
+  presumedNext(cur: PagePosition): PagePosition | null {
+    return this.keep ? null : nextPosition(cur, null, this.limit);
   }
 
   async *batches(): AsyncGenerator<readonly Row[]> {
@@ -89,15 +100,31 @@ export class PageCutter {
       return undefined;
     }
     let rows = r.value as Row[];
+    let read = rows;
     const room = this.limit - this.seen;
-    if (rows.length > room) {
+    if (this.keep) {
+      const kept: Row[] = [];
+      let i = 0;
+      for (; i < rows.length; i++) {
+        if (this.keep(rows[i]!) !== true) continue;
+        if (kept.length === room) {
+          this.more = true;
+          break;
+        }
+        kept.push(rows[i]!);
+      }
+      read = rows.slice(0, i);
+      rows = kept;
+    } else if (rows.length > room) {
       this.more = true;
       rows = rows.slice(0, room);
+      read = rows;
     }
     this.seen += rows.length;
+    this.consumed += read.length;
     const t = this.times;
     if (t) {
-      for (const row of rows) {
+      for (const row of read) {
         const v = row[this.timeIndex!] as string;
         t.trailing = v === t.last ? t.trailing + 1 : 1;
         t.last = v;

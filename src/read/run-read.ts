@@ -27,6 +27,11 @@ import { prefetched } from './prefetch.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../registry/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
+import { forDisplay, type GatewayStage } from '../query/gateway-plan.js';
+import { isDecoded } from '../query/decoded-column.js';
+import { TIME_COLUMN } from '../query/nodes.js';
+import type { ResultStream } from '../trino/result-stream.js';
+import { flattenDecoded, gatewayRun } from './gateway/gateway-stage.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -38,6 +43,8 @@ export interface ReadOptions {
   explain?: boolean;
   /** false: Avro / json-sr payloads are returned as their raw bytes (API.md `decode=false`). */
   decode?: boolean;
+  /** The reader schema versions the request was planned with (registry/decoded-types.ts): decoded with the same. */
+  readerVersions?: StreamOptions['readerVersions'];
   /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
   nextUrl?: (token: string) => string;
 }
@@ -98,7 +105,7 @@ export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: Pla
   const body = {
     sql,
     pushdown: classifyPushdown(p.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
-    filters: compileWhere(p.userWhere),
+    filters: compileWhere(forDisplay(p.userWhere)),
     plan: String(rows[0]?.[0] ?? ''),
   };
   return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
@@ -109,7 +116,11 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   // An Avro key: filters on it compare framed bytes, one per key schema version (registry/key-framing.ts).
   const framing =
     o.decode === false ? null : await keyFraming(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry);
-  if (framing) o = { ...o, req: { ...o.req, where: frameKeyFilters(o.req.where, framing) } };
+  // The caller's row policy is framed the same way: a policy naming the key must match the stored frames too.
+  if (framing) {
+    const rows = { ...o.rows, filter: frameKeyFilters(o.rows.filter, framing) };
+    o = { ...o, rows, req: { ...o.req, where: frameKeyFilters(o.req.where, framing) } };
+  }
   const planned = planFor(app, o, callerOf(request));
   if (o.explain) {
     const body = await explainRead(app, requestTrino(request), planned);
@@ -120,6 +131,7 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
     paged: true,
     topic: o.topic.id,
     decode: o.decode !== false,
+    readerVersions: o.readerVersions,
   });
 }
 
@@ -132,6 +144,7 @@ export interface StreamOptions {
   /** The topic read: its Avro / json-sr payloads are decoded unless `decode` is false. */
   topic: string;
   decode: boolean;
+  readerVersions?: Partial<Record<'key' | 'value', number>>;
 }
 
 /** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
@@ -156,7 +169,10 @@ export async function streamPlan(
   // Reader schemas are fetched before the query starts: a registry failure is a plain 502, no query to cancel.
   const text = encoderRegistry[media].format !== 'arrow' && encoderRegistry[media].format !== 'parquet';
   const payloads = o.decode
-    ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry, { hexBytes: text })
+    ? await preparePayloads(o.topic, config.topics[o.topic], app.tg.registry, {
+        hexBytes: text,
+        versions: o.readerVersions,
+      })
     : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const result = await openResult(
@@ -169,12 +185,20 @@ export async function streamPlan(
     throw err;
   });
   reply.header('X-Trino-Query-Id', result.queryId);
-  const cutter = new PageCutter(prefetched(result), plan.tree.limit, plan.timeIndex);
   const entry = encoderRegistry[media];
-  // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact.
+  // Decoded Avro fields named: the gateway filters, sorts or groups the decoded rows (read/gateway/).
+  if (plan.gateway && !payloads) throw new Error('a gateway stage needs decoded payloads: a planner defect');
+  const gateway = plan.gateway && payloads ? gatewayOf(plan.gateway, payloads.wrap(prefetched(result)), plan) : null;
+  const pageLimit = plan.gateway?.limit ?? plan.tree.limit;
+  const cutter = gateway
+    ? new PageCutter(gateway.run.source, pageLimit, gateway.timeIndex, gateway.run.keep)
+    : new PageCutter(prefetched(result), plan.tree.limit, plan.timeIndex);
+  // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact (with a
+  // filter in the gateway, up to the page's end: its position is known only then).
   // A bulk read (limit=all) is one response: no next page to link.
-  const paged = o.paged && plan.tree.limit !== Infinity;
-  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : Math.max(1, config.prefetchRows));
+  const paged = o.paged && pageLimit !== Infinity;
+  const ahead = gateway?.run.keep ? pageLimit + 1 : Math.max(1, config.prefetchRows);
+  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : ahead);
   const link = (p: PagePosition | null) => (p ? (o.nextUrl ? o.nextUrl(tokens.encode(p)) : tokens.encode(p)) : null);
   if (paged && entry.format !== 'json') {
     const next = withSliceWidth(
@@ -183,6 +207,7 @@ export async function streamPlan(
       slices,
     );
     if (next) {
+      // Only a settled page may name its next one when the gateway filters (presumedNext is null then).
       reply.header('Topicgate-Next-Cursor', tokens.encode(next));
       if (o.nextUrl) reply.header('Link', `<${link(next)}>; rel="next"`);
     }
@@ -205,7 +230,14 @@ export async function streamPlan(
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
   });
-  const encoded = entry.encode(payloads ? payloads.wrap(view, { flatten: entry.format === 'csv' }) : view, options);
+  const shown = gateway
+    ? entry.format === 'csv'
+      ? flattenDecoded(gateway.run.project(view), gateway.decodedOutputs)
+      : gateway.run.project(view)
+    : payloads
+      ? payloads.wrap(view, { flatten: entry.format === 'csv' })
+      : view;
+  const encoded = entry.encode(shown, options);
   const body = encodedReadable(flushThenAbort(encoded, reply.raw));
   body.once('close', () => {
     if (finished) return;
@@ -215,4 +247,22 @@ export async function streamPlan(
   });
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
   return reply.type(entry.contentType).send(body);
+}
+
+/**
+ * The gateway stage over the decoded result: its run, the broker time's index in the decoded rows (anchored pages),
+ * and the outputs that come from decoding (CSV flattens their records).
+ */
+function gatewayOf(stage: GatewayStage, decoded: ResultStream, plan: PlannedRead) {
+  const payloadColumns = new Set(
+    ['key', 'value'].filter((n) => decoded.columns.some((c) => c.name === `${n}_schema_id`)),
+  );
+  const run = gatewayRun(stage, decoded, payloadColumns);
+  const timeIndex = plan.timeIndex === null ? null : decoded.columns.findIndex((c) => c.name === TIME_COLUMN);
+  const decodedOutputs = new Set(
+    stage.select.flatMap((s) =>
+      s.kind === 'select-column' && (isDecoded(s.column) || payloadColumns.has(s.column.name)) ? [s.as] : [],
+    ),
+  );
+  return { run, timeIndex, decodedOutputs };
 }

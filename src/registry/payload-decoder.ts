@@ -92,7 +92,7 @@ export async function preparePayloads(
   topic: string,
   payloads: TopicPayloads | undefined,
   registry: RegistryPort | undefined,
-  o: { hexBytes?: boolean } = {},
+  o: { hexBytes?: boolean; versions?: Partial<Record<PayloadColumn, number>> } = {},
 ): Promise<PayloadDecoding | null> {
   const columns: ColumnDecoding[] = [];
   for (const column of PAYLOAD_COLUMNS) {
@@ -103,7 +103,8 @@ export async function preparePayloads(
       continue;
     }
     if (!registry) throw new ApiError('TG_SCHEMA_REGISTRY', 'no Schema Registry is configured');
-    const reader = await readerSchema(registry, subjectOf(topic, column, s), s.readerVersion ?? 'latest', o);
+    const version = o.versions?.[column] ?? s.readerVersion ?? 'latest';
+    const reader = await readerSchema(registry, subjectOf(topic, column, s), version, o);
     columns.push({ column, format: 'avro', reader, writers: new Map() });
   }
   return columns.length ? new PayloadDecoding(columns, registry) : null;

@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../errors.js';
 import { topicModel } from '../catalog/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../query/read-request.js';
-import { resolver } from '../query/plan.js';
+import { resolver, type TopicModel } from '../query/plan.js';
+import { decodedTypes } from '../registry/decoded-types.js';
 import { runRead } from '../read/run-read.js';
 import {
   ACCESS_ERRORS,
@@ -43,6 +44,15 @@ async function topicFor(app: FastifyInstance, request: FastifyRequest, id: strin
   return topicModel(await app.tg.catalog.get(id), app.tg.config);
 }
 
+/**
+ * The topic with the types of its decoded Avro key / value, so a request can name their fields (`value.amount`);
+ * `decode=false` names none. The reader versions are pinned for the response.
+ */
+async function withDecodedFields(app: FastifyInstance, topic: TopicModel, decode: boolean) {
+  const found = decode ? await decodedTypes(topic.id, app.tg.config.topics[topic.id], app.tg.registry) : null;
+  return found ? { topic: { ...topic, decoded: found.types }, readerVersions: found.versions } : { topic };
+}
+
 /** The same URL with `cursor` set to the next page's token. */
 function nextUrlOf(request: FastifyRequest) {
   return (token: string) => {
@@ -70,16 +80,19 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const q = request.query;
-      const topic = await topicFor(app, request, request.params.topic, q.explain === 'true');
+      const decode = q.decode !== 'false';
+      const model = await topicFor(app, request, request.params.topic, q.explain === 'true');
+      const { topic, readerVersions } = await withDecodedFields(app, model, decode);
       const req = readRequestFromQuery(q, resolver(topic));
       return runRead(app, request, reply, {
         topic,
         req,
+        readerVersions,
         rows: rowScope(request, topic),
         cursor: q.cursor,
         format: q.format,
         explain: q.explain === 'true',
-        decode: q.decode !== 'false',
+        decode,
         nextUrl: nextUrlOf(request),
       });
     },
@@ -102,9 +115,11 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const body = request.body;
-      const topic = await topicFor(app, request, request.params.topic, body.explain === true);
+      const model = await topicFor(app, request, request.params.topic, body.explain === true);
+      const { topic, readerVersions } = await withDecodedFields(app, model, body.decode !== false);
       return runRead(app, request, reply, {
         topic,
+        readerVersions,
         req: readRequestFromBody(body, resolver(topic)),
         rows: rowScope(request, topic),
         cursor: body.cursor,

@@ -47,6 +47,7 @@ const POLICY: ReadPolicy = {
   defaultLimit: 100,
   maxLimit: 1000,
   batchDefaultLimit: 1000,
+  gatewayMaxRows: 1000,
   guardrail: { maxWindowMs: 7 * DAY, allowFullScan: false, complexPredicates: false },
   parallel: { default: 1, max: 4 },
   infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: DAY, maxWindowMs: 7 * DAY },
