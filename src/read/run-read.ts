@@ -29,7 +29,7 @@ import { preparePayloads } from '../registry/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
 import { forDisplay, type GatewayStage } from '../query/gateway-plan.js';
 import { isDecoded } from '../query/decoded-column.js';
-import { TIME_COLUMN } from '../query/nodes.js';
+import { and, TIME_COLUMN } from '../query/nodes.js';
 import type { ResultStream } from '../trino/result-stream.js';
 import { flattenDecoded, gatewayRun } from './gateway/gateway-stage.js';
 
@@ -104,7 +104,10 @@ export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: Pla
   const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
   const body = {
     sql,
-    pushdown: classifyPushdown(p.tree.where, { complexPredicates: app.tg.config.complexPushdown }),
+    // Trino's filters and the gateway's (decoded fields), each labelled where it is evaluated.
+    pushdown: classifyPushdown(and(p.tree.where, p.gateway?.where), {
+      complexPredicates: app.tg.config.complexPushdown,
+    }),
     filters: compileWhere(forDisplay(p.userWhere)),
     plan: String(rows[0]?.[0] ?? ''),
   };

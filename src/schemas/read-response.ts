@@ -42,6 +42,11 @@ export const ExplainBody = Type.Object(
     pushdown: Type.Object({
       pushed: Type.Array(Type.String(), { description: 'Predicates the storage evaluates' }),
       residual: Type.Array(Type.String(), { description: 'Predicates Trino evaluates after the scan' }),
+      gateway: Type.Optional(
+        Type.Array(Type.String(), {
+          description: 'Predicates on decoded Avro fields, evaluated by the gateway after decoding (absent when none)',
+        }),
+      ),
     }),
     filters: Type.Union([Type.String(), Type.Null()], { description: "The request's own filters as SQL" }),
     plan: Type.String({ description: "Trino's EXPLAIN text" }),
