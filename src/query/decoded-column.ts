@@ -7,6 +7,7 @@
  * has a type; there is no JSON text to unquote).
  */
 import { ApiError } from '../errors.js';
+import { enumsAsText } from '../registry/avro-shape.js';
 import type { ColumnNode } from './nodes.js';
 import { MAX_PATH_STEPS, refText, type ColumnRef } from './column-ref.js';
 import { arrayElementType, rowFieldsOf } from './values.js';
@@ -28,7 +29,7 @@ function step(type: string, key: string | number): string | { why: string } {
   }
   const map = /^map\(varchar,\s*(.*)\)$/s.exec(type);
   if (map) return String(key) === key ? map[1]!.trim() : { why: 'is a map: step into it with a key' };
-  return { why: `(${type}) has no fields` };
+  return { why: `(${enumsAsText(type)}) has no fields` };
 }
 
 /** The decoded field at `path` of `base`; a path the reader schema does not have is a 400 naming the step. */

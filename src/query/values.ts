@@ -20,7 +20,8 @@ export type TypeFamily =
 
 export function typeFamily(type: string): TypeFamily {
   const base = type.replace(/\(.*$/, '').trim();
-  if (base === 'varchar' || base === 'char') return 'varchar';
+  // `enum(...)`: a decoded Avro enum (registry/avro-shape.ts), its symbol as text.
+  if (base === 'varchar' || base === 'char' || base === 'enum') return 'varchar';
   if (base === 'varbinary') return 'varbinary';
   if (base in INT_RANGES) return 'integer';
   if (base === 'decimal') return 'decimal';

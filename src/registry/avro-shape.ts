@@ -5,7 +5,7 @@
  * - boolean, int, long, float, double, string -> boolean, integer, bigint, real, double, varchar;
  * - bytes, fixed -> varbinary (in the text formats: varchar `\x` hex, see avroShape); `decimal` (on bytes or fixed) -> decimal(p,s) (varchar beyond Trino's 38 digits);
  * - `date` -> date; `time-millis`/`-micros` -> time(3)/(6); `timestamp-millis`/`-micros` (and the local- ones)
- *   -> timestamp(3)/(6), UTC; `uuid` -> varchar; enum -> varchar (its symbol);
+ *   -> timestamp(3)/(6), UTC; `uuid` -> varchar; enum -> varchar (its symbol; a dictionary in Arrow, see enumShape);
  * - record -> row (fields in order), array -> array, map -> map(varchar, ...);
  * - a union of null and one type -> that type, nullable ("unwrapped"); a union of several types -> a row with one
  *   field per branch (named by the branch's type), only the branch present set.
@@ -102,11 +102,7 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
     case 'fixed': {
       const name = fullName(String(s.name), ns);
       const shape =
-        type === 'enum'
-          ? { type: 'varchar', branch: name, convert: same }
-          : logical === 'decimal'
-            ? decimal(s, name)
-            : bytesShape(ctx, name);
+        type === 'enum' ? enumShape(s, name, ctx) : logical === 'decimal' ? decimal(s, name) : bytesShape(ctx, name);
       ctx.named.set(name, shape);
       return shape;
     }
@@ -137,6 +133,21 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
       throw new Error(`unknown Avro type ${type}`);
     }
   }
+}
+
+/**
+ * An enum: its symbol as text in the text formats; for Arrow and Parquet a dictionary of the reader's symbols, typed
+ * `enum(row("A" boolean, ...))` (Trino has no enum type: the row's field names carry the symbols, in order, to the
+ * Arrow encoder; filters and aggregates treat it as varchar).
+ */
+function enumShape(s: Record<string, unknown>, branch: string, ctx: Ctx): Shape {
+  const symbols = (s.symbols as string[]).map((x) => `"${x}" boolean`);
+  return { type: ctx.hexBytes ? 'varchar' : `enum(row(${symbols.join(', ')}))`, branch, convert: same };
+}
+
+/** A type as the text formats and discovery name it: every enum as `varchar` (what its values are there). */
+export function enumsAsText(type: string): string {
+  return type.replace(/enum\(row\((?:"[A-Za-z_][A-Za-z0-9_]*" boolean(?:, )?)*\)\)/g, 'varchar');
 }
 
 function decimal(s: Record<string, unknown>, branch: string): Shape {

@@ -4,6 +4,7 @@
  * returns in its place (the decoded record's Trino type and the three companion columns).
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { enumsAsText } from './avro-shape.js';
 import { PAYLOAD_COLUMNS, readerSchema, subjectOf, type TopicPayloads } from './payload-decoder.js';
 import type { RegistryPort } from './schema-registry.js';
 
@@ -57,7 +58,7 @@ export async function payloadInfo(
       subject,
       readerVersion,
       reader: { version: r.version, id: r.id, schema: schema === undefined ? null : JSON.parse(schema) },
-      columns: [{ name: column, type: r.shape.type }, ...companions],
+      columns: [{ name: column, type: enumsAsText(r.shape.type) }, ...companions],
     };
   }
   return Object.keys(out).length ? out : undefined;

@@ -185,6 +185,7 @@ describe('sorting and aggregating decoded fields', () => {
       expect(row.n).toBe(rs.length);
       if (!decoded.length) continue;
       expect(cents(row.total)).toBe(decoded.reduce((n, r) => n + cents(r.value!.amount), 0));
+      // biome-ignore lint/complexity/useMathMinMax: BigInt values (Math.max takes numbers only)
       const top = decoded.map((r) => BigInt(String(r.value!.payment_id))).reduce((a, b) => (b > a ? b : a));
       expect(String(row.last_id)).toBe(String(top));
     }

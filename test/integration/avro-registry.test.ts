@@ -51,8 +51,8 @@ describe('registry down, then back', () => {
     expect(res.json().error).toMatchObject({
       code: 'TG_SCHEMA_REGISTRY',
       status: 502,
-      // The first lookup of a read: the versions of the key subject (filters on the key are framed per version).
-      message: 'the Schema Registry cannot be reached (asked for the versions of subject payments_avro-key)',
+      // The first lookup of a read: the key's reader schema (decoded fields are typed by it when the read is planned).
+      message: 'the Schema Registry cannot be reached (asked for version latest of subject payments_avro-key)',
     });
     expect(res.body).not.toContain('127.0.0.1'); // no address in the error
     const orders = await app.inject('/v1/topics/orders/events?limit=1');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { avroType } from '../../src/registry/avro-codec.js';
-import { avroShape } from '../../src/registry/avro-shape.js';
+import { avroShape, enumsAsText } from '../../src/registry/avro-shape.js';
 import { decimalText, timestampText } from '../../src/registry/avro-values.js';
 import { preparePayloads } from '../../src/registry/payload-decoder.js';
 import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/registry/schema-registry.js';
@@ -95,6 +95,15 @@ async function rowsOf(r: ResultStream): Promise<unknown[][]> {
 describe('Avro values as Trino values', () => {
   it('maps every type to a Trino type', () => {
     expect(avroShape(V1).type).toBe(
+      'row(id bigint, amount decimal(12,2), at timestamp(6), day date, status enum(row("NEW" boolean, "PAID" boolean)), ' +
+        'note varchar, either row(string varchar, long bigint), tags map(varchar, varchar), digest varbinary)',
+    );
+    // The text formats: enums are their symbols, bytes `\\x` hex; discovery names enums varchar.
+    expect(avroShape(V1, { hexBytes: true }).type).toBe(
+      'row(id bigint, amount decimal(12,2), at timestamp(6), day date, status varchar, note varchar, ' +
+        'either row(string varchar, long bigint), tags map(varchar, varchar), digest varchar)',
+    );
+    expect(enumsAsText(avroShape(V1).type)).toBe(
       'row(id bigint, amount decimal(12,2), at timestamp(6), day date, status varchar, note varchar, ' +
         'either row(string varchar, long bigint), tags map(varchar, varchar), digest varbinary)',
     );

@@ -126,6 +126,40 @@ describe('Arrow encoder', () => {
     await expect(roundTrip([[bad]])).rejects.toThrow(/scale 2/);
   });
 
+  it('writes a decoded Avro enum as a dictionary of its symbols, sent once for every batch, top level and nested', async () => {
+    const symbols = 'enum(row("NEW" boolean, "PAID" boolean, "VOID" boolean))';
+    const result = inMemoryResult(
+      [
+        { name: 'status', type: symbols },
+        { name: 'rec', type: `row(id bigint, status ${symbols})` },
+      ],
+      [
+        [
+          ['PAID', [1, 'NEW']],
+          [null, [2, null]],
+        ],
+        [['VOID', [3, 'PAID']]],
+      ],
+    );
+    const chunks: Uint8Array[] = [];
+    for await (const c of encodeArrow(result, { next: null })) chunks.push(c);
+    const table = tableFromIPC(Buffer.concat(chunks));
+    expect(table.batches).toHaveLength(2);
+    expect(String(table.schema.fields[0]!.type)).toBe('Dictionary<Int32, Utf8>');
+    expect([0, 1, 2].map((i) => table.getChild('status')!.get(i))).toEqual(['PAID', null, 'VOID']);
+    expect([0, 1, 2].map((i) => table.getChild('rec')!.get(i)!.toJSON().status)).toEqual(['NEW', null, 'PAID']);
+    // One dictionary, the reader's symbols in order, whatever a batch happens to hold.
+    expect(table.getChild('status')!.data[1]!.dictionary!.toArray()).toEqual(['NEW', 'PAID', 'VOID']);
+  });
+
+  it('fails the stream on a value that is not one of the enum symbols', async () => {
+    const result = inMemoryResult([{ name: 's', type: 'enum(row("A" boolean))' }], [[['B']]]);
+    const run = async () => {
+      for await (const _ of encodeArrow(result, { next: null })) void _;
+    };
+    await expect(run()).rejects.toThrow(/not a symbol of the enum: B/);
+  });
+
   it('grows its buffers across large batches', async () => {
     const result = inMemoryResult(
       [

@@ -232,6 +232,7 @@ describe('the stage over decoded rows', () => {
         const mean = cents(rs) / decoded.length;
         expect(row[3]).toBe(text(Math.sign(mean) * Math.round(Math.abs(mean))));
         const ids = decoded.map((r) => BigInt((r[1] as unknown[])[0] as string | number));
+        // biome-ignore lint/complexity/useMathMinMax: BigInt values (Math.max takes numbers only)
         const top = ids.reduce((a, b) => (b > a ? b : a));
         expect(String(row[4])).toBe(String(top));
         expect(row[5]).toBe(new Set(decoded.map((r) => ((r[1] as unknown[])[4] as unknown[])[0])).size);

@@ -6,7 +6,8 @@
  * Decimal128(p,s); timestamp(p) and timestamp(p) with time zone: Timestamp in UTC, unit ms for p<=3, us for p<=6,
  * ns above (digits past ns, p 10-12, are truncated; a zone the runtime cannot resolve fails the stream rather
  * than guess an instant); date DateDay; array List; row Struct; map Map_.
- * time, interval, uuid, ipaddress: Utf8 of Trino's text. Any other type: Utf8 of its JSON text.
+ * time, interval, uuid, ipaddress: Utf8 of Trino's text; a decoded Avro enum (`enum(...)`): Dictionary<Int32, Utf8>.
+ * Any other type: Utf8 of its JSON text.
  */
 import {
   Binary,
@@ -31,6 +32,7 @@ import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType 
 import { parseTimestamp, TimestampTzParser, type Instant } from '../trino-timestamp.js';
 import { BoolBuilder, BytesBuilder, Int64Builder, NumberBuilder, type ColumnBuilder } from './arrow-columns.js';
 import { DecimalBuilder } from './arrow-decimal.js';
+import { DictionaryBuilder, enumSymbols } from './arrow-dictionary.js';
 import { ListBuilder, MapBuilder, StructBuilder } from './arrow-nested.js';
 import { instantToUnits, timestampToUnits } from './timestamp-units.js';
 
@@ -123,6 +125,8 @@ const BUILDERS = {
 
 /** The Arrow column builder (and so the Arrow type) for a Trino type; unknown types become Utf8. */
 export function arrowColumnBuilder(type: TrinoType): ColumnBuilder {
+  // A decoded Avro enum: a dictionary of its symbols (arrow-dictionary.ts).
+  if (type.base === 'enum' && type.args[0]?.kind === 'type') return new DictionaryBuilder(enumSymbols(type));
   const base = knownBase(type);
   return base === null ? utf8() : BUILDERS[base](type);
 }
