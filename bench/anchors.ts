@@ -89,13 +89,22 @@ export async function runPython(trinoUrl: string, user: string, sql: string, enc
 
 /**
  * One query through the Trino CLI, CSV to a file (JVM start-up included: that is what running the CLI costs);
- * rows are the file's lines (the payloads hold no line breaks). The file is removed afterwards.
+ * rows are the file's lines (the payloads hold no line breaks). The file is removed afterwards. `encoding`: the
+ * spooling encoding it asks for (`--encoding`), or `none` for the direct protocol.
  */
-export async function runCli(trinoUrl: string, user: string, sql: string, outDir: string): Promise<AnchorRun> {
+export async function runCli(
+  trinoUrl: string,
+  user: string,
+  sql: string,
+  outDir: string,
+  encoding = 'none',
+): Promise<AnchorRun> {
   const jar = ensureTrinoCli();
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'trino-cli.csv');
   const args = ['-jar', jar, '--server', trinoUrl, '--user', user, '--source', 'topicgate-bench'];
+  // The CLI asks for spooled results by default; the direct protocol is the session's `spooling_enabled=false`.
+  args.push(...(encoding === 'none' ? ['--session', 'spooling_enabled=false'] : ['--encoding', encoding]));
   const r = await runJson<{ seconds: number; cpu: number; peakRssKb: number }>('python3', [
     join(ROOT, 'bench', 'py', 'rusage.py'),
     file,

@@ -1,10 +1,12 @@
 /**
- * The race (issue 12 item 6): every client reads the same window of the same topic, one result size at a time.
+ * The race (issues 12 and 15): every client reads the same window of the same topic, one result size at a time.
  * Cases: the Trino CLI (CSV to a file), the python `trino` client (fetchmany), the raw trino-client in Node, and the
- * gateway in NDJSON, CSV and Arrow, as one stream and (when the gateway has them) with `parallel=2` and `4`.
- * The anchors run the SQL text the gateway's single stream runs (its `explain=true`), so Trino does the same work
- * for all. Every long-lived measured process (raw client, one gateway per gateway case) is started fresh for each
- * size, so its peak RSS is that of the size alone; the CLI and python report their own (one process per run).
+ * gateway in NDJSON, CSV and Arrow, as one stream and with `parallel=2` and `4`; the CLI, python and the gateway
+ * each over the direct protocol and over spooled results (`@spool`: json+zstd; the raw trino-client speaks only the
+ * direct protocol). The anchors run the SQL text the gateway's single stream runs (its `explain=true`), so Trino
+ * does the same work for all. Every long-lived measured process (raw client, one gateway per gateway case) is
+ * started fresh for each size, so its peak RSS is that of the size alone; the CLI and python report their own (one
+ * process per run).
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,13 +19,19 @@ import { queriesOf, runUser } from './trino-stats.js';
 import type { Window } from './window.js';
 
 export const FORMATS: Format[] = ['ndjson', 'csv', 'arrow'];
-export type Anchor = 'cli' | 'python' | 'raw';
+export type Anchor = 'cli' | 'python' | 'raw' | 'cli@spool' | 'python@spool';
+export const ANCHORS: Anchor[] = ['cli', 'cli@spool', 'python', 'python@spool', 'raw'];
 export interface GatewayCase {
   format: Format;
   /** 1: one stream; more: `parallel=<n>`. */
   parallel: number;
+  /** Over spooled results (the gateway's default encodings) rather than the direct protocol. */
+  spooled: boolean;
 }
-export type CaseId = Anchor | `${Format}` | `${Format}-p${number}`;
+type GatewayId = `${Format}` | `${Format}-p${number}`;
+export type CaseId = Anchor | GatewayId | `${GatewayId}@spool`;
+/** The encodings a spooled case asks for (the gateway's default; the CLI and python take the first). */
+export const SPOOLED_ENCODING = 'json+zstd,json+lz4,json';
 
 export interface Run {
   rows: number;
@@ -63,14 +71,33 @@ export interface RaceSetup {
   log: (msg: string) => void;
 }
 
-export const caseId = (g: GatewayCase): CaseId => (g.parallel > 1 ? `${g.format}-p${g.parallel}` : g.format);
-export const caseLabel = (id: CaseId): string =>
-  ({ cli: 'Trino CLI (CSV file)', python: 'python trino (fetchmany)', raw: 'raw trino-client (Node)' })[id as Anchor] ??
-  `gateway ${id.replace(/-p(\d+)/, ' parallel=$1')}`;
+export const caseId = (g: GatewayCase): CaseId =>
+  `${g.parallel > 1 ? `${g.format}-p${g.parallel}` : g.format}${g.spooled ? '@spool' : ''}` as CaseId;
+const ANCHOR_LABELS: Record<string, string> = {
+  cli: 'Trino CLI (CSV file)',
+  python: 'python trino (fetchmany)',
+  raw: 'raw trino-client (Node)',
+};
+export const caseLabel = (id: CaseId): string => {
+  const [base, spool] = id.split('@');
+  const label = ANCHOR_LABELS[base!] ?? `gateway ${base!.replace(/-p(\d+)/, ' parallel=$1')}`;
+  return spool ? `${label}, spooled` : label;
+};
 
 export function gatewayCases(features: GatewayFeatures): GatewayCase[] {
   const modes = features.parallel ? [1, 2, 4] : [1];
-  return modes.flatMap((parallel) => FORMATS.map((format) => ({ format, parallel })));
+  return [false, true].flatMap((spooled) =>
+    modes.flatMap((parallel) => FORMATS.map((format) => ({ format, parallel, spooled }))),
+  );
+}
+
+/** The cases of a run: every one, or those `only` names (ids as in the table, e.g. `raw,ndjson@spool`). */
+export function selectCases(
+  features: GatewayFeatures,
+  only?: readonly string[],
+): { anchors: Anchor[]; gateway: GatewayCase[] } {
+  const pick = <T>(xs: T[], id: (x: T) => string) => (only ? xs.filter((x) => only.includes(id(x))) : xs);
+  return { anchors: pick(ANCHORS, (a) => a), gateway: pick(gatewayCases(features), caseId) };
 }
 
 /** The request path of a gateway case over a window: `limit=all` once the gateway has it, else one big page. */
@@ -82,8 +109,15 @@ export function eventsPath(topic: string, w: Window, g: GatewayCase, features: G
   return `/v1/topics/${encodeURIComponent(topic)}/events?${q}`;
 }
 
-export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = false): Promise<CaseResult[]> {
-  const gcases = gatewayCases(s.features);
+export async function raceSize(
+  s: RaceSetup,
+  w: Window,
+  reps: number,
+  profile = false,
+  only?: readonly string[],
+): Promise<CaseResult[]> {
+  const { anchors, gateway: gcases } = selectCases(s.features, only);
+  if (!anchors.includes('raw')) throw new Error('every race needs the raw client: ratios are to it');
   const gateways = new Map<CaseId, Gateway>();
   const users = new Map<CaseId, string>();
   const raw = forkRaw(s.trinoUrl);
@@ -95,18 +129,19 @@ export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = 
       // A Trino user per gateway, so its queries can be counted afterwards.
       const env = {
         ...s.gatewayEnv,
-        TOPICGATE_TRINO_USER: users.set(caseId(g), runUser(`race-${caseId(g)}`)).get(caseId(g))!,
+        TOPICGATE_TRINO_ENCODING: g.spooled ? SPOOLED_ENCODING : 'none',
+        TOPICGATE_TRINO_USER: users.set(caseId(g), runUser(`race-${caseId(g).replace('@', '-')}`)).get(caseId(g))!,
       };
       gateways.set(caseId(g), await startGateway(env, profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []));
     }
     await raw.ready;
     await new Promise((r) => setTimeout(r, 500)); // settle after module loading, so idle RSS means something
     const pidOf = (id: CaseId) => (id === 'raw' ? raw.pid : gateways.get(id)?.pid);
-    const ids: CaseId[] = ['cli', 'python', 'raw', ...gcases.map(caseId)];
+    const ids: CaseId[] = [...anchors, ...gcases.map(caseId)];
     const idle = new Map(ids.flatMap((id) => (pidOf(id) ? [[id, currentRss(pidOf(id)!)] as const] : [])));
-    const single = gateways.get('ndjson')!;
+    const single = gateways.values().next().value!;
     const { sql } = await getJson<{ sql: string }>(
-      `${single.url}${eventsPath(s.topic, w, { format: 'ndjson', parallel: 1 }, s.features)}&explain=true`,
+      `${single.url}${eventsPath(s.topic, w, { format: 'ndjson', parallel: 1, spooled: false }, s.features)}&explain=true`,
     );
     const runs = new Map<CaseId, Run[]>(ids.map((id) => [id, []]));
     const anchorPeak = new Map<CaseId, number>();
@@ -116,11 +151,11 @@ export async function raceSize(s: RaceSetup, w: Window, reps: number, profile = 
         const pid = pidOf(id);
         const cpu0 = pid ? cpuSeconds(pid) : 0;
         let run: Run;
-        if (id === 'cli' || id === 'python') {
-          const r =
-            id === 'cli'
-              ? await runCli(s.trinoUrl, s.user, sql, join(tmpdir(), 'topicgate-bench'))
-              : await runPython(s.trinoUrl, s.user, sql, 'none'); // direct, as the gateway here
+        if (id.startsWith('cli') || id.startsWith('python')) {
+          const encoding = id.endsWith('@spool') ? SPOOLED_ENCODING.split(',')[0]! : 'none';
+          const r = id.startsWith('cli')
+            ? await runCli(s.trinoUrl, s.user, sql, join(tmpdir(), 'topicgate-bench'), encoding)
+            : await runPython(s.trinoUrl, s.user, sql, encoding);
           anchorPeak.set(id, Math.max(anchorPeak.get(id) ?? 0, r.peakRssBytes));
           run = { rows: r.rows, seconds: r.seconds, cpu: r.cpu };
         } else if (id === 'raw') {

@@ -1,12 +1,16 @@
 /**
  * `npm run bench`: the race of issue 12 item 6, in one run, on the same windows of the same topic.
  *
- *   npm run bench [-- --sizes 100000,1000000] [--reps 3] [--big-reps 2] [--paging-rows 1000000]
- *                    [--no-race] [--no-paging] [--profile]
+ *   npm run bench [-- --sizes 100000,1000000,10000000] [--reps 3] [--big-reps 2] [--paging-rows 1000000]
+ *                    [--cases raw,ndjson@spool,...] [--huge-cases raw,...] [--no-race] [--no-paging] [--profile]
  *
  * 1. The race (bench/race.ts): the Trino CLI, the python `trino` client, the raw trino-client in Node and the
  *    gateway (NDJSON, CSV, Arrow; one stream, and `parallel=2,4` when the gateway has them) read the first `size`
- *    rows' window of `clicks`: rows/s, ratio to the raw client, CPU per row, peak RSS.
+ *    rows' window of `clicks`: rows/s, ratio to the raw client, CPU per row, peak RSS. The CLI, python and the
+ *    gateway run over the direct protocol and over spooled results (`@spool`). `--cases` keeps the named cases at
+ *    every size, `--huge-cases` those of sizes above 10^6 (default: raw, the spooled anchors and gateway cases,
+ *    and the direct NDJSON stream), which read a 10^7-event copy of the generator (bench/data.ts) on a Trino with
+ *    a 16G heap (TOPICGATE_LOCAL_TRINO_HEAP, unless set).
  * 2. Paging vs one response (bench/paging.ts): a `--paging-rows` window at 10,000 rows per page vs one response,
  *    total time and rows Trino read, on the memory catalog and on PostgreSQL (`vastpg`), the latter also replayed
  *    with TopN pushdown off (bench/replay.ts), as VAST behaves.
@@ -17,7 +21,15 @@ import os from 'node:os';
 import { down, up } from '../scripts/local-trino.js';
 import { pgDown, pgLayout } from '../scripts/local-postgres.js';
 import { ensurePythonTrino, ensureTrinoCli, javaVersion } from './anchors.js';
-import { BENCH_CATALOG, BENCH_SCHEMA, ensureBenchData, EXPECTED_ROWS } from './data.js';
+import {
+  BENCH_CATALOG,
+  BENCH_SCHEMA,
+  BIG_ROWS,
+  BIG_SCHEMA,
+  ensureBenchData,
+  ensureBigClicks,
+  EXPECTED_ROWS,
+} from './data.js';
 import { getJson } from './gateway.js';
 import { pagingRun, type PagingRun } from './paging.js';
 import { ensurePgCopy, PG_BENCH_CATALOG, PG_BENCH_SCHEMA } from './pg-copy.js';
@@ -36,7 +48,22 @@ export interface Options {
   race: boolean;
   paging: boolean;
   profile: boolean;
+  cases?: string[];
+  hugeCases: string[];
 }
+
+/** Sizes above this read the 10^7-event topic. */
+const HUGE = 1_000_000;
+const HUGE_CASES = [
+  'raw',
+  'cli@spool',
+  'python@spool',
+  'ndjson',
+  'ndjson@spool',
+  'csv@spool',
+  'arrow@spool',
+  'ndjson-p4@spool',
+];
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
@@ -47,6 +74,7 @@ function parseArgs(argv: string[]): Options {
     race: true,
     paging: true,
     profile: false,
+    hugeCases: HUGE_CASES,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -62,13 +90,14 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--no-race') o.race = false;
     else if (a === '--no-paging') o.paging = false;
     else if (a === '--profile') o.profile = true;
+    else if (a === '--cases') o.cases = v().split(',');
+    else if (a === '--huge-cases') o.hugeCases = v().split(',');
     else throw new Error(`unknown argument ${a}`);
   }
-  // 10^7 rows would need ten times the bench topic in the shared Trino's heap, and one sort of the whole window:
-  // see docs/benchmarks.md ("Not run").
   const max = EXPECTED_ROWS[TOPIC]! - 1;
   for (const s of [...o.sizes, o.pagingRows])
-    if (!Number.isInteger(s) || s < 1 || s > max) throw new Error(`sizes: 1..${max} (the bench topic's rows)`);
+    if (!Number.isInteger(s) || s < 1 || s > BIG_ROWS - 1) throw new Error(`sizes: 1..${BIG_ROWS - 1}`);
+  if (o.pagingRows > max) throw new Error(`--paging-rows: 1..${max} (the bench topic's rows)`);
   if (!(o.reps >= 1 && o.bigReps >= 1)) throw new Error('--reps and --big-reps must be at least 1');
   return o;
 }
@@ -79,6 +108,8 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const t0 = performance.now();
   const load0 = os.loadavg();
+  // 10^7 rows: about 1.3 GB more in the memory connector, and one query sorting the whole window.
+  if (o.sizes.some((x) => x > HUGE)) process.env.TOPICGATE_LOCAL_TRINO_HEAP ??= '16G';
   const trino = await up();
   log(`Trino ${trino.url} (${trino.started ? 'started by the bench' : 'already running'})`);
   let pgStarted = false;
@@ -95,8 +126,6 @@ async function main(): Promise<void> {
       TOPICGATE_HOST: '127.0.0.1',
       TOPICGATE_PORT: '0',
       TOPICGATE_LOG_LEVEL: 'info',
-      // The direct protocol, as the published numbers; `npm run bench:spooling` races direct against spooled.
-      TOPICGATE_TRINO_ENCODING: 'none',
     };
     const features = await detectFeatures(gatewayEnv, TOPIC);
     log(`gateway features: ${JSON.stringify(features)}`);
@@ -105,18 +134,22 @@ async function main(): Promise<void> {
     const results: CaseResult[] = [];
     if (o.race) {
       for (const size of o.sizes) {
-        const w = await windowOf(trino.url, BENCH_CATALOG, BENCH_SCHEMA, TOPIC, size);
-        log(`race: ${w.rows} rows, ${w.since} .. ${w.until}`);
+        const huge = size > HUGE;
+        if (huge) await ensureBigClicks(trino.url, log);
+        const schema = huge ? BIG_SCHEMA : BENCH_SCHEMA;
+        const w = await windowOf(trino.url, BENCH_CATALOG, schema, TOPIC, size);
+        log(`race: ${w.rows} rows of ${schema}, ${w.since} .. ${w.until}`);
         const setup = {
           trinoUrl: trino.url,
           topic: TOPIC,
-          gatewayEnv,
+          gatewayEnv: { ...gatewayEnv, TOPICGATE_SCHEMAS: schema, TOPICGATE_MAX_LIMIT: String(2 * BIG_ROWS) },
           features,
           user: 'topicgate-bench',
-          tableText: `"${BENCH_SCHEMA}"`,
+          tableText: `"${schema}"`,
           log,
         };
-        results.push(...(await raceSize(setup, w, size >= 1_000_000 ? o.bigReps : o.reps, o.profile)));
+        const reps = huge ? 1 : size >= 1_000_000 ? o.bigReps : o.reps;
+        results.push(...(await raceSize(setup, w, reps, o.profile, huge ? o.hugeCases : o.cases)));
       }
     }
     const paging: PagingRun[] = [];

@@ -33,6 +33,13 @@ function sharedSecret(runDir: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+/** A JVM heap size (`6G`, `16g`, `6144m`) in MiB. */
+export function heapMb(heap: string): number {
+  const m = /^(\d+)([gGmM])$/.exec(heap.trim());
+  if (!m) throw new Error(`TOPICGATE_LOCAL_TRINO_HEAP: ${JSON.stringify(heap)} is not a size such as 6G or 6144m`);
+  return Number(m[1]) * (m[2]!.toLowerCase() === 'g' ? 1024 : 1);
+}
+
 /** Every file of etc/; `s3` (when moto can run) turns spooling on. */
 export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): ConfigFiles {
   const heap = process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G';
@@ -58,8 +65,9 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       'node-scheduler.include-coordinator=true',
       `http-server.http.port=${l.port}`,
       `discovery.uri=http://127.0.0.1:${l.port}`,
-      'query.max-memory=3GB',
-      'query.max-memory-per-node=2GB',
+      // A third of the heap per query on the node, half of it for all of a query (2GB and 3GB of the default 6G).
+      `query.max-memory=${Math.floor(heapMb(heap) / 2)}MB`,
+      `query.max-memory-per-node=${Math.floor(heapMb(heap) / 3)}MB`,
       'task.concurrency=2',
       // Tests read system.runtime.queries to see cancelled queries; keep them listed a while.
       'query.min-expire-age=10m',

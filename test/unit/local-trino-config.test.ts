@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { s3Layout } from '../../scripts/local-s3.js';
-import { configFiles, configStamp, readStamp, writeConfig } from '../../scripts/local-trino-config.js';
+import { configFiles, configStamp, heapMb, readStamp, writeConfig } from '../../scripts/local-trino-config.js';
 
 const runDir = mkdtempSync(join(tmpdir(), 'tg-trino-config-'));
 const target = { port: 18790, runDir, pgPort: 15432 };
@@ -20,6 +20,14 @@ describe('local Trino configuration', () => {
     expect(Buffer.from(secret!, 'base64')).toHaveLength(32);
     expect(files['spooling-manager.properties']).toContain('fs.location=s3://spooling/\n');
     expect(files['spooling-manager.properties']).toContain('s3.endpoint=http://127.0.0.1:18799\n');
+  });
+
+  it('query memory follows the heap: a third per node, half per query (2GB and 3GB of the default 6G)', () => {
+    expect(configFiles(target, s3)['config.properties']).toContain(
+      'query.max-memory=3072MB\nquery.max-memory-per-node=2048MB\n',
+    );
+    expect([heapMb('6G'), heapMb('16g'), heapMb('6144m')]).toEqual([6144, 16384, 6144]);
+    expect(() => heapMb('lots')).toThrow(/TOPICGATE_LOCAL_TRINO_HEAP: "lots"/);
   });
 
   it('without S3: spooling off, no spooling manager', () => {
