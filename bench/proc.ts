@@ -28,3 +28,15 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / ticks;
 }
+
+/** The machine's CPU time so far (/proc/stat, every core): busy and total ticks. */
+export function machineTicks(): { busy: number; total: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal ...: idle and iowait are not busy.
+  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - cpu[3]! - cpu[4]!, total };
+}
+
+/** The share of every core's time that was busy between two readings (0..1). */
+export const busyShare = (a: { busy: number; total: number }, b: { busy: number; total: number }) =>
+  (b.busy - a.busy) / Math.max(1, b.total - a.total);

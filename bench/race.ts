@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, runPython } from './anchors.js';
 import { getJson, readGateway, ROOT, startGateway, type Format, type Gateway } from './gateway.js';
-import { cpuSeconds, currentRss, peakRss } from './proc.js';
+import { busyShare, cpuSeconds, currentRss, machineTicks, peakRss } from './proc.js';
 import { forkRaw } from './raw-fork.js';
 import { queriesOf, runUser } from './trino-stats.js';
 import type { Window } from './window.js';
@@ -38,6 +38,8 @@ export interface Run {
   seconds: number;
   cpu: number;
   bytes?: number;
+  /** The share of the machine's CPU (every core) busy during the run: Trino, the client and anything else. */
+  machineBusy?: number;
 }
 
 export interface CaseResult {
@@ -150,6 +152,7 @@ export async function raceSize(
       for (const id of ids.map((_, i) => ids[(i + rep) % ids.length]!)) {
         const pid = pidOf(id);
         const cpu0 = pid ? cpuSeconds(pid) : 0;
+        const ticks0 = machineTicks();
         let run: Run;
         if (id.startsWith('cli') || id.startsWith('python')) {
           const encoding = id.endsWith('@spool') ? SPOOLED_ENCODING.split(',')[0]! : 'none';
@@ -170,6 +173,7 @@ export async function raceSize(
           );
           run = { rows: r.rows, seconds: r.seconds, cpu: cpuSeconds(pid!) - cpu0, bytes: r.bytes };
         }
+        run.machineBusy = busyShare(ticks0, machineTicks());
         if (run.rows !== w.rows) throw new Error(`${caseLabel(id)} read ${run.rows} rows, expected ${w.rows}`);
         runs.get(id)!.push(run);
         s.log(

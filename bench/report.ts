@@ -12,14 +12,15 @@ function rawOf(results: CaseResult[], size: number): CaseResult {
 
 export function raceTable(results: CaseResult[]): string {
   const lines = [
-    '| rows | case | seconds | rows/s | ratio to raw | CPU µs/row | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
-    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| rows | case | seconds | rows/s | ratio to raw | CPU µs/row | machine busy | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
     const ratio = rate(r.best) / rate(rawOf(results, r.size).best);
     lines.push(
       `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ` +
-        `${((r.best.cpu / r.best.rows) * 1e6).toFixed(1)} | ${mb(r.peakRssBytes)} | ` +
+        `${((r.best.cpu / r.best.rows) * 1e6).toFixed(1)} | ` +
+        `${r.best.machineBusy !== undefined ? `${Math.round(r.best.machineBusy * 100)}%` : '–'} | ${mb(r.peakRssBytes)} | ` +
         `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} | ` +
         `${r.trino ? r.trino.queries.toFixed(1) : '1'} | ${r.trino ? fmtInt(r.trino.rowsRead) : '–'} |`,
     );
@@ -68,6 +69,21 @@ export function raceVerdicts(results: CaseResult[]): string[] {
     );
   }
   return out;
+}
+
+/** parallel=N against the single stream of the same format and transport, with how busy the machine was. */
+export function parallelVerdicts(results: CaseResult[]): string[] {
+  const busy = (r: CaseResult) => (r.best.machineBusy !== undefined ? `${Math.round(r.best.machineBusy * 100)}%` : '?');
+  return results.flatMap((r) => {
+    const m = /^(\w+)-p(\d+)(@spool)?$/.exec(r.id);
+    const single = m && results.find((x) => x.size === r.size && x.id === `${m[1]}${m[3] ?? ''}`);
+    if (!m || !single) return [];
+    const v = rate(r.best) / rate(single.best);
+    return [
+      `- ${r.label}: ${v.toFixed(2)}x the single stream (target for parallel=4: 1.5x${m[2] === '4' ? `, ${v >= 1.5 ? 'meets' : 'MISSES'}` : ''}); ` +
+        `machine busy ${busy(r)} (single stream ${busy(single)})`,
+    ];
+  });
 }
 
 const sumOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0);

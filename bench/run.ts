@@ -8,7 +8,7 @@
  *    gateway (NDJSON, CSV, Arrow; one stream, and `parallel=2,4` when the gateway has them) read the first `size`
  *    rows' window of `clicks`: rows/s, ratio to the raw client, CPU per row, peak RSS. The CLI, python and the
  *    gateway run over the direct protocol and over spooled results (`@spool`). `--cases` keeps the named cases at
- *    every size, `--huge-cases` those of sizes above 10^6 (default: raw, the spooled anchors and gateway cases,
+ *    every size, `--huge-cases` those of sizes above 10^6 (default: raw, the spooled CLI and gateway cases,
  *    and the direct NDJSON stream), which read a 10^7-event copy of the generator (bench/data.ts) on a Trino with
  *    a 16G heap (TOPICGATE_LOCAL_TRINO_HEAP, unless set).
  * 2. Paging vs one response (bench/paging.ts): a `--paging-rows` window at 10,000 rows per page vs one response,
@@ -50,20 +50,16 @@ export interface Options {
   profile: boolean;
   cases?: string[];
   hugeCases: string[];
+  /** Rows of the race on `vastpg` (ranges reach the scan there), 0 for none. */
+  pgRaceRows: number;
 }
+
+/** The cases of the race on `vastpg`: what parallel slices do where each reads only its range. */
+const PG_RACE_CASES = ['raw', 'ndjson', 'ndjson-p2', 'ndjson-p4', 'csv', 'csv-p4', 'ndjson@spool', 'ndjson-p4@spool'];
 
 /** Sizes above this read the 10^7-event topic. */
 const HUGE = 1_000_000;
-const HUGE_CASES = [
-  'raw',
-  'cli@spool',
-  'python@spool',
-  'ndjson',
-  'ndjson@spool',
-  'csv@spool',
-  'arrow@spool',
-  'ndjson-p4@spool',
-];
+const HUGE_CASES = ['raw', 'cli@spool', 'ndjson', 'ndjson@spool', 'csv@spool', 'arrow@spool', 'ndjson-p4@spool'];
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
@@ -75,6 +71,7 @@ function parseArgs(argv: string[]): Options {
     paging: true,
     profile: false,
     hugeCases: HUGE_CASES,
+    pgRaceRows: 1_000_000,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -92,6 +89,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--profile') o.profile = true;
     else if (a === '--cases') o.cases = v().split(',');
     else if (a === '--huge-cases') o.hugeCases = v().split(',');
+    else if (a === '--pg-race-rows') o.pgRaceRows = Number(v());
     else throw new Error(`unknown argument ${a}`);
   }
   const max = EXPECTED_ROWS[TOPIC]! - 1;
@@ -142,7 +140,7 @@ async function main(): Promise<void> {
         const setup = {
           trinoUrl: trino.url,
           topic: TOPIC,
-          gatewayEnv: { ...gatewayEnv, TOPICGATE_SCHEMAS: schema, TOPICGATE_MAX_LIMIT: String(2 * BIG_ROWS) },
+          gatewayEnv: { ...gatewayEnv, TOPICGATE_SCHEMAS: schema },
           features,
           user: 'topicgate-bench',
           tableText: `"${schema}"`,
@@ -152,12 +150,28 @@ async function main(): Promise<void> {
         results.push(...(await raceSize(setup, w, reps, o.profile, huge ? o.hugeCases : o.cases)));
       }
     }
+    const pgResults: CaseResult[] = [];
+    if (o.race && o.pgRaceRows > 0) {
+      pgStarted = (await ensurePgCopy(trino.url, TOPIC, log)).pgStarted;
+      const w = await windowOf(trino.url, PG_BENCH_CATALOG, PG_BENCH_SCHEMA, TOPIC, o.pgRaceRows);
+      log(`race on ${PG_BENCH_CATALOG}: ${w.rows} rows, ${w.since} .. ${w.until}`);
+      const setup = {
+        trinoUrl: trino.url,
+        topic: TOPIC,
+        gatewayEnv: { ...gatewayEnv, TOPICGATE_CATALOG: PG_BENCH_CATALOG, TOPICGATE_SCHEMAS: PG_BENCH_SCHEMA },
+        features,
+        user: 'topicgate-bench',
+        tableText: `"${PG_BENCH_SCHEMA}"`,
+        log,
+      };
+      pgResults.push(...(await raceSize(setup, w, o.bigReps, o.profile, PG_RACE_CASES)));
+    }
     const paging: PagingRun[] = [];
     if (o.paging) {
       const w = await windowOf(trino.url, BENCH_CATALOG, BENCH_SCHEMA, TOPIC, o.pagingRows);
       log(`paging: ${w.rows} rows on ${BENCH_CATALOG}`);
       paging.push(await pagingRun(trino.url, BENCH_CATALOG, BENCH_SCHEMA, TOPIC, w, features.limitAll, log));
-      pgStarted = (await ensurePgCopy(trino.url, TOPIC, log)).pgStarted;
+      pgStarted = (await ensurePgCopy(trino.url, TOPIC, log)).pgStarted || pgStarted;
       log(`paging: ${w.rows} rows on ${PG_BENCH_CATALOG}`);
       // As VAST behaves: ranges reach the scan, TopN/LIMIT do not. Through the gateway's per-topic session when it
       // has one; otherwise the gateway's own queries (TopN pushed) replayed with the property.
@@ -182,7 +196,7 @@ async function main(): Promise<void> {
       features,
       o,
     };
-    const md = await writeDocs(results, paging, facts, !o.profile);
+    const md = await writeDocs(results, paging, facts, !o.profile, pgResults);
     process.stdout.write(`\n${md}\n`);
     log(
       o.profile

@@ -11,6 +11,7 @@ import { enumsAsText } from '../registry/avro-shape.js';
 import type { ColumnNode } from './nodes.js';
 import { MAX_PATH_STEPS, refText, type ColumnRef } from './column-ref.js';
 import { arrayElementType, rowFieldsOf } from './values.js';
+import type { TopicModel } from './plan.js';
 
 export type DecodedBase = 'key' | 'value';
 
@@ -87,3 +88,20 @@ export function decodedRef(
 
 /** True when the column is a decoded field (evaluated in the gateway, never in SQL). */
 export const isDecoded = (c: ColumnNode | null | undefined): boolean => c?.source.kind === 'decoded';
+
+/**
+ * A dotted name into an Avro key or value that this request has not decoded (cursors; `decode=false`): a 400 that
+ * says so, instead of an unknown column.
+ */
+export function undecodedField(topic: Pick<TopicModel, 'columns' | 'decoded'>, text: string): void {
+  const base = text.split('.')[0]!;
+  const column = topic.columns.get(base);
+  if (topic.decoded || !text.includes('.') || column?.source.kind !== 'table' || column.source.framed !== 'avro')
+    return;
+  throw new ApiError(
+    'TG_BAD_REQUEST',
+    `${text}: decoded ${base} fields are columns only in reads that decode (GET or POST on /events and /query); ` +
+      `cursor filters and decode=false reads see the stored bytes`,
+    { column: text },
+  );
+}

@@ -17,7 +17,7 @@ import type { GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
 import { aggregateNode, bucketNode, outputName, selectColumn, uniqueNames } from './select-items.js';
 import { parseColumnRef } from './column-ref.js';
 import { jsonPathColumn } from './json-path-column.js';
-import { decodedRef } from './decoded-column.js';
+import { decodedRef, undecodedField } from './decoded-column.js';
 import { namesDecoded, type GatewayStage } from './gateway-plan.js';
 import { epochOfTrinoTimestamp } from './time.js';
 import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
@@ -115,6 +115,7 @@ export function resolver(topic: TopicModel): (name: string) => ColumnNode {
     const c = topic.columns.get(name);
     if (c && ref.path.length) return jsonPathColumn(c, ref);
     if (!c) {
+      undecodedField(topic, text);
       throw new ApiError('TG_UNKNOWN_COLUMN', `${topic.id} has no column ${JSON.stringify(name)}`, {
         column: name,
         available: [...topic.columns.keys()],

@@ -300,6 +300,27 @@ describe('filters on the Avro key', () => {
     ]);
   });
 
+  it('where nothing is decoded (a cursor filter, decode=false), a decoded field is a 400 that says so', async () => {
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/v1/cursors/avro-by-status',
+      payload: {
+        topic: 'payments_avro',
+        start: '2026-11-01T00:00:00Z',
+        filter: { field: 'value.status', op: 'eq', value: 'CAPTURED' },
+      },
+    });
+    expect(put.statusCode, put.body).toBe(400);
+    expect(put.json().error).toMatchObject({ code: 'TG_BAD_REQUEST', details: { column: 'value.status' } });
+    expect(put.json().error.message).toContain('cursor filters and decode=false reads see the stored bytes');
+    expect((await app.inject('/v1/cursors/avro-by-status')).statusCode).toBe(404); // nothing was created
+    const raw = await app.inject(
+      `/v1/topics/payments_avro/events?value.status=eq.CAPTURED&${window(0, 3)}&decode=false`,
+    );
+    expect(raw.statusCode).toBe(400);
+    expect(raw.json().error).toMatchObject({ code: 'TG_BAD_REQUEST', details: { column: 'value.status' } });
+  });
+
   it('an arrow path on an Avro value reads the decoded field; a path the reader schema lacks is a 400 naming it', async () => {
     // An Avro value holds no JSON: `->`/`->>` step into the decoded record (the same field as `value.status`).
     const window = `since=2026-11-01T00:00:00Z&until=2026-11-01T06:00:00Z`;
