@@ -26,6 +26,7 @@ import { CursorService } from './cursors/cursor-service.js';
 import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
 import { guardStore, storeTimeouts } from './cursors/store-failures.js';
+import { ReadAheadCache } from './read/read-ahead.js';
 import { Keyring } from './query/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from './registry/schema-registry.js';
 
@@ -39,6 +40,8 @@ export interface Services {
   keyring: Keyring;
   /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
   registry?: RegistryPort;
+  /** Rows read past pages, kept for the pages after them (read/read-ahead.ts). */
+  readAhead: ReadAheadCache;
 }
 
 declare module 'fastify' {
@@ -59,7 +62,9 @@ export async function createServices(config: Config): Promise<Services> {
   const store = guardStore(opened);
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
   const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
-  const services = { config, trino, catalog: new TopicCatalog(trino, config), store, keyring, registry } as Omit<
+  const readAhead = new ReadAheadCache(config.readAheadRows);
+  const catalog = new TopicCatalog(trino, config);
+  const services = { config, trino, catalog, store, keyring, registry, readAhead } as Omit<
     Services,
     'cursors'
   > as Services;

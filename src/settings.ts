@@ -217,6 +217,18 @@ export const SettingsSchema = Type.Object({
     maximum: 10_000_000,
     description: 'rows a page may read ahead',
   }),
+  /**
+   * Rows read past a page's end and kept (a minute, in this process) for the pages after it, across every
+   * request: a page then reads up to 9 pages more in its query (half this at most). 0: every page its own query.
+   */
+  readAheadRows: int({
+    env: 'TOPICGATE_READ_AHEAD_ROWS',
+    read: 'int',
+    fallback: '100000',
+    minimum: 0,
+    maximum: 10_000_000,
+    description: 'rows kept for the pages after a page',
+  }),
   /** How long the history of committed cursor batches is kept. */
   historyRetentionDays: int({
     env: 'TOPICGATE_CURSOR_HISTORY_DAYS',

@@ -21,6 +21,10 @@ export class PageCutter {
   /** Rows taken from the result so far, kept or not (the next position counts them). */
   private consumed = 0;
 
+  /** Rows after the page, read on for the pages after it (read-ahead.ts), and whether the result ended there. */
+  private spill: Row[] = [];
+  private spillEnded = false;
+
   /**
    * `keep`: a filter the gateway evaluates (decoded Avro fields, query/gateway-plan.ts): only kept rows count
    * towards the limit, and the position after the page counts every row read up to its last kept one.
@@ -30,6 +34,8 @@ export class PageCutter {
     private readonly limit: number,
     private readonly timeIndex: number | null,
     private readonly keep?: (row: Row) => boolean | null,
+    /** Rows past the page to read on for the next pages (read-ahead.ts); 0: the query ends with the page. */
+    private readonly spillCapacity = 0,
   ) {
     this.source = result.batches[Symbol.asyncIterator]();
     this.times = timeIndex === null ? null : { last: '', trailing: 0, total: 0 };
@@ -75,11 +81,37 @@ export class PageCutter {
     try {
       for (;;) {
         const batch = this.queue.shift() ?? (await this.pull());
-        if (!batch) return;
+        if (!batch) {
+          await this.readSpill();
+          return;
+        }
         yield batch;
       }
     } finally {
       await this.source.return?.();
+    }
+  }
+
+  /**
+   * The rows after the page, once the page has been read to its end with a next page to come (and a spill
+   * capacity): at most that many, and whether the result ended within them. Null otherwise.
+   */
+  spilled(): { rows: Row[]; ended: boolean } | null {
+    return this.spillCapacity > 0 && this.more ? { rows: this.spill, ended: this.spillEnded } : null;
+  }
+
+  /** After the page: reads on up to the spill capacity (the query asked for that many rows more). */
+  private async readSpill(): Promise<void> {
+    if (!this.more || this.spillCapacity === 0) return;
+    while (this.spill.length < this.spillCapacity) {
+      const r = await this.source.next();
+      if (r.done) {
+        this.spillEnded = true;
+        return;
+      }
+      const room = this.spillCapacity - this.spill.length;
+      const rows = r.value as Row[];
+      for (let i = 0; i < rows.length && i < room; i++) this.spill.push(rows[i]!);
     }
   }
 
@@ -117,6 +149,7 @@ export class PageCutter {
       rows = kept;
     } else if (rows.length > room) {
       this.more = true;
+      if (this.spillCapacity > 0) this.spill = rows.slice(room, room + this.spillCapacity);
       rows = rows.slice(0, room);
       read = rows;
     }
@@ -131,7 +164,8 @@ export class PageCutter {
         t.total++;
       }
     }
-    if (this.more) await this.source.return?.();
+    // The query ends with the page, unless rows after it are read on (then once they are, in batches()).
+    if (this.more && this.spillCapacity === 0) await this.source.return?.();
     return rows.length ? rows : this.settled ? undefined : [];
   }
 }

@@ -13,7 +13,7 @@ import {
   type MediaType,
 } from '../encode/encoder-registry.js';
 import { compileQuery, compileWhere } from '../query/compile.js';
-import { PageTokens, type PagePosition } from '../query/paging.js';
+import { PageTokens } from '../query/paging.js';
 import type { ReadRequest, TopicModel } from '../query/plan.js';
 import type { RowScope } from '../query/passes.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
@@ -24,6 +24,7 @@ import type { RequestTrino } from '../access/query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
+import { readAheadResult, type ReadAheadEntry } from './read-ahead.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../registry/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
@@ -132,6 +133,7 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   return streamPlan(app, request, reply, planned, media, {
     nextUrl: o.nextUrl,
     paged: true,
+    token: o.cursor,
     topic: o.topic.id,
     decode: o.decode !== false,
     readerVersions: o.readerVersions,
@@ -141,6 +143,8 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
 export interface StreamOptions {
   /** Page links (events) or none (a cursor batch is one unit). */
   paged: boolean;
+  /** The page token the request presented, accepted by its plan: rows read ahead may be kept under it. */
+  token?: string;
   nextUrl?: (token: string) => string;
   /** Extra members of the JSON body, written only on success. */
   meta?: Record<string, unknown>;
@@ -178,31 +182,44 @@ export async function streamPlan(
       })
     : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
-  const result = await openResult(
-    trino,
-    plan,
-    { ...plan.run, signal: abort.signal, timeoutMs: config.queryTimeoutMs },
-    slices,
-  ).catch((err: unknown) => {
-    app.metrics.trinoQueries.inc({ outcome: 'failed' });
-    throw err;
-  });
+  const pageLimit = plan.gateway?.limit ?? plan.tree.limit;
+  // Pages read ahead (read-ahead.ts): a plain sliced page reads on for the pages after it, kept under its next token
+  // (and the caller: under impersonation Trino's own checks are per principal); such a page needs no query.
+  const ahead = readAheadOf(app, plan, o, pageLimit, callerOf(request)?.name ?? '');
+  const result = ahead?.kept
+    ? readAheadResult(ahead.kept)
+    : await openResult(
+        trino,
+        plan,
+        { ...plan.run, signal: abort.signal, timeoutMs: config.queryTimeoutMs },
+        slices,
+        ahead?.extra ?? 0,
+      ).catch((err: unknown) => {
+        app.metrics.trinoQueries.inc({ outcome: 'failed' });
+        throw err;
+      });
   reply.header('X-Trino-Query-Id', result.queryId);
   const entry = encoderRegistry[media];
   // Decoded Avro fields named: the gateway filters, sorts or groups the decoded rows (read/gateway/).
   if (plan.gateway && !payloads) throw new Error('a gateway stage needs decoded payloads: a planner defect');
   const gateway = plan.gateway && payloads ? gatewayOf(plan.gateway, payloads.wrap(prefetched(result)), plan) : null;
-  const pageLimit = plan.gateway?.limit ?? plan.tree.limit;
+  // With read-ahead, the rows after the page are kept: the one that says a next page exists, and `extra` more.
   const cutter = gateway
     ? new PageCutter(gateway.run.source, pageLimit, gateway.timeIndex, gateway.run.keep)
-    : new PageCutter(prefetched(result), plan.tree.limit, plan.timeIndex);
+    : new PageCutter(
+        prefetched(result),
+        plan.tree.limit,
+        plan.timeIndex,
+        undefined,
+        ahead?.extra ? ahead.extra + 1 : 0,
+      );
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact (with a
   // filter in the gateway, up to the page's end: its position is known only then).
   // A bulk read (limit=all) is one response: no next page to link.
   const paged = o.paged && pageLimit !== Infinity;
-  const ahead = gateway?.run.keep ? pageLimit + 1 : Math.max(1, config.prefetchRows);
-  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : ahead);
-  const link = (p: PagePosition | null) => (p ? (o.nextUrl ? o.nextUrl(tokens.encode(p)) : tokens.encode(p)) : null);
+  const lookahead = gateway?.run.keep ? pageLimit + 1 : Math.max(1, config.prefetchRows);
+  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : lookahead);
+  let headerToken: string | undefined;
   if (paged && entry.format !== 'json') {
     const next = withSliceWidth(
       plan,
@@ -211,8 +228,9 @@ export async function streamPlan(
     );
     if (next) {
       // Only a settled page may name its next one when the gateway filters (presumedNext is null then).
-      reply.header('Topicgate-Next-Cursor', tokens.encode(next));
-      if (o.nextUrl) reply.header('Link', `<${link(next)}>; rel="next"`);
+      headerToken = tokens.encode(next);
+      reply.header('Topicgate-Next-Cursor', headerToken);
+      if (o.nextUrl) reply.header('Link', `<${o.nextUrl(headerToken)}>; rel="next"`);
     }
   }
   const options = {
@@ -230,8 +248,17 @@ export async function streamPlan(
     finished = true;
     request.audit.rows = cutter.rows;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
-    app.metrics.trinoQueries.inc({ outcome: 'ok' });
-    if (paged) options.next = link(withSliceWidth(plan, cutter.next(plan.position), slices));
+    if (!ahead?.kept) app.metrics.trinoQueries.inc({ outcome: 'ok' });
+    if (!paged) return;
+    const next = withSliceWidth(plan, cutter.next(plan.position), slices);
+    const token = next ? tokens.encode(next) : null;
+    options.next = token && o.nextUrl ? o.nextUrl(token) : token;
+    // Rows read past the page, kept for the next page: only under the token the client was given.
+    const spill = cutter.spilled();
+    if (ahead && token && spill && (headerToken === undefined || headerToken === token)) {
+      const ended = spill.ended && (ahead.kept ? ahead.kept.ended : true);
+      ahead.keep(token, { queryId: result.queryId, columns: result.columns, rows: spill.rows, ended });
+    }
   });
   const shown = gateway
     ? entry.format === 'csv'
@@ -250,6 +277,23 @@ export async function streamPlan(
   });
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
   return reply.type(entry.contentType).send(body);
+}
+
+/**
+ * Read-ahead for a page (read-ahead.ts), when it applies: a plain page read in time slices (no gateway stage, not a
+ * bulk read), with the rows it may read past its end and what was kept for it, if enough to serve it (more rows than
+ * the page, or the rest of the window).
+ */
+function readAheadOf(app: FastifyInstance, plan: PlannedRead, o: StreamOptions, limit: number, caller: string) {
+  const cache = app.tg.readAhead;
+  if (!o.paged || !plan.slices || plan.gateway || plan.bulk || limit === Infinity || cache.maxRows === 0) return null;
+  const key = (token: string) => `${caller}\u0000${token}`;
+  const found = o.token === undefined ? undefined : cache.take(key(o.token));
+  return {
+    extra: cache.extraRows(limit),
+    kept: found && (found.ended || found.rows.length > limit) ? found : undefined,
+    keep: (token: string, entry: ReadAheadEntry) => cache.put(key(token), entry),
+  };
 }
 
 /**

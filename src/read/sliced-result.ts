@@ -49,16 +49,18 @@ function* sliceWindows(slices: SlicePlan): Generator<SliceWindow> {
 
 /**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
- * started only when the consumer has taken every row of the previous one and still wants more.
+ * started only when the consumer has taken every row of the previous one and still wants more. `extra`: rows to
+ * read past the page for the pages after it (read-ahead.ts).
  */
 export async function slicedResult(
   trino: TrinoPort,
   plan: Plan & { slices: SlicePlan },
   opts: QueryOptions,
   stats: SliceStats,
+  extra = 0,
 ): Promise<ResultStream> {
   const { slices, tree } = plan;
-  const wanted = tree.limit + 1;
+  const wanted = tree.limit + 1 + extra;
   const windows = sliceWindows(slices);
   // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
   // one for the rows still missing.
@@ -90,10 +92,16 @@ export async function slicedResult(
   return { queryId: first.queryId, columns, batches: batches() };
 }
 
-/** The plan's result: sliced when the plan says how, one query otherwise. */
-export function openResult(trino: TrinoPort, plan: Plan, opts: QueryOptions, stats: SliceStats): Promise<ResultStream> {
+/** The plan's result: sliced when the plan says how, one query otherwise; `extra` rows past a sliced page. */
+export function openResult(
+  trino: TrinoPort,
+  plan: Plan,
+  opts: QueryOptions,
+  stats: SliceStats,
+  extra = 0,
+): Promise<ResultStream> {
   if (plan.bulk) return bulkResult(trino, { ...plan, bulk: plan.bulk }, opts);
-  if (plan.slices) return slicedResult(trino, { ...plan, slices: plan.slices }, opts, stats);
+  if (plan.slices) return slicedResult(trino, { ...plan, slices: plan.slices }, opts, stats, extra);
   stats.queries++;
   return trino.query(compileQuery(plan.tree), opts);
 }

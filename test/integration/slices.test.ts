@@ -23,6 +23,8 @@ const CONFIG = join(dir, 'topics.yaml');
 writeFileSync(CONFIG, stringify({ topics: { orders: { session: { 'vastpg.topn_pushdown_enabled': 'false' } } } }));
 let pg: FastifyInstance;
 let mem: FastifyInstance;
+/** The memory catalog without read-ahead: every page its own query. */
+let memOwn: FastifyInstance;
 beforeAll(async () => {
   pg = await testApp({
     TOPICGATE_CATALOG: 'vastpg',
@@ -31,10 +33,12 @@ beforeAll(async () => {
     TOPICGATE_CONFIG: CONFIG,
   });
   mem = await testApp();
+  memOwn = await testApp({ TOPICGATE_READ_AHEAD_ROWS: '0' });
 });
 afterAll(async () => {
   await pg.close();
   await mem.close();
+  await memOwn.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -52,6 +56,30 @@ async function walk(app: FastifyInstance, first: string): Promise<{ rows: unknow
     if (++pages > 2000) throw new Error('paging did not end');
   }
   return { rows, pages };
+}
+
+/** Every page of a read, following `next` (JSON) or `Link` (other formats): the bodies without their `next`. */
+async function pagesOf(app: FastifyInstance, first: string): Promise<{ bodies: string[]; queryIds: string[] }> {
+  const bodies: string[] = [];
+  const queryIds: string[] = [];
+  let url: string | null = first;
+  while (url) {
+    const at: string = url;
+    const res = await app.inject(at);
+    expect(res.statusCode, res.body).toBe(200);
+    queryIds.push(String(res.headers['x-trino-query-id']));
+    if (first.includes('format=json')) {
+      const body = res.json() as { rows: unknown[]; next: string | null; complete: boolean };
+      expect(body.complete).toBe(true);
+      bodies.push(JSON.stringify(body.rows));
+      url = body.next;
+    } else {
+      bodies.push(res.body);
+      url = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1] ?? null;
+    }
+    if (bodies.length > 2000) throw new Error('paging did not end');
+  }
+  return { bodies, queryIds };
 }
 
 /** Rows Trino's scans read for every query this test's user ran against `table` (from each query's statistics). */
@@ -81,7 +109,8 @@ describe('sliced pages', () => {
     )) as [[number]];
     expect(paged.rows.length).toBe(Number(expected));
     const read = await rowsRead('"vastpg"."demo_topics"."orders"');
-    expect(read.queries).toBeGreaterThanOrEqual(paged.pages);
+    // Pages read ahead (read-ahead.ts): a query reads up to ten pages, so far fewer queries than pages.
+    expect(read.queries).toBeLessThanOrEqual(Math.ceil(paged.pages / 4));
     // Unsliced, the 40 pages would read 4000 + 3900 + ... + 100 = 82,000 rows; sliced, about the 4000 returned.
     process.stderr.write(
       `[slices] ${paged.pages} pages, ${paged.rows.length} rows, ${read.queries} queries, ${read.rows} rows read\n`,
@@ -103,6 +132,20 @@ describe('sliced pages', () => {
     expect(paged.rows).toEqual(all.rows);
     expect(paged.pages).toBeGreaterThanOrEqual(Math.ceil(all.rows.length / limit));
   });
+
+  it.each(['json', 'csv'])(
+    'pages read ahead (%s): the same pages as one query per page, most of them served without a query',
+    async (format) => {
+      const window = 'since=2026-11-01T00:00:00Z&until=2026-11-01T06:00:00Z';
+      const first = `/v1/topics/orders/events?${window}&limit=7&format=${format}`;
+      const [ahead, own] = [await pagesOf(mem, first), await pagesOf(memOwn, first)];
+      expect(ahead.bodies).toEqual(own.bodies);
+      expect(ahead.bodies.length).toBeGreaterThan(40);
+      // One query per page without read-ahead; with it, a query reads the next nine pages too.
+      expect(new Set(own.queryIds).size).toBe(own.bodies.length);
+      expect(new Set(ahead.queryIds).size).toBeLessThanOrEqual(Math.ceil(ahead.bodies.length / 10) + 1);
+    },
+  );
 
   it('a window where the first slice is empty still reaches the rows further on (slices widen)', async () => {
     // The window starts a week before the data: the first slices hold nothing.
