@@ -61,7 +61,10 @@ export async function slicedResult(
 ): Promise<ResultStream> {
   const { slices, tree } = plan;
   const wanted = tree.limit + 1 + extra;
-  const windows = sliceWindows(slices);
+  // The first slice's width is learnt for one page: reading ahead, it is as many times wider as rows are asked for.
+  const windows = sliceWindows(
+    extra > 0 ? { ...slices, widthMs: Math.ceil((slices.widthMs * wanted) / (tree.limit + 1)) } : slices,
+  );
   // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
   // one for the rows still missing.
   const run = (w: SliceWindow, rows: number) => {
