@@ -3,6 +3,7 @@
  *
  *   npm run bench [-- --sizes 100000,1000000,10000000] [--reps 3] [--big-reps 2] [--paging-rows 1000000]
  *                    [--cases raw,ndjson@spool,...] [--huge-cases raw,...] [--no-race] [--no-paging] [--profile]
+ *   npm run bench -- --publish bench/last-run.json   (the docs again from the last run's results)
  *
  * 1. The race (bench/race.ts): the Trino CLI, the python `trino` client, the raw trino-client in Node and the
  *    gateway (NDJSON, CSV, Arrow; one stream, and `parallel=2,4` when the gateway has them) read the first `size`
@@ -17,7 +18,9 @@
  * Results: a table on stdout; docs/benchmarks.md and two SVG plots in docs/ (not with --profile, which starts the
  * gateways with `--cpu-prof`, profiles in bench/profiles/, see bench/profile-summary.ts).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { down, up } from '../scripts/local-trino.js';
 import { pgDown, pgLayout } from '../scripts/local-postgres.js';
 import { ensurePythonTrino, ensureTrinoCli, javaVersion } from './anchors.js';
@@ -30,7 +33,7 @@ import {
   ensureBigClicks,
   EXPECTED_ROWS,
 } from './data.js';
-import { getJson } from './gateway.js';
+import { getJson, ROOT } from './gateway.js';
 import { pagingRun, type PagingRun } from './paging.js';
 import { ensurePgCopy, PG_BENCH_CATALOG, PG_BENCH_SCHEMA } from './pg-copy.js';
 import { raceSize, type CaseResult } from './race.js';
@@ -102,7 +105,15 @@ function parseArgs(argv: string[]): Options {
 
 const log = (msg: string) => process.stderr.write(`[bench] ${new Date().toISOString().slice(11, 19)} ${msg}\n`);
 
+const LAST_RUN = join(ROOT, 'bench', 'last-run.json');
+
 async function main(): Promise<void> {
+  const publish = process.argv.indexOf('--publish');
+  if (publish >= 0) {
+    const { results, paging, facts, pgResults } = JSON.parse(readFileSync(process.argv[publish + 1]!, 'utf8'));
+    process.stdout.write(`${await writeDocs(results, paging, facts, true, pgResults)}\n`);
+    return;
+  }
   const o = parseArgs(process.argv.slice(2));
   const t0 = performance.now();
   const load0 = os.loadavg();
@@ -196,6 +207,8 @@ async function main(): Promise<void> {
       features,
       o,
     };
+    // Kept before the docs are written: `npm run bench -- --publish bench/last-run.json` writes them again.
+    writeFileSync(LAST_RUN, JSON.stringify({ results, paging, facts, pgResults }));
     const md = await writeDocs(results, paging, facts, !o.profile, pgResults);
     process.stdout.write(`\n${md}\n`);
     log(
