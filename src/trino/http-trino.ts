@@ -20,7 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpReply } from './http-transport.js';
 import { parseLosslessJson } from './lossless-json.js';
-import { QueryControl } from './query-control.js';
+import { gracedSignal, QueryControl } from './query-control.js';
 import { ResultReader, type Page } from './result-reader.js';
 import { SegmentFetch } from './segment-fetch.js';
 import { failQuerySpan, startQuerySpan } from './query-span.js';
@@ -43,6 +43,9 @@ const DEADLINE_GRACE_MS = 2_000;
 const SHORT_REQUEST_MS = 5_000;
 
 export type { HttpTrinoOptions } from './trino-connection.js';
+
+/** How long a nextUri GET on its way may still arrive after its query is cancelled (see fetch). */
+const PAGE_GRACE_MS = 2000;
 
 export class HttpTrino implements TrinoPort {
   private readonly connection: TrinoConnection;
@@ -160,7 +163,7 @@ export class HttpTrino implements TrinoPort {
     const reader = new ResultReader(
       first,
       {
-        page: (uri) => this.fetch(uri, user, control, lossless),
+        page: (uri, spooled) => this.fetch(uri, user, control, lossless, spooled),
         segment: (segment) => this.segments.bytes(segment, signal),
         release: (segment) => void this.track(this.segments.acknowledge(segment)),
       },
@@ -198,24 +201,39 @@ export class HttpTrino implements TrinoPort {
     return { queryId, columns: first.columns ?? [], batches: batches(), cancel };
   }
 
-  /** GETs a nextUri, retrying what the protocol allows; an abort rejects with the signal's reason. */
-  private async fetch(uri: string, user: string, control: QueryControl, lossless: boolean): Promise<Page> {
+  /**
+   * GETs a nextUri, retrying what the protocol allows; an abort rejects with the signal's reason. `spooled`: a page already on its way when the query is cancelled gets PAGE_GRACE_MS to arrive, as it may announce
+   * segments, which the reader then releases (result-reader.ts) instead of leaving them in the spool to expire.
+   */
+  private async fetch(
+    uri: string,
+    user: string,
+    control: QueryControl,
+    lossless: boolean,
+    spooled = false,
+  ): Promise<Page> {
     const { signal } = control;
+    if (signal.aborted) throw signal.reason;
     const { retries, baseMs, maxMs } = this.connection.retry;
+    const graced = spooled ? gracedSignal(signal, PAGE_GRACE_MS) : { signal, dispose: () => {} };
     const request: Exchange = {
       method: 'GET',
       url: this.connection.follow(uri),
       headers: { 'X-Trino-User': user },
-      signal,
+      signal: graced.signal,
     };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return parsePage(await this.connection.exchange(request), lossless);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        if (attempt >= retries || !retryable(err)) throw unavailable(err);
-        await sleep(backoffMs(attempt, { baseMs, maxMs }), undefined, { signal });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return parsePage(await this.connection.exchange(request), lossless);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          if (attempt >= retries || !retryable(err)) throw unavailable(err);
+          await sleep(backoffMs(attempt, { baseMs, maxMs }), undefined, { signal });
+        }
       }
+    } finally {
+      graced.dispose();
     }
   }
 

@@ -59,3 +59,25 @@ export class QueryControl {
     this.caller?.removeEventListener('abort', this.onCallerAbort);
   }
 }
+
+/**
+ * A signal that follows `signal` `graceMs` later: a request on it, already on its way when its query is cancelled,
+ * may still arrive. Dispose of it when the request is done.
+ */
+export function gracedSignal(signal: AbortSignal, graceMs: number): { signal: AbortSignal; dispose(): void } {
+  const graced = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const later = () => {
+    timer = setTimeout(() => graced.abort(signal.reason), graceMs);
+    timer.unref();
+  };
+  if (signal.aborted) later();
+  else signal.addEventListener('abort', later, { once: true });
+  return {
+    signal: graced.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', later);
+    },
+  };
+}

@@ -49,8 +49,11 @@ export interface Page {
 
 /** What the reader asks of the protocol layer. */
 export interface PageSource {
-  /** GETs a nextUri (retried as the protocol allows). */
-  page(uri: string): Promise<Page>;
+  /**
+   * GETs a nextUri (retried as the protocol allows). `graced`: the page may announce spooled segments, so a
+   * cancellation lets it arrive (briefly) rather than cut it, and they can be released.
+   */
+  page(uri: string, graced: boolean): Promise<Page>;
   /** GETs a spooled segment's bytes (retried); rejects when the query is aborted. */
   segment(segment: SpooledSegment): Promise<Buffer>;
   /** Acknowledges a segment: Trino may delete it. Never throws; not awaited. */
@@ -100,7 +103,7 @@ export class ResultReader {
       this.lookAhead();
       const item = this.queue[0];
       if (!item) {
-        this.pending ??= this.nextUri === undefined ? undefined : this.source.page(this.take());
+        this.pending ??= this.nextUri === undefined ? undefined : this.source.page(this.take(), this.spooled);
         if (!this.pending) return;
         const page = await this.pending;
         this.pending = undefined;
@@ -166,7 +169,7 @@ export class ResultReader {
   private lookAhead(): void {
     const { window } = this.options;
     if (this.spooled && !this.pending && this.nextUri !== undefined && this.queue.length < window) {
-      this.pending = this.source.page(this.take());
+      this.pending = this.source.page(this.take(), true);
       this.pending.catch(() => {}); // awaited later; a failure surfaces there
     }
     for (let i = 0; i < Math.min(window, this.queue.length); i++) {

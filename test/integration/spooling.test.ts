@@ -177,7 +177,7 @@ describe('through a proxy that sees the segments', () => {
     expect([...proxy.announced].every((id) => proxy.acked.has(id))).toBe(true);
   });
 
-  it('a client gone mid-stream: the query is cancelled and every segment announced to it is acknowledged', async () => {
+  it('a client gone mid-stream: the query no longer runs and every segment announced to it is acknowledged', async () => {
     proxy.failDownload = () => false;
     proxy.announced.clear();
     proxy.acked.clear();
@@ -200,10 +200,14 @@ describe('through a proxy that sees the segments', () => {
     const state = async () =>
       (await trino.all(`SELECT state FROM system.runtime.queries WHERE query_id = '${id.replace(/\W/g, '')}'`))
         .rows[0]?.[0];
+    // Trino writes spooled segments without waiting for the client: under load the query is cancelled while it
+    // runs (FAILED, USER_CANCELED); on an idle machine it may have written every segment before the client left
+    // (FINISHED). Either way nothing runs on, and every segment announced is acknowledged (deleted).
+    const ended = (x: unknown) => x === 'FAILED' || x === 'FINISHED';
     const t0 = Date.now();
-    while (Date.now() - t0 < 10_000 && ((await state()) !== 'FAILED' || unacked()))
+    while (Date.now() - t0 < 10_000 && (!ended(await state()) || unacked()))
       await new Promise((r) => setTimeout(r, 100));
-    expect(await state()).toBe('FAILED'); // cancelled (USER_CANCELED) while the client had not read it all
+    expect(['FAILED', 'FINISHED']).toContain(await state());
     expect([...proxy.announced].filter((s) => !proxy.acked.has(s))).toEqual([]);
   });
   const unacked = () => [...proxy.announced].some((s) => !proxy.acked.has(s));
