@@ -88,6 +88,25 @@ export class ReadAheadCache {
   }
 }
 
+/**
+ * Read-ahead for one page, when it applies (`eligible`, a finite limit, a cache): the rows it may read past its end,
+ * what was kept for it if that is enough to serve it (more rows than the page, or the rest of the window), and how
+ * to keep the rows after it. Keys carry the caller: under impersonation Trino's own checks are per principal.
+ */
+export function pageReadAhead(
+  cache: ReadAheadCache,
+  o: { eligible: boolean; limit: number; token: string | undefined; caller: string },
+) {
+  if (!o.eligible || o.limit === Infinity || cache.maxRows === 0) return null;
+  const key = (token: string) => `${o.caller}\u0000${token}`;
+  const found = o.token === undefined ? undefined : cache.take(key(o.token));
+  return {
+    extra: cache.extraRows(o.limit),
+    kept: found && (found.ended || found.rows.length > o.limit) ? found : undefined,
+    keep: (token: string, entry: ReadAheadEntry) => cache.put(key(token), entry),
+  };
+}
+
 /** The rows of an entry as a result stream (one batch), as if its query were read again from that page on. */
 export function readAheadResult(entry: ReadAheadEntry): ResultStream {
   async function* batches() {

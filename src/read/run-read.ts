@@ -1,6 +1,9 @@
 /**
  * A read from plan to response: compile, run on Trino (cancelled when the client goes away), cut to one page,
  * encode in the negotiated media type and stream with backpressure. Shared by the events and query routes.
+ *
+ * Long file: streamPlan is one sequence (leases, payload decoding, gateway stage, read-ahead, page cutting, headers,
+ * completeness) whose steps share the response's state; each step's logic lives in its own module.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
@@ -24,7 +27,7 @@ import type { RequestTrino } from '../access/query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { prefetched } from './prefetch.js';
-import { readAheadResult, type ReadAheadEntry } from './read-ahead.js';
+import { pageReadAhead, readAheadResult } from './read-ahead.js';
 import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../registry/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
@@ -185,7 +188,13 @@ export async function streamPlan(
   const pageLimit = plan.gateway?.limit ?? plan.tree.limit;
   // Pages read ahead (read-ahead.ts): a plain sliced page reads on for the pages after it, kept under its next token
   // (and the caller: under impersonation Trino's own checks are per principal); such a page needs no query.
-  const ahead = readAheadOf(app, plan, o, pageLimit, callerOf(request)?.name ?? '');
+  const ahead = pageReadAhead(app.tg.readAhead, {
+    // A plain page read in time slices: no gateway stage, not a bulk read.
+    eligible: o.paged && plan.slices !== undefined && !plan.gateway && !plan.bulk,
+    limit: pageLimit,
+    token: o.token,
+    caller: callerOf(request)?.name ?? '',
+  });
   const result = ahead?.kept
     ? readAheadResult(ahead.kept)
     : await openResult(
@@ -277,23 +286,6 @@ export async function streamPlan(
   });
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
   return reply.type(entry.contentType).send(body);
-}
-
-/**
- * Read-ahead for a page (read-ahead.ts), when it applies: a plain page read in time slices (no gateway stage, not a
- * bulk read), with the rows it may read past its end and what was kept for it, if enough to serve it (more rows than
- * the page, or the rest of the window).
- */
-function readAheadOf(app: FastifyInstance, plan: PlannedRead, o: StreamOptions, limit: number, caller: string) {
-  const cache = app.tg.readAhead;
-  if (!o.paged || !plan.slices || plan.gateway || plan.bulk || limit === Infinity || cache.maxRows === 0) return null;
-  const key = (token: string) => `${caller}\u0000${token}`;
-  const found = o.token === undefined ? undefined : cache.take(key(o.token));
-  return {
-    extra: cache.extraRows(limit),
-    kept: found && (found.ended || found.rows.length > limit) ? found : undefined,
-    keep: (token: string, entry: ReadAheadEntry) => cache.put(key(token), entry),
-  };
 }
 
 /**

@@ -1,4 +1,7 @@
 /**
+ * Long file: the protocol's four exchanges (POST, nextUri GET, DELETE, info) and the result stream's cancellation
+ * share one query control and retry policy; the parts that stand alone are in the modules named below.
+ *
  * The Trino port over Trino's client protocol (POST /v1/statement, GET each nextUri, DELETE to cancel), spoken
  * directly over Node's http/https modules: http-transport.ts makes one HTTP exchange, trino-connection.ts knows
  * where Trino is and as whom to reach it, this file speaks the protocol.

@@ -4,6 +4,9 @@
  * comparison with NULL is unknown, and an unknown row is not kept). Values are as the encoders take them
  * (trino/result-stream.ts): bigint a number or its digits, decimal and timestamp as text, varbinary base64 (or `\x`
  * hex, for decoded Avro bytes in text formats).
+ *
+ * Long file: reading, comparing and three-valued evaluation are one semantics (Trino's) that must agree with each
+ * other case by case; split, each part would need the others' type rules.
  */
 import { ApiError } from '../../errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../query/nodes.js';
