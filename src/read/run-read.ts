@@ -190,7 +190,7 @@ export async function streamPlan(
   // (and the caller: under impersonation Trino's own checks are per principal); such a page needs no query.
   const ahead = pageReadAhead(app.tg.readAhead, {
     // A plain page read in time slices: no gateway stage, not a bulk read.
-    eligible: o.paged && plan.slices !== undefined && !plan.gateway && !plan.bulk,
+    eligible: o.paged && Boolean(plan.slices) && !plan.gateway && !plan.bulk,
     limit: pageLimit,
     token: o.token,
     caller: callerOf(request)?.name ?? '',
