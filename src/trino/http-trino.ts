@@ -22,9 +22,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpReply } from './http-transport.js';
+import { memberRows } from './json-rows.js';
 import { parseLosslessJson } from './lossless-json.js';
 import { gracedSignal, QueryControl } from './query-control.js';
-import { ResultReader, type Page } from './result-reader.js';
+import { BATCH_ROWS, ResultReader, type Page } from './result-reader.js';
 import { SegmentFetch } from './segment-fetch.js';
 import { failQuerySpan, startQuerySpan } from './query-span.js';
 import { statementHeaders } from './statement-headers.js';
@@ -260,10 +261,16 @@ export class HttpTrino implements TrinoPort {
 
 const noop = () => {};
 
+/**
+ * A page's envelope, parsed; its rows (`data`, on a direct page) are kept as text and parsed a batch at a time
+ * by the reader (json-rows.ts), which knows from the columns whether BIGINTs need the lossless parse.
+ */
 function parsePage(reply: HttpReply, lossless: boolean): Page {
   try {
-    const text = reply.body.toString();
-    return (lossless ? parseLosslessJson(text) : JSON.parse(text)) as Page;
+    const { rest, rows } = memberRows(reply.body, 'data', BATCH_ROWS);
+    const page = (lossless ? parseLosslessJson(rest) : JSON.parse(rest)) as Page;
+    if (rows) page.data = rows;
+    return page;
   } catch {
     throw new TrinoUnavailableError(`Trino answered HTTP ${reply.status} with a body that is not JSON`, reply.status);
   }

@@ -12,6 +12,7 @@
  * A segment is acknowledged (Trino may delete it) once its rows have been read; when the reader is released
  * early (client gone, failure, deadline) every segment it knows of and has not acknowledged is released too.
  */
+import { JsonRows } from './json-rows.js';
 import type { ResultColumn } from './result-stream.js';
 import { decodable, decodeSegment, decoderReady, type SegmentMetadata } from './segment-decoder.js';
 import { TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
@@ -42,7 +43,8 @@ export interface Page {
   id: string;
   nextUri?: string;
   columns?: ResultColumn[];
-  data?: unknown[][] | EncodedData;
+  /** Rows (a direct page: JsonRows when parsed by the port, an array in tests) or segments (spooled). */
+  data?: unknown[][] | JsonRows | EncodedData;
   error?: TrinoErrorInfo;
   stats?: { state?: string };
 }
@@ -71,12 +73,16 @@ export interface ReaderOptions {
 }
 
 type Item =
-  | { kind: 'rows'; rows: unknown[][] }
+  | { kind: 'rows'; rows: unknown[][] | JsonRows }
   | { kind: 'inline'; encoding: string; segment: InlineSegment }
   | { kind: 'spooled'; encoding: string; segment: SpooledSegment; bytes?: Promise<Buffer> };
 
-/** A segment's rows are handed on in batches of at most this many (one segment may hold a hundred thousand). */
-const BATCH_ROWS = 8192;
+/**
+ * Rows are parsed and handed on in batches of at most this many (a page holds some 18,000 and a segment up to
+ * 30,000). Small enough that a batch dies in V8's young generation (4 MB semi-spaces under `npm start`): 8,192
+ * doubled the peak RSS of a 10^7-row read, and 512 costs more CPU than it saves (docs/benchmarks.md).
+ */
+export const BATCH_ROWS = 1024;
 
 export class ResultReader {
   /** The latest nextUri Trino gave while the query has one: what a cancellation DELETEs. */
@@ -111,10 +117,9 @@ export class ResultReader {
         continue;
       }
       this.current = item;
-      const rows = await this.rowsOf(item);
+      const batches = await this.batchesOf(item);
       this.queue.shift();
-      if (rows.length <= BATCH_ROWS) yield rows;
-      else for (let i = 0; i < rows.length; i += BATCH_ROWS) yield rows.slice(i, i + BATCH_ROWS);
+      for (const rows of batches) yield rows;
       this.current = undefined;
       if (item.kind === 'spooled') this.source.release(item.segment);
     }
@@ -129,7 +134,7 @@ export class ResultReader {
     this.queue.length = 0;
     void this.pending?.then(
       (page) => {
-        if (page.data && !Array.isArray(page.data))
+        if (page.data && !Array.isArray(page.data) && !(page.data instanceof JsonRows))
           for (const s of page.data.segments ?? []) if (s.type === 'spooled') this.source.release(s);
       },
       () => {},
@@ -147,6 +152,10 @@ export class ResultReader {
     if (page.error) throw new TrinoQueryError(page.error, this.options.queryId);
     const data = page.data;
     if (data === undefined || data === null) return;
+    if (data instanceof JsonRows) {
+      if (data.ranges.length > 0) this.queue.push({ kind: 'rows', rows: data });
+      return;
+    }
     if (Array.isArray(data)) {
       if (data.length > 0) this.queue.push({ kind: 'rows', rows: data });
       return;
@@ -180,12 +189,24 @@ export class ResultReader {
     }
   }
 
-  private async rowsOf(item: Item): Promise<unknown[][]> {
-    if (item.kind === 'rows') return item.rows;
+  private async batchesOf(item: Item): Promise<Iterable<unknown[][]>> {
+    if (item.kind === 'rows') {
+      if (!(item.rows instanceof JsonRows)) return batched(item.rows);
+      return item.rows.batches(this.options.lossless, () => new TrinoUnavailableError(NOT_JSON));
+    }
     await decoderReady;
     const bytes = item.kind === 'inline' ? Buffer.from(item.segment.data, 'base64') : await item.bytes!;
     // accept() admitted only decodable encodings.
     const encoding = item.encoding as Parameters<typeof decodeSegment>[0];
-    return decodeSegment(encoding, bytes, item.segment.metadata, this.options.lossless);
+    return decodeSegment(encoding, bytes, item.segment.metadata, this.options.lossless, BATCH_ROWS);
   }
+}
+
+const NOT_JSON = 'Trino answered with a page whose rows are not JSON';
+
+function batched(rows: unknown[][]): unknown[][][] {
+  if (rows.length <= BATCH_ROWS) return [rows];
+  const out: unknown[][][] = [];
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) out.push(rows.slice(i, i + BATCH_ROWS));
+  return out;
 }

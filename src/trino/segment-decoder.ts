@@ -11,7 +11,7 @@
 import { decompress as zstdDecompress, isLoaded as zstdLoaded } from '@foxglove/wasm-zstd';
 import { uncompressSync as lz4Uncompress } from 'lz4-napi';
 import type { TrinoEncoding } from '../settings.js';
-import { parseLosslessJson } from './lossless-json.js';
+import { arrayRows, type JsonRows } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 
 export interface SegmentMetadata {
@@ -45,30 +45,33 @@ export function decodable(encoding: string): encoding is TrinoEncoding {
 /** The WebAssembly zstd decoder loads asynchronously, once; decode() needs it loaded. */
 export const decoderReady: Promise<unknown> = zstdLoaded;
 
-/** A segment's rows; a segment that does not decode to a JSON array of rows is a TrinoUnavailableError. */
-export function decodeSegment(
+/**
+ * A segment's rows, in batches of at most `batchRows`, each parsed when its turn comes (json-rows.ts: parsed
+ * whole, a segment's rows outlive V8's young generation). A segment that does not decode to a JSON array is a
+ * TrinoUnavailableError, thrown by the first batch or by the batch where its text stops being JSON.
+ */
+export function* decodeSegment(
   encoding: TrinoEncoding,
   bytes: Buffer,
   meta: SegmentMetadata,
   lossless: boolean,
-): unknown[][] {
+  batchRows: number,
+): Generator<unknown[][]> {
   const bad = (why: string) => new TrinoUnavailableError(`Trino sent a spooled segment that ${why}`);
-  let text: string;
+  let plain: Buffer;
   try {
     const decompress: Decompress | undefined = DECOMPRESS[encoding];
     const size = meta.uncompressedSize === undefined ? undefined : Number(meta.uncompressedSize);
-    const plain = decompress && size !== undefined ? decompress(bytes, size) : bytes;
+    plain = decompress && size !== undefined ? decompress(bytes, size) : bytes;
     if (size !== undefined && plain.length !== size) throw new Error('size');
-    text = plain.toString('utf8');
   } catch {
     throw bad(`does not decompress as ${encoding}`);
   }
-  let rows: unknown;
+  let rows: JsonRows;
   try {
-    rows = lossless ? parseLosslessJson(text) : JSON.parse(text);
+    rows = arrayRows(plain, batchRows);
   } catch {
-    throw bad('is not JSON');
+    throw bad('is not an array of rows');
   }
-  if (!Array.isArray(rows)) throw bad('is not an array of rows');
-  return rows as unknown[][];
+  yield* rows.batches(lossless, () => bad('is not JSON'));
 }

@@ -8,6 +8,7 @@ import { compress as zstdCompress, isLoaded as zstdLoaded } from '@foxglove/wasm
 import { compressSync as lz4Compress } from 'lz4-napi';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';
+import { BATCH_ROWS } from '../../src/trino/result-reader.js';
 import { TrinoUnavailableError } from '../../src/trino/trino-errors.js';
 import { FakeTrinoHttp, QID, rejection, type Reply } from '../fakes/fake-trino-http.js';
 
@@ -220,12 +221,36 @@ describe('the spooling protocol', () => {
     expect((await client().all('SELECT 1')).rows).toEqual(rows(0, 6));
   });
 
-  it('a segment of many rows reaches the consumer in batches of at most 8192 rows', async () => {
+  it('a segment of many rows reaches the consumer in batches of at most BATCH_ROWS rows, in order', async () => {
     const s = new Segments();
-    serve('json+zstd', [[s.spooled('a', rows(0, 20_000))]]);
+    serve('json+zstd', [[s.spooled('a', rows(0, 2 * BATCH_ROWS + 100))]]);
     const r = await client().query('SELECT 1');
     const sizes: number[] = [];
-    for await (const b of r.batches) sizes.push(b.length);
-    expect(sizes).toEqual([8192, 8192, 3616]);
+    const all: (readonly unknown[])[] = [];
+    for await (const b of r.batches) {
+      sizes.push(b.length);
+      all.push(...b);
+    }
+    expect(sizes).toEqual([BATCH_ROWS, BATCH_ROWS, 100]);
+    expect(all).toEqual(rows(0, 2 * BATCH_ROWS + 100));
+  });
+
+  it('a direct page of many rows reaches the consumer in batches too, and a page whose rows are not JSON fails', async () => {
+    const page = rows(0, BATCH_ROWS + 1);
+    fake.onPost = () => ({ body: fake.page(1, { columns: COLUMNS }) });
+    fake.onGet = () => ({ body: fake.page(null, { data: page }) });
+    const sizes: number[] = [];
+    const all: (readonly unknown[])[] = [];
+    for await (const b of (await client().query('SELECT 1')).batches) {
+      sizes.push(b.length);
+      all.push(...b);
+    }
+    expect(sizes).toEqual([BATCH_ROWS, 1]);
+    expect(all).toEqual(page);
+
+    fake.onGet = () => ({ body: JSON.stringify(fake.page(null, { data: 'X' })).replace('"X"', '[[1,"a"],[2,x]]') });
+    const err = await rejection(client().all('SELECT 1'));
+    expect(err).toBeInstanceOf(TrinoUnavailableError);
+    expect((err as Error).message).toMatch(/rows are not JSON/);
   });
 });

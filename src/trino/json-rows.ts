@@ -1,0 +1,140 @@
+/**
+ * Rows kept as the JSON text Trino sent, parsed a batch at a time. A direct page holds some 18,000 rows and a
+ * spooled segment up to 30,000: parsed whole, they are all alive at once, long enough to outlive V8's young
+ * generation, and every page's worth is promoted and left for a full collection (the peak RSS of a read grew with
+ * the page size, and with the length of the read until the old generation's limit stopped growing). Scanned for
+ * the boundaries of its elements instead (commas at the array's top level, outside strings) and parsed a batch at
+ * a time, a page's rows die young.
+ *
+ * The scan checks structure only (one array, balanced brackets, closed strings); each batch is parsed by
+ * JSON.parse, which checks the rest. UTF-8 continuation bytes never equal the ASCII bytes looked for.
+ */
+import { parseLosslessJson } from './lossless-json.js';
+
+/** The elements of a JSON array in `bytes`, as byte ranges of `batchRows` elements each (the last one fewer). */
+export class JsonRows {
+  constructor(
+    readonly bytes: Buffer,
+    /** Each batch's elements without the array's brackets: `[start, end)`. */
+    readonly ranges: readonly (readonly [number, number])[],
+  ) {}
+
+  /**
+   * The batches, parsed one at a time; `lossless`: integers of 16 digits or more kept as strings. A batch that
+   * is not JSON throws `bad()`.
+   */
+  *batches(lossless: boolean, bad: () => Error): Generator<unknown[][]> {
+    const parse = lossless ? parseLosslessJson : JSON.parse;
+    for (const [start, end] of this.ranges) {
+      let batch: unknown[][];
+      try {
+        batch = parse(`[${this.bytes.toString('utf8', start, end)}]`) as unknown[][];
+      } catch {
+        throw bad();
+      }
+      yield batch;
+    }
+  }
+}
+
+/** Thrown where the text is not the JSON structure expected. */
+export class MalformedJson extends Error {}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/** A JSON document that is one array (white space around it allowed), as rows. */
+export function arrayRows(bytes: Buffer, batchRows: number): JsonRows {
+  const { rows, end } = scanArray(bytes, skipSpace(bytes, 0), batchRows);
+  if (skipSpace(bytes, end) !== bytes.length) throw new MalformedJson('text after the array');
+  return rows;
+}
+
+/**
+ * A JSON object with its top-level member `name`, when that is an array, taken out as rows: the rest of the
+ * document is returned as text with `null` in its place (small: a page's id, columns and stats). Without such a
+ * member, the whole text and no rows.
+ */
+export function memberRows(bytes: Buffer, name: string, batchRows: number): { rest: string; rows?: JsonRows } {
+  const key = Buffer.from(JSON.stringify(name));
+  let i = skipSpace(bytes, 0);
+  if (bytes[i] !== OPEN_OBJECT) return { rest: bytes.toString('utf8') };
+  let depth = 0;
+  while (i < bytes.length) {
+    const c = bytes[i]!;
+    if (c === QUOTE) {
+      const end = closingQuote(bytes, i) + 1;
+      if (depth === 1 && end - i === key.length && bytes.compare(key, 0, key.length, i, end) === 0) {
+        const colon = skipSpace(bytes, end);
+        const value = skipSpace(bytes, colon + 1);
+        if (bytes[colon] === COLON && bytes[value] === OPEN_ARRAY) {
+          const { rows, end: after } = scanArray(bytes, value, batchRows);
+          return { rest: `${bytes.toString('utf8', 0, value)}null${bytes.toString('utf8', after)}`, rows };
+        }
+      }
+      i = end;
+      continue;
+    }
+    if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
+    else if ((c === CLOSE_ARRAY || c === CLOSE_OBJECT) && --depth === 0) break;
+    i++;
+  }
+  return { rest: bytes.toString('utf8') };
+}
+
+/** The array opening at `from`: its elements in batches, and the index after its closing bracket. */
+function scanArray(bytes: Buffer, from: number, batchRows: number): { rows: JsonRows; end: number } {
+  if (bytes[from] !== OPEN_ARRAY) throw new MalformedJson('not an array');
+  const ranges: [number, number][] = [];
+  const first = from + 1;
+  let start = first;
+  let count = 0;
+  let depth = 1;
+  for (let i = first; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === QUOTE) i = closingQuote(bytes, i);
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
+    else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      if (--depth > 0) continue;
+      // The last batch. `[]` has none; `[1,]` is not JSON.
+      if (skipSpace(bytes, start) < i) ranges.push([start, i]);
+      else if (start !== first) throw new MalformedJson('an empty element');
+      return { rows: new JsonRows(bytes, ranges), end: i + 1 };
+    } else if (c === COMMA && depth === 1 && ++count === batchRows) {
+      ranges.push([start, i]);
+      start = i + 1;
+      count = 0;
+    }
+  }
+  throw new MalformedJson('an unclosed array');
+}
+
+/** The index of the quote closing the string that opens at `from`. */
+function closingQuote(bytes: Buffer, from: number): number {
+  let j = bytes.indexOf(QUOTE, from + 1);
+  while (j > 0 && escaped(bytes, j)) j = bytes.indexOf(QUOTE, j + 1);
+  if (j < 0) throw new MalformedJson('an unclosed string');
+  return j;
+}
+
+/** Whether the quote at `j` is preceded by an odd number of backslashes. */
+function escaped(bytes: Buffer, j: number): boolean {
+  let k = j - 1;
+  while (bytes[k] === BACKSLASH) k--;
+  return (j - 1 - k) % 2 === 1;
+}
+
+function skipSpace(bytes: Buffer, i: number): number {
+  while (i < bytes.length) {
+    const c = bytes[i]!;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
