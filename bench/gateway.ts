@@ -1,9 +1,11 @@
 /**
- * The gateway as a separate process (`node --import tsx src/server.ts`, what `npx tsx src/server.ts` runs without
- * the npx/tsx wrapper processes, so the pid is the server's own), and an HTTP client that reads a response to the
- * end, discarding the bytes but counting rows and checking the format's completeness mark.
+ * The gateway as a separate process, run as `npm start` runs it (dist/server.js, built when stale, with the Node
+ * flags of the start script; without the npm wrapper process, so the pid is the server's own), and an HTTP client
+ * that reads a response to the end, discarding the bytes but counting rows and checking the format's completeness
+ * mark.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { RecordBatchReader } from 'apache-arrow';
@@ -31,11 +33,24 @@ export async function startGateway(env: Record<string, string>, execArgv: string
   }
 }
 
+/** The Node flags of package.json's start script (`node <flags> dist/server.js`). */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/server.js')
+    throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return words.slice(1, -1);
+}
+
+let built = false;
+
 async function startGatewayOnce(env: Record<string, string>, execArgv: string[]): Promise<Gateway> {
+  if (!built) execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
   const base: NodeJS.ProcessEnv = {};
   // Only the settings given here: nothing inherited from the caller's TOPICGATE_* environment.
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOPICGATE_')) base[k] = v;
-  const child = spawn(process.execPath, [...execArgv, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...startFlags(), ...execArgv, 'dist/server.js'], {
     cwd: ROOT,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -26,7 +26,7 @@ import { CursorService } from './cursors/cursor-service.js';
 import type { CursorStore } from './cursors/cursor-store.js';
 import { openStore } from './cursors/open-store.js';
 import { guardStore, storeTimeouts } from './cursors/store-failures.js';
-import { ReadAheadCache } from './read/read-ahead.js';
+import { HeldResults } from './read/read-ahead.js';
 import { Keyring } from './query/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from './registry/schema-registry.js';
 
@@ -40,8 +40,8 @@ export interface Services {
   keyring: Keyring;
   /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
   registry?: RegistryPort;
-  /** Rows read past pages, kept for the pages after them (read/read-ahead.ts). */
-  readAhead: ReadAheadCache;
+  /** Page results read on, held for the pages after them (read/read-ahead.ts). */
+  held: HeldResults;
 }
 
 declare module 'fastify' {
@@ -62,12 +62,10 @@ export async function createServices(config: Config): Promise<Services> {
   const store = guardStore(opened);
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
   const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
-  const readAhead = new ReadAheadCache(config.readAheadRows);
+  // A held query must not reach its deadline while a page reads on from it: half of it at most.
+  const held = new HeldResults(config.heldResults, config.queryTimeoutMs / 2);
   const catalog = new TopicCatalog(trino, config);
-  const services = { config, trino, catalog, store, keyring, registry, readAhead } as Omit<
-    Services,
-    'cursors'
-  > as Services;
+  const services = { config, trino, catalog, store, keyring, registry, held } as Omit<Services, 'cursors'> as Services;
   services.cursors = new CursorService(services, store, keyring);
   return services;
 }
@@ -121,8 +119,12 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   const services = opts.services ?? (await createServices(config));
   app.decorate('tg', services);
-  // The app owns the services it made: close the cursor store with it.
-  if (!opts.services) app.addHook('onClose', async () => services.store.close());
+  // The app owns the services it made: close the cursor store with it, and end the queries held for a next page
+  // (their cancellations are awaited).
+  if (!opts.services) {
+    app.addHook('onClose', async () => services.store.close());
+    app.addHook('onClose', async () => services.held.close());
+  }
   // First: every request's span, current for all that follows (a no-op while tracing is off).
   await app.register(tracingPlugin);
   await app.register(errorsPlugin);

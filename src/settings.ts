@@ -218,16 +218,16 @@ export const SettingsSchema = Type.Object({
     description: 'rows a page may read ahead',
   }),
   /**
-   * Rows read past a page's end and kept (a minute, in this process) for the pages after it, across every
-   * request: a page then reads up to 9 pages more in its query (half this at most). 0: every page its own query.
+   * Page queries held open for the next page (read/read-ahead.ts), in this process, each 15 s at most: the next
+   * page reads on from its query. 0: every page its own query.
    */
-  readAheadRows: int({
-    env: 'TOPICGATE_READ_AHEAD_ROWS',
+  heldResults: int({
+    env: 'TOPICGATE_HELD_RESULTS',
     read: 'int',
-    fallback: '100000',
+    fallback: '32',
     minimum: 0,
-    maximum: 10_000_000,
-    description: 'rows kept for the pages after a page',
+    maximum: 10_000,
+    description: 'page queries held open for the next page',
   }),
   /** How long the history of committed cursor batches is kept. */
   historyRetentionDays: int({

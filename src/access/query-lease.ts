@@ -15,6 +15,12 @@ import type { QueryLimiter, Release } from './quotas.js';
 export interface RequestTrino extends TrinoPort {
   /** Holds slots for `n` queries running at once (until the request ends); rejects with the 429 or 422. */
   hold(n: number): Promise<void>;
+  /** The slot of the one query running, for a query the request leaves running (null: not exactly one). */
+  detach(): Release | null;
+  /** Takes on the slot of a query left running by an earlier request, which this one reads on. */
+  adopt(release: Release): void;
+  /** Parks a detached slot under the caller's key: `evict` ends its query when another query needs the slot. */
+  park(evict: () => void): () => void;
 }
 
 export class QueryLease implements RequestTrino {
@@ -46,6 +52,28 @@ export class QueryLease implements RequestTrino {
     });
     this.holding = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The slot of the request's one running query, taken out of the lease, for a query that outlives the request
+   * (held for the next page, read/read-ahead.ts); null when the request holds other than exactly one.
+   */
+  detach(): Release | null {
+    if (this.held !== 1 || this.releases.length !== 1) return null;
+    this.held = 0;
+    return this.releases.pop()!;
+  }
+
+  /** Takes on the slot of a query another request started and this one reads on (the next page). */
+  adopt(release: Release): void {
+    if (this.ended) return release();
+    this.releases.push(release);
+    this.held++;
+  }
+
+  /** Parks a detached slot under the caller's key (quotas.ts): `evict` ends its query when a query needs it. */
+  park(evict: () => void): () => void {
+    return this.limiter.park(this.key, evict);
   }
 
   /** Gives every slot back (the request has ended); later queries are refused. */

@@ -17,10 +17,18 @@ interface Waiter {
   fail: (err: unknown) => void;
 }
 
+/** A slot held by a query parked between two pages (read/read-ahead.ts): given up to any query that needs it. */
+interface Parked {
+  key: string;
+  /** Ends the parked query and gives its slot back (synchronously). */
+  evict: () => void;
+}
+
 export class QueryLimiter {
   private running = 0;
   private readonly perKey = new Map<string, number>();
   private readonly queue: Waiter[] = [];
+  private readonly parked: Parked[] = [];
 
   constructor(
     private readonly limits: Pick<
@@ -48,7 +56,9 @@ export class QueryLimiter {
     const never = this.never(n);
     if (never) return Promise.reject(never);
     // Every waiter is one that did not fit when the slots last changed (drain runs on each release), so a query
-    // that fits now takes a slot from no one ahead of it.
+    // that fits now takes a slot from no one ahead of it. Parked queries make room first: they wait for a next
+    // page that may never come, and that page runs its own query if it does.
+    this.reclaim(key, n);
     if (this.fits(key, n)) return Promise.resolve(this.take(key, n));
     if (this.queue.length >= this.limits.queuedQueries) return Promise.reject(this.tooMany(key));
     return new Promise<Release>((resolve, reject) => {
@@ -78,6 +88,36 @@ export class QueryLimiter {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
     });
+  }
+
+  /**
+   * Marks a held slot of `key` as parked: its query waits for a client's next request, and `evict` (which must
+   * release the slot) ends it when another query needs the slot. Returns what unparks it (the query is read on).
+   */
+  park(key: string, evict: () => void): () => void {
+    const p: Parked = { key, evict };
+    this.parked.push(p);
+    return () => {
+      const at = this.parked.indexOf(p);
+      if (at >= 0) this.parked.splice(at, 1);
+    };
+  }
+
+  /** Parked queries held in all. */
+  parkedCount(): number {
+    return this.parked.length;
+  }
+
+  /** Evicts parked queries, oldest first, until `n` slots of `key` fit: its own when its limit is what binds. */
+  private reclaim(key: string, n: number): void {
+    while (!this.fits(key, n)) {
+      const per = this.limits.concurrentQueries;
+      const mine = per !== undefined && this.active(key) + n > per;
+      const at = this.parked.findIndex((p) => !mine || p.key === key);
+      if (at < 0) return;
+      const [p] = this.parked.splice(at, 1);
+      p!.evict();
+    }
   }
 
   private fits(key: string, n: number): boolean {

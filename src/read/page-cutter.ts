@@ -2,7 +2,8 @@
  * Cuts a Trino result (which asks for limit + 1 rows) to one page: passes at most `limit` rows on, learns
  * from the extra row whether a next page exists, and records the broker times of the page's rows so the next
  * position can be anchored (paging.ts). It can read ahead a bounded number of rows before the response
- * starts, so headers (Link: next) can be exact for pages that fit the budget.
+ * starts, so headers (Link: next) can be exact for pages that fit the budget. Reading on (read-ahead.ts), the
+ * result is not ended with the page but handed over, for the next page to read on from.
  */
 import type { ResultStream } from '../trino/result-stream.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../query/paging.js';
@@ -21,9 +22,11 @@ export class PageCutter {
   /** Rows taken from the result so far, kept or not (the next position counts them). */
   private consumed = 0;
 
-  /** Rows after the page, read on for the pages after it (read-ahead.ts), and whether the result ended there. */
-  private spill: Row[] = [];
-  private spillEnded = false;
+  /** Reading on: the rows after the page in the batch that ended it; whether the page was read to its end. */
+  private after: Row[] = [];
+  private completed = false;
+  /** Rows to pass through the cut before the source's (a held result's rows after the previous page). */
+  private readonly first: Row[][];
 
   /**
    * `keep`: a filter the gateway evaluates (decoded Avro fields, query/gateway-plan.ts): only kept rows count
@@ -34,10 +37,13 @@ export class PageCutter {
     private readonly limit: number,
     private readonly timeIndex: number | null,
     private readonly keep?: (row: Row) => boolean | null,
-    /** Rows past the page to read on for the next pages (read-ahead.ts); 0: the query ends with the page. */
-    private readonly spillCapacity = 0,
+    /** The result is read on past the page (read-ahead.ts): `rest()` hands it over; else it ends with the page. */
+    private readonly readOn = false,
+    /** Rows that come before the result's own (a held result's, read after the previous page). */
+    first: Row[] = [],
   ) {
     this.source = result.batches[Symbol.asyncIterator]();
+    this.first = first.length ? [first] : [];
     this.times = timeIndex === null ? null : { last: '', trailing: 0, total: 0 };
   }
 
@@ -82,37 +88,27 @@ export class PageCutter {
       for (;;) {
         const batch = this.queue.shift() ?? (await this.pull());
         if (!batch) {
-          await this.readSpill();
+          this.completed = true;
           return;
         }
         yield batch;
       }
     } finally {
-      await this.source.return?.();
+      // Handed over by rest() when read on to the page's end with a next page to come; ended otherwise.
+      if (!this.handsOver()) await this.source.return?.();
     }
   }
 
   /**
-   * The rows after the page, once the page has been read to its end with a next page to come (and a spill
-   * capacity): at most that many, and whether the result ended within them. Null otherwise.
+   * Reading on, once the page was read to its end and a next page exists: the rows after the page (from the batch
+   * that ended it) and the result to read on from. The caller then owns the result: it holds it or ends it.
    */
-  spilled(): { rows: Row[]; ended: boolean } | null {
-    return this.spillCapacity > 0 && this.more ? { rows: this.spill, ended: this.spillEnded } : null;
+  rest(): { rows: Row[]; source: AsyncIterator<readonly Row[]> } | null {
+    return this.handsOver() ? { rows: this.after, source: this.source } : null;
   }
 
-  /** After the page: reads on up to the spill capacity (the query asked for that many rows more). */
-  private async readSpill(): Promise<void> {
-    if (!this.more || this.spillCapacity === 0) return;
-    while (this.spill.length < this.spillCapacity) {
-      const r = await this.source.next();
-      if (r.done) {
-        this.spillEnded = true;
-        return;
-      }
-      const room = this.spillCapacity - this.spill.length;
-      const rows = r.value as Row[];
-      for (let i = 0; i < rows.length && i < room; i++) this.spill.push(rows[i]!);
-    }
+  private handsOver(): boolean {
+    return this.readOn && this.completed && this.more;
   }
 
   view(onDone?: () => void): ResultStream {
@@ -126,7 +122,8 @@ export class PageCutter {
 
   private async pull(): Promise<Row[] | undefined> {
     if (this.settled) return undefined;
-    const r = await this.source.next();
+    const held = this.first.shift();
+    const r = held ? { done: false as const, value: held } : await this.source.next();
     if (r.done) {
       this.ended = true;
       return undefined;
@@ -149,7 +146,7 @@ export class PageCutter {
       rows = kept;
     } else if (rows.length > room) {
       this.more = true;
-      if (this.spillCapacity > 0) this.spill = rows.slice(room, room + this.spillCapacity);
+      if (this.readOn) this.after = rows.slice(room);
       rows = rows.slice(0, room);
       read = rows;
     }
@@ -164,8 +161,8 @@ export class PageCutter {
         t.total++;
       }
     }
-    // The query ends with the page, unless rows after it are read on (then once they are, in batches()).
-    if (this.more && this.spillCapacity === 0) await this.source.return?.();
+    // The query ends with the page, unless it is read on (then batches() hands it over).
+    if (this.more && !this.readOn) await this.source.return?.();
     return rows.length ? rows : this.settled ? undefined : [];
   }
 }

@@ -1,116 +1,199 @@
 /**
- * Pages read ahead (issue 12): a page query costs a Trino query's fixed overhead (planning, scheduling, a scan's
- * start) however few rows it returns, so paging a window at 10,000 rows a page spent most of its time starting
- * queries. A sliced page read can instead ask Trino for rows past the page's end; those rows, exactly the rows the
- * next pages would read (the same total order over the same pinned window), are kept here under the next page's
- * token, and the request that presents that token is served from them without a query.
+ * Pages read on (issue 12): a page query costs a Trino query's fixed overhead (planning, scheduling, a scan's
+ * start, the sort of its slice) however few rows it returns, so paging a window at 10,000 rows a page spent most of
+ * its time starting queries. Instead, the query of a sliced page is not cancelled when the page is full: it is
+ * held, still running in Trino (paused by its buffers, as for a slow client), under the next page's token, and the
+ * request that presents that token reads on from it. The rows it reads are exactly the rows a query from that
+ * position would read (the same total order over the same pinned window, read on from where the page ended), so
+ * a walk of many pages runs a query per slice, and the slices double in width.
  *
- * Bounded: at most `maxRows` rows in all (the oldest entries go first), each for `ttlMs`, and an entry is taken
- * out when it is used, so one token is served once from here. Per process: a next page that reaches another
- * instance simply runs its query. Keyed by the signed token, looked up only after the request's plan has accepted
- * that token (its query hash covers the filters and the caller's row policy), so no request sees rows another
- * request's plan would not read.
+ * Bounded: at most `max` results held in this process, each for `ttlMs` (then cancelled), and never longer than
+ * `maxAgeMs` after its query started (its deadline must not cut a page short). A held query keeps its caller's
+ * query slot, parked (access/quotas.ts): any query that needs the slot ends it. An entry is taken out when used,
+ * so a token is read on once; a next page that finds nothing held (another instance, expired, evicted) runs its
+ * own query, which holds the same rows. Keyed by the caller and the signed token, looked up only after the
+ * request's plan has accepted that token (its query hash covers the filters and the caller's row policy), so no
+ * request reads rows another request's plan would not read; under impersonation Trino's checks are per principal.
  */
+import type { RequestTrino } from '../access/query-lease.js';
+import type { Release } from '../access/quotas.js';
 import type { ResultColumn, ResultStream } from '../trino/result-stream.js';
+import { prefetched } from './prefetch.js';
+import type { PortRef } from './sliced-result.js';
 
 type Row = readonly unknown[];
 
-export interface ReadAheadEntry {
+/** A page's result, read on past the page. */
+export interface HeldResult {
   queryId: string;
   columns: readonly ResultColumn[];
-  /** The rows after the page that read them, in order. */
+  /** Rows already read after the page (the rest of the batch that ended it), in order. */
   rows: Row[];
-  /** True when the result ended within these rows: nothing follows them in the window. */
-  ended: boolean;
+  /** The rest of the result; its later slices' queries run through `port`. */
+  rest: AsyncIterator<readonly Row[]>;
+  /** Where those queries run: the request reading on sets its own port, options and stats. */
+  port: PortRef;
+  /** The signal of its queries: aborted by the request reading on when its client goes away. */
+  relay: AbortController;
+  /** When its first query started (epoch ms). */
+  startedMs: number;
 }
 
-interface Held extends ReadAheadEntry {
-  expires: number;
+/** What keeps a held result's query slot: the slot, and what parks it under its caller (null: no quotas). */
+export interface HeldSlot {
+  release: Release | null;
+  park: (evict: () => void) => () => void;
 }
 
-export class ReadAheadCache {
+interface Held {
+  result: HeldResult;
+  release: Release | null;
+  unpark: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/** A page of this many rows reads a first slice this many times as wide (the slices after it double). */
+export const READ_ON_PAGES = 10;
+
+export class HeldResults {
   private readonly entries = new Map<string, Held>();
-  private held = 0;
 
   constructor(
-    readonly maxRows: number,
-    private readonly ttlMs = 60_000,
+    readonly max: number,
+    private readonly maxAgeMs: number,
+    private readonly ttlMs = 15_000,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Rows a page of `limit` rows may read past its end: up to 9 pages more, half the cache at most. */
-  extraRows(limit: number): number {
-    return Math.max(0, Math.min(9 * limit, Math.floor(this.maxRows / 2)));
+  /** Results held now. */
+  get size(): number {
+    return this.entries.size;
   }
 
-  /** Rows held now (every entry). */
-  get rows(): number {
-    return this.held;
-  }
-
-  /** Keeps `entry` for the page whose token is `token`; too large an entry is not kept. */
-  put(token: string, entry: ReadAheadEntry): void {
-    this.expire();
-    if (entry.rows.length > this.maxRows) return;
-    this.drop(token);
-    while (this.held + entry.rows.length > this.maxRows) {
+  /** Holds `result` for the request presenting `key`; the oldest entry goes when the cache is full. */
+  hold(key: string, result: HeldResult, slot: HeldSlot): void {
+    void this.drop(key);
+    while (this.entries.size >= this.max) {
       const oldest = this.entries.keys().next().value;
       if (oldest === undefined) break;
-      this.drop(oldest);
+      void this.drop(oldest);
     }
-    this.entries.set(token, { ...entry, expires: this.now() + this.ttlMs });
-    this.held += entry.rows.length;
+    if (this.max === 0) return void end(result, slot.release);
+    const timer = setTimeout(() => void this.drop(key), this.ttlMs);
+    timer.unref();
+    const unpark = slot.release ? slot.park(() => void this.drop(key)) : () => {};
+    this.entries.set(key, { result, release: slot.release, unpark, timer });
   }
 
-  /** The entry kept for `token`, removed from the cache; undefined when none is (or it expired). */
-  take(token: string): ReadAheadEntry | undefined {
-    this.expire();
-    const e = this.entries.get(token);
+  /**
+   * The result held for `key`, removed from the cache with its slot (the caller adopts it); undefined when none is,
+   * or it is too old to read on (then it is ended).
+   */
+  take(key: string): { result: HeldResult; release: Release | null } | undefined {
+    const e = this.entries.get(key);
     if (!e) return undefined;
-    this.drop(token);
-    return e;
-  }
-
-  private drop(token: string): void {
-    const e = this.entries.get(token);
-    if (!e) return;
-    this.entries.delete(token);
-    this.held -= e.rows.length;
-  }
-
-  private expire(): void {
-    const t = this.now();
-    // Insertion order is expiry order (one ttl for all).
-    for (const [token, e] of this.entries) {
-      if (e.expires > t) break;
-      this.drop(token);
+    this.entries.delete(key);
+    clearTimeout(e.timer);
+    e.unpark();
+    if (this.now() - e.result.startedMs > this.maxAgeMs) {
+      void end(e.result, e.release);
+      return undefined;
     }
+    return { result: e.result, release: e.release };
   }
+
+  /** Ends every held result (shutdown), once each query's cancellation has been sent. */
+  async close(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((key) => this.drop(key)));
+  }
+
+  /** Ends the result held for `key`, if any. */
+  drop(key: string): Promise<void> {
+    const e = this.entries.get(key);
+    if (!e) return Promise.resolve();
+    this.entries.delete(key);
+    clearTimeout(e.timer);
+    e.unpark();
+    return end(e.result, e.release);
+  }
+}
+
+/** Cancels a held result's query (the port cancels it in Trino) and gives its slot back at once. */
+function end(result: HeldResult, release: Release | null): Promise<void> {
+  release?.();
+  return Promise.resolve(result.rest.return?.())
+    .catch(() => undefined)
+    .then(() => undefined);
+}
+
+/** What a page reads: its result, and how the result is handed on for the next page. */
+export interface PageSource {
+  /** The page's result (for its query id and columns). */
+  result: ResultStream;
+  /** What the cutter reads: the result fetched a batch ahead (prefetch.ts), once per query. */
+  source: ResultStream;
+  /** Rows before the source's own (a held result's, read after the previous page). */
+  first: Row[];
+  /** The result goes on past the page (the cutter hands it over). */
+  readOn: boolean;
+  /** True when the page reads on from an earlier page's query (it ran none of its own to start). */
+  continued: boolean;
+  /** Holds the rest of the result for the page whose token is `token`, or ends it when it cannot be held. */
+  handOn(token: string | null, rest: { rows: Row[]; source: AsyncIterator<readonly Row[]> }): void;
 }
 
 /**
- * Read-ahead for one page, when it applies (`eligible`, a finite limit, a cache): the rows it may read past its end,
- * what was kept for it if that is enough to serve it (more rows than the page, or the rest of the window), and how
- * to keep the rows after it. Keys carry the caller: under impersonation Trino's own checks are per principal.
+ * The result of a page: read on from the query an earlier page left running for this page's token (its later
+ * slices then run as this request's queries, on its slot), or a new one (`open`), read on past the page when
+ * `eligible`.
  */
-export function pageReadAhead(
-  cache: ReadAheadCache,
-  o: { eligible: boolean; limit: number; token: string | undefined; caller: string },
-) {
-  if (!o.eligible || o.limit === Infinity || cache.maxRows === 0) return null;
+export async function pageSource(
+  held: HeldResults,
+  trino: RequestTrino,
+  port: PortRef,
+  o: { eligible: boolean; limit: number; token: string | undefined; caller: string; signal: AbortSignal },
+  open: (readOn: boolean) => Promise<ResultStream>,
+): Promise<PageSource> {
+  const readOn = o.eligible && o.limit !== Infinity && held.max > 0;
   const key = (token: string) => `${o.caller}\u0000${token}`;
-  const found = o.token === undefined ? undefined : cache.take(key(o.token));
-  return {
-    extra: cache.extraRows(o.limit),
-    kept: found && (found.ended || found.rows.length > o.limit) ? found : undefined,
-    keep: (token: string, entry: ReadAheadEntry) => cache.put(key(token), entry),
-  };
-}
-
-/** The rows of an entry as a result stream (one batch), as if its query were read again from that page on. */
-export function readAheadResult(entry: ReadAheadEntry): ResultStream {
-  async function* batches() {
-    if (entry.rows.length) yield entry.rows;
+  const found = readOn && o.token !== undefined ? held.take(key(o.token)) : undefined;
+  // The queries of a result read on outlive this request: their signal is a relay that this request's client
+  // going away aborts, until the result is handed on (then the next page's request binds it).
+  const relay = found?.result.relay ?? new AbortController();
+  const abort = () => relay.abort(o.signal.reason);
+  if (readOn) {
+    if (o.signal.aborted) abort();
+    else o.signal.addEventListener('abort', abort, { once: true });
   }
-  return { queryId: entry.queryId, columns: entry.columns, batches: batches() };
+  let result: ResultStream;
+  let source: ResultStream;
+  let startedMs = Date.now();
+  let ref = port;
+  if (found) {
+    const h = found.result;
+    Object.assign(h.port, { trino: port.trino, opts: { ...port.opts, signal: relay.signal }, stats: port.stats });
+    if (found.release) trino.adopt(found.release);
+    result = source = { queryId: h.queryId, columns: h.columns, batches: { [Symbol.asyncIterator]: () => h.rest } };
+    startedMs = h.startedMs;
+    ref = h.port;
+  } else {
+    if (readOn) port.opts = { ...port.opts, signal: relay.signal };
+    result = await open(readOn);
+    source = prefetched(result);
+  }
+  return {
+    result,
+    source,
+    first: found?.result.rows ?? [],
+    readOn,
+    continued: Boolean(found),
+    handOn(token, rest) {
+      o.signal.removeEventListener('abort', abort);
+      // Held only with the query's own slot, which the request gives up (a query slot parked under its caller).
+      const release = token && !relay.signal.aborted ? trino.detach() : null;
+      const h: HeldResult = { ...result, rows: rest.rows, rest: rest.source, port: ref, relay, startedMs };
+      if (!token || !release) return void end(h, null);
+      held.hold(key(token), h, { release, park: (evict) => trino.park(evict) });
+    },
+  };
 }

@@ -2,7 +2,7 @@
  * A read from plan to response: compile, run on Trino (cancelled when the client goes away), cut to one page,
  * encode in the negotiated media type and stream with backpressure. Shared by the events and query routes.
  *
- * Long file: streamPlan is one sequence (leases, payload decoding, gateway stage, read-ahead, page cutting, headers,
+ * Long file: streamPlan is one sequence (leases, payload decoding, gateway stage, reading on, page cutting, headers,
  * completeness) whose steps share the response's state; each step's logic lives in its own module.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -26,9 +26,8 @@ import type { TrinoPort } from '../trino/trino-port.js';
 import type { RequestTrino } from '../access/query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
-import { prefetched } from './prefetch.js';
-import { pageReadAhead, readAheadResult } from './read-ahead.js';
-import { openResult, withSliceWidth, type SliceStats } from './sliced-result.js';
+import { pageSource } from './read-ahead.js';
+import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../registry/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
 import { forDisplay, type GatewayStage } from '../query/gateway-plan.js';
@@ -146,7 +145,7 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
 export interface StreamOptions {
   /** Page links (events) or none (a cursor batch is one unit). */
   paged: boolean;
-  /** The page token the request presented, accepted by its plan: rows read ahead may be kept under it. */
+  /** The page token the request presented, accepted by its plan: a query held for it is read on from. */
   token?: string;
   nextUrl?: (token: string) => string;
   /** Extra members of the JSON body, written only on success. */
@@ -186,42 +185,39 @@ export async function streamPlan(
     : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const pageLimit = plan.gateway?.limit ?? plan.tree.limit;
-  // Pages read ahead (read-ahead.ts): a plain sliced page reads on for the pages after it, kept under its next token
-  // (and the caller: under impersonation Trino's own checks are per principal); such a page needs no query.
-  const ahead = pageReadAhead(app.tg.readAhead, {
-    // A plain page read in time slices: no gateway stage, not a bulk read.
-    eligible: o.paged && Boolean(plan.slices) && !plan.gateway && !plan.bulk,
-    limit: pageLimit,
-    token: o.token,
-    caller: callerOf(request)?.name ?? '',
+  const port: PortRef = {
+    trino,
+    opts: { ...plan.run, signal: abort.signal, timeoutMs: config.queryTimeoutMs },
+    stats: slices,
+  };
+  // Pages read on (read-ahead.ts): a plain sliced page's query goes on past the page and is held for the next one
+  // (under its token and the caller), which reads on from it instead of starting a query of its own.
+  const page = await pageSource(
+    app.tg.held,
+    trino,
+    port,
+    {
+      // A plain page read in time slices: no gateway stage, not a bulk read.
+      eligible: o.paged && Boolean(plan.slices) && !plan.gateway && !plan.bulk,
+      limit: pageLimit,
+      token: o.token,
+      caller: callerOf(request)?.name ?? '',
+      signal: abort.signal,
+    },
+    (readOn) => openResult(port, plan, readOn),
+  ).catch((err: unknown) => {
+    app.metrics.trinoQueries.inc({ outcome: 'failed' });
+    throw err;
   });
-  const result = ahead?.kept
-    ? readAheadResult(ahead.kept)
-    : await openResult(
-        trino,
-        plan,
-        { ...plan.run, signal: abort.signal, timeoutMs: config.queryTimeoutMs },
-        slices,
-        ahead?.extra ?? 0,
-      ).catch((err: unknown) => {
-        app.metrics.trinoQueries.inc({ outcome: 'failed' });
-        throw err;
-      });
+  const { result } = page;
   reply.header('X-Trino-Query-Id', result.queryId);
   const entry = encoderRegistry[media];
   // Decoded Avro fields named: the gateway filters, sorts or groups the decoded rows (read/gateway/).
   if (plan.gateway && !payloads) throw new Error('a gateway stage needs decoded payloads: a planner defect');
-  const gateway = plan.gateway && payloads ? gatewayOf(plan.gateway, payloads.wrap(prefetched(result)), plan) : null;
-  // With read-ahead, the rows after the page are kept: the one that says a next page exists, and `extra` more.
+  const gateway = plan.gateway && payloads ? gatewayOf(plan.gateway, payloads.wrap(page.source), plan) : null;
   const cutter = gateway
     ? new PageCutter(gateway.run.source, pageLimit, gateway.timeIndex, gateway.run.keep)
-    : new PageCutter(
-        prefetched(result),
-        plan.tree.limit,
-        plan.timeIndex,
-        undefined,
-        ahead?.extra ? ahead.extra + 1 : 0,
-      );
+    : new PageCutter(page.source, plan.tree.limit, plan.timeIndex, undefined, page.readOn, page.first);
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact (with a
   // filter in the gateway, up to the page's end: its position is known only then).
   // A bulk read (limit=all) is one response: no next page to link.
@@ -257,17 +253,14 @@ export async function streamPlan(
     finished = true;
     request.audit.rows = cutter.rows;
     app.metrics.rows.inc({ format: entry.format }, cutter.rows);
-    if (!ahead?.kept) app.metrics.trinoQueries.inc({ outcome: 'ok' });
+    if (!page.continued) app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (!paged) return;
     const next = withSliceWidth(plan, cutter.next(plan.position), slices);
     const token = next ? tokens.encode(next) : null;
     options.next = token && o.nextUrl ? o.nextUrl(token) : token;
-    // Rows read past the page, kept for the next page: only under the token the client was given.
-    const spill = cutter.spilled();
-    if (ahead && token && spill && (headerToken === undefined || headerToken === token)) {
-      const ended = spill.ended && (ahead.kept ? ahead.kept.ended : true);
-      ahead.keep(token, { queryId: result.queryId, columns: result.columns, rows: spill.rows, ended });
-    }
+    // The rest of the result, held for the next page: only under the token the client was given.
+    const rest = cutter.rest();
+    if (rest) page.handOn(token && (headerToken === undefined || headerToken === token) ? token : null, rest);
   });
   const shown = gateway
     ? entry.format === 'csv'

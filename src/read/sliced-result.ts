@@ -16,6 +16,7 @@ import type { Plan, SlicePlan } from '../query/plan.js';
 import { epochOfTrinoTimestamp } from '../query/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../trino/result-stream.js';
+import { READ_ON_PAGES } from './read-ahead.js';
 
 type Rows = readonly (readonly unknown[])[];
 
@@ -48,30 +49,39 @@ function* sliceWindows(slices: SlicePlan): Generator<SliceWindow> {
 }
 
 /**
+ * Where a sliced read runs its queries. A result held for the next page (read-ahead.ts) runs its later slices
+ * for the request that reads on, so that request sets its own port (its query slots), options (its signal) and
+ * stats here.
+ */
+export interface PortRef {
+  trino: TrinoPort;
+  opts: QueryOptions;
+  stats: SliceStats;
+}
+
+/**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
- * started only when the consumer has taken every row of the previous one and still wants more. `extra`: rows to
- * read past the page for the pages after it (read-ahead.ts).
+ * started only when the consumer has taken every row of the previous one and still wants more. `readOn`: the
+ * result goes on past the page to the window's end (read-ahead.ts holds it for the next pages), its first slice
+ * READ_ON_PAGES times as wide.
  */
 export async function slicedResult(
-  trino: TrinoPort,
+  ref: PortRef,
   plan: Plan & { slices: SlicePlan },
-  opts: QueryOptions,
-  stats: SliceStats,
-  extra = 0,
+  readOn = false,
 ): Promise<ResultStream> {
   const { slices, tree } = plan;
-  const wanted = tree.limit + 1 + extra;
-  // The first slice's width is learnt for one page: reading ahead, it is as many times wider as rows are asked for.
-  const windows = sliceWindows(
-    extra > 0 ? { ...slices, widthMs: Math.ceil((slices.widthMs * wanted) / (tree.limit + 1)) } : slices,
-  );
+  const wanted = readOn ? Infinity : tree.limit + 1;
+  // The first slice's width is learnt for one page: reading on, it is as many times wider as pages are expected.
+  const windows = sliceWindows(readOn ? { ...slices, widthMs: slices.widthMs * READ_ON_PAGES } : slices);
   // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
-  // one for the rows still missing.
+  // one for the rows still missing (reading on: every row of the slice).
   const run = (w: SliceWindow, rows: number) => {
+    const { stats } = ref;
     stats.queries++;
     stats.widthMs = w.widthMs;
     stats.endMs = w.toMs;
-    return trino.query(compileQuery(applySlice(tree, slices.time, { ...w, limit: rows - 1 })), opts);
+    return ref.trino.query(compileQuery(applySlice(tree, slices.time, { ...w, limit: rows - 1 })), ref.opts);
   };
   const firstWindow = windows.next();
   // The planner makes slices only for a window that is not empty (fromMs < hi).
@@ -82,6 +92,7 @@ export async function slicedResult(
   async function* batches(): AsyncGenerator<Rows> {
     let seen = 0;
     let result = first;
+    // Ended early (a page full, a client gone), for-await ends the slice's result, which cancels its query.
     for (;;) {
       for await (const batch of result.batches) {
         seen += batch.length;
@@ -95,18 +106,12 @@ export async function slicedResult(
   return { queryId: first.queryId, columns, batches: batches() };
 }
 
-/** The plan's result: sliced when the plan says how, one query otherwise; `extra` rows past a sliced page. */
-export function openResult(
-  trino: TrinoPort,
-  plan: Plan,
-  opts: QueryOptions,
-  stats: SliceStats,
-  extra = 0,
-): Promise<ResultStream> {
-  if (plan.bulk) return bulkResult(trino, { ...plan, bulk: plan.bulk }, opts);
-  if (plan.slices) return slicedResult(trino, { ...plan, slices: plan.slices }, opts, stats, extra);
-  stats.queries++;
-  return trino.query(compileQuery(plan.tree), opts);
+/** The plan's result: sliced when the plan says how, one query otherwise; `readOn`: past a sliced page. */
+export function openResult(ref: PortRef, plan: Plan, readOn = false): Promise<ResultStream> {
+  if (plan.bulk) return bulkResult(ref.trino, { ...plan, bulk: plan.bulk }, ref.opts);
+  if (plan.slices) return slicedResult(ref, { ...plan, slices: plan.slices }, readOn);
+  ref.stats.queries++;
+  return ref.trino.query(compileQuery(plan.tree), ref.opts);
 }
 
 /**

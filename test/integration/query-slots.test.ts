@@ -142,4 +142,42 @@ describe('query slots', () => {
     expect(await eventually(A)).toBe(200);
     expect((await explain(B)).status).toBe(200);
   });
+
+  it("a page's query held for the next page keeps its caller's slot, parked: any query of the caller ends it", async () => {
+    const trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
+    const stateOf = async (id: string) =>
+      (await trino.all(`SELECT state FROM system.runtime.queries WHERE query_id = '${id.replace(/[^a-z0-9_]/g, '')}'`))
+        .rows[0]?.[0];
+    // Two pages held (a's limit; two walks, so two next tokens): each keeps a slot, and the page after the first
+    // reads on from its query.
+    const pages = await Promise.all(
+      [100, 101].map((n) =>
+        fetch(`${base}/v1/topics/clicks/events?${WINDOW}&limit=${n}`, { headers: { 'x-api-key': A } }),
+      ),
+    );
+    const bodies = (await Promise.all(pages.map((r) => r.json()))) as { next: string }[];
+    const ids = pages.map((r) => r.headers.get('x-trino-query-id')!);
+    expect(app.tg.held.size).toBe(2);
+    expect(await Promise.all(ids.map(stateOf))).not.toContain('FAILED');
+    const second = await fetch(
+      `${base}${new URL(bodies[0]!.next, base).pathname}${new URL(bodies[0]!.next, base).search}`,
+      {
+        headers: { 'x-api-key': A },
+      },
+    );
+    expect(second.status).toBe(200);
+    await second.json();
+    expect(second.headers.get('x-trino-query-id')).toBe(ids[0]);
+    // Still two held, a's limit: an explain of a's (a query) ends the oldest one and runs at once.
+    expect(app.tg.held.size).toBe(2);
+    expect((await explain(A)).status).toBe(200);
+    expect(app.tg.held.size).toBe(1);
+    // b is not held back by a's held queries.
+    expect((await explain(B)).status).toBe(200);
+    for (let i = 0; i < 50 && (await stateOf(ids[1]!)) !== 'FAILED'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await stateOf(ids[1]!)).toBe('FAILED');
+    await app.tg.held.close();
+    for (let i = 0; i < 50 && (await stateOf(ids[0]!)) !== 'FAILED'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await stateOf(ids[0]!)).toBe('FAILED');
+  });
 });

@@ -164,7 +164,7 @@ describe('SIGTERM during 10 streaming responses', () => {
     for (const s of streams.slice(5)) s.release();
     const cut = await Promise.all(streams.slice(5).map((s) => s.done));
     for (const [i, r] of cut.entries()) expect(complete(streams[5 + i]!.format, r), streams[5 + i]!.format).toBe(false);
-    // No query of the gateway is left running: the five finished, the five cut were cancelled.
+    // No query of the gateway is left running: the five finished or held were ended, the five cut were cancelled.
     const settled = async () => {
       for (let i = 0; i < 50; i++) {
         const now = await states();
@@ -174,7 +174,9 @@ describe('SIGTERM during 10 streaming responses', () => {
       return states();
     };
     const after = new Map(await settled());
-    expect(streams.slice(0, 5).map((s) => after.get(s.queryId))).toEqual(Array(5).fill('FINISHED'));
+    // The five short pages were whole; their queries were held for a next page (read-ahead.ts), and the shutdown
+    // cancelled those (a query already read to its end is FINISHED).
+    for (const s of streams.slice(0, 5)) expect(['FINISHED', 'FAILED']).toContain(after.get(s.queryId));
     expect(streams.slice(5).map((s) => after.get(s.queryId))).toEqual(Array(5).fill('FAILED'));
     const [[running]] = (
       await trino.all(

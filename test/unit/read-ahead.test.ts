@@ -1,8 +1,13 @@
-/** Pages read ahead (issue 12): the cache's bounds, and the page cutter's rows past the page. */
+/**
+ * Pages read on (issue 12): the held results' bounds (count, time to live, age, parked slots), and the page cutter
+ * handing its result over so the next page reads on from it, with the rows and next position a query of its own
+ * would give.
+ */
 import { describe, expect, it } from 'vitest';
+import { QueryLimiter } from '../../src/access/quotas.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
-import { ReadAheadCache, readAheadResult, type ReadAheadEntry } from '../../src/read/read-ahead.js';
-import { inMemoryResult } from '../fakes/in-memory-result.js';
+import { HeldResults, type HeldResult } from '../../src/read/read-ahead.js';
+import { inMemoryResult, type InMemoryResult } from '../fakes/in-memory-result.js';
 
 const COLUMNS = [
   { name: 'n', type: 'bigint' },
@@ -10,12 +15,21 @@ const COLUMNS = [
 ];
 const row = (i: number) => [i, `2026-11-01 00:00:00.${String(Math.floor(i / 3)).padStart(3, '0')}`];
 const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => row(from + k));
-const entry = (n: number, ended = false): ReadAheadEntry => ({
-  queryId: 'q',
-  columns: COLUMNS,
-  rows: rows(0, n),
-  ended,
-});
+
+/** A held result over an in-memory result that has been pulled once (so closing it is observable). */
+async function heldOf(startedMs = Date.now()): Promise<{ held: HeldResult; source: InMemoryResult }> {
+  const source = inMemoryResult(COLUMNS, [rows(0, 2), rows(2, 4), rows(4, 6)]);
+  const rest = source.batches[Symbol.asyncIterator]();
+  await rest.next();
+  const port = { trino: null as never, opts: {}, stats: { queries: 0, widthMs: 0, endMs: 0 } };
+  return {
+    held: { queryId: 'q', columns: COLUMNS, rows: [], rest, port, relay: new AbortController(), startedMs },
+    source,
+  };
+}
+
+const noSlot = { release: null, park: () => () => {} };
+const tick = () => new Promise((r) => setTimeout(r, 5));
 
 async function drain(c: PageCutter): Promise<unknown[][]> {
   const out: unknown[][] = [];
@@ -23,87 +37,141 @@ async function drain(c: PageCutter): Promise<unknown[][]> {
   return out;
 }
 
-describe('ReadAheadCache', () => {
-  it('hands an entry out once, under its token only', () => {
-    const cache = new ReadAheadCache(100);
-    cache.put('t1', entry(10));
+describe('HeldResults', () => {
+  it('hands a result out once, under its key only, with its slot', async () => {
+    const cache = new HeldResults(4, 60_000);
+    const { held } = await heldOf();
+    const release = () => {};
+    cache.hold('t1', held, { release, park: () => () => {} });
     expect(cache.take('t2')).toBeUndefined();
-    expect(cache.take('t1')?.rows).toHaveLength(10);
+    expect(cache.take('t1')).toEqual({ result: held, release });
     expect(cache.take('t1')).toBeUndefined();
-    expect(cache.rows).toBe(0);
+    expect(cache.size).toBe(0);
   });
 
-  it('holds at most maxRows rows in all: the oldest entries go first, one too large is not kept', () => {
-    const cache = new ReadAheadCache(100);
-    cache.put('a', entry(40));
-    cache.put('b', entry(40));
-    cache.put('c', entry(40));
-    expect(cache.rows).toBe(80);
+  it('holds at most max results: the oldest is ended to make room', async () => {
+    const cache = new HeldResults(2, 60_000);
+    const [a, b, c] = [await heldOf(), await heldOf(), await heldOf()];
+    cache.hold('a', a.held, noSlot);
+    cache.hold('b', b.held, noSlot);
+    cache.hold('c', c.held, noSlot);
+    await tick();
+    expect(cache.size).toBe(2);
+    expect([a.source.closed, b.source.closed, c.source.closed]).toEqual([true, false, false]);
     expect(cache.take('a')).toBeUndefined();
-    cache.put('huge', entry(101));
-    expect(cache.take('huge')).toBeUndefined();
-    expect(cache.take('b')?.rows).toHaveLength(40);
-    expect(cache.take('c')?.rows).toHaveLength(40);
+    await cache.close();
+    expect([b.source.closed, c.source.closed]).toEqual([true, true]);
   });
 
-  it('forgets entries after their time to live', () => {
+  it('ends a result after its time to live, and one too old to read on when it is asked for', async () => {
     let now = 0;
-    const cache = new ReadAheadCache(100, 1000, () => now);
-    cache.put('a', entry(5));
-    now = 999;
-    cache.put('b', entry(5));
-    now = 1000;
+    const cache = new HeldResults(4, 1000, 20, () => now);
+    const [a, b] = [await heldOf(0), await heldOf(0)];
+    cache.hold('a', a.held, noSlot);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(a.source.closed).toBe(true);
     expect(cache.take('a')).toBeUndefined();
-    expect(cache.take('b')?.rows).toHaveLength(5);
+    const late = new HeldResults(4, 1000, 60_000, () => now);
+    late.hold('b', b.held, noSlot);
+    now = 1001;
+    expect(late.take('b')).toBeUndefined();
+    await tick();
+    expect(b.source.closed).toBe(true);
   });
 
-  it('a page reads up to nine pages more, half the cache at most; none with no cache', () => {
-    expect(new ReadAheadCache(100_000).extraRows(100)).toBe(900);
-    expect(new ReadAheadCache(100_000).extraRows(10_000)).toBe(50_000);
-    expect(new ReadAheadCache(0).extraRows(100)).toBe(0);
+  it("a held result keeps its caller's slot, parked: a query that needs the slot ends it", async () => {
+    const limiter = new QueryLimiter({
+      concurrentQueries: 1,
+      maxConcurrentQueries: 8,
+      queuedQueries: 4,
+      queueWaitMs: 50,
+    });
+    const cache = new HeldResults(4, 60_000);
+    const { held, source } = await heldOf();
+    const release = await limiter.acquire('alice');
+    cache.hold('t', held, { release, park: (evict) => limiter.park('alice', evict) });
+    expect([limiter.active('alice'), limiter.parkedCount()]).toEqual([1, 1]);
+    // Another caller fits beside it; alice's next query takes the parked slot at once.
+    (await limiter.acquire('bob'))();
+    expect(cache.size).toBe(1);
+    const mine = await limiter.acquire('alice');
+    await tick();
+    expect([cache.size, source.closed, limiter.parkedCount(), limiter.active('alice')]).toEqual([0, true, 0, 1]);
+    mine();
+  });
+
+  it('a result taken out is unparked: its slot is no longer given up', async () => {
+    const limiter = new QueryLimiter({
+      concurrentQueries: 1,
+      maxConcurrentQueries: 8,
+      queuedQueries: 4,
+      queueWaitMs: 20,
+    });
+    const cache = new HeldResults(4, 60_000);
+    const { held } = await heldOf();
+    cache.hold('t', held, { release: await limiter.acquire('alice'), park: (e) => limiter.park('alice', e) });
+    const taken = cache.take('t')!;
+    expect(limiter.parkedCount()).toBe(0);
+    await expect(limiter.acquire('alice')).rejects.toMatchObject({ code: 'TG_TOO_MANY_REQUESTS' });
+    taken.release!();
+    expect(limiter.active('alice')).toBe(0);
   });
 });
 
-describe('PageCutter rows past the page', () => {
-  it('keeps the rows after the page up to its capacity, reading on after the page; the query is then closed', async () => {
-    const source = inMemoryResult(COLUMNS, [rows(0, 4), rows(4, 8), rows(8, 12), rows(12, 16)]);
-    const cutter = new PageCutter(source, 5, 1, undefined, 6);
-    expect(await drain(cutter)).toEqual(rows(0, 5));
-    expect(cutter.more).toBe(true);
-    expect(cutter.spilled()).toEqual({ rows: rows(5, 11), ended: false });
-    expect(source.closed).toBe(true);
-    expect(source.pulled).toBe(3);
-  });
-
-  it('says when the result ended within the rows kept', async () => {
-    const cutter = new PageCutter(inMemoryResult(COLUMNS, [rows(0, 4), rows(4, 9)]), 5, 1, undefined, 10);
-    await drain(cutter);
-    expect(cutter.spilled()).toEqual({ rows: rows(5, 9), ended: true });
-  });
-
-  it('keeps nothing for a last page, or without a capacity (the query ends with the page)', async () => {
-    const last = new PageCutter(inMemoryResult(COLUMNS, [rows(0, 4)]), 5, 1, undefined, 10);
-    expect(await drain(last)).toEqual(rows(0, 4));
-    expect(last.spilled()).toBeNull();
+describe('PageCutter reading on', () => {
+  it('hands over the rows after the page and its result, which is not ended', async () => {
     const source = inMemoryResult(COLUMNS, [rows(0, 4), rows(4, 8), rows(8, 12)]);
-    const none = new PageCutter(source, 5, 1);
-    await drain(none);
-    expect(none.spilled()).toBeNull();
-    expect(source.pulled).toBe(2);
+    const cutter = new PageCutter(source, 5, 1, undefined, true);
+    expect(await drain(cutter)).toEqual(rows(0, 5));
+    const rest = cutter.rest()!;
+    expect(rest.rows).toEqual(rows(5, 8));
+    expect([source.closed, source.pulled]).toEqual([false, 2]);
+    expect((await rest.source.next()).value).toEqual(rows(8, 12));
   });
 
-  it('a page served from kept rows is the page a query from its position reads, with the same next position', async () => {
+  it('hands nothing over for a last page, or for a page the client left (the result is ended)', async () => {
+    const last = new PageCutter(inMemoryResult(COLUMNS, [rows(0, 4)]), 5, 1, undefined, true);
+    expect(await drain(last)).toEqual(rows(0, 4));
+    expect(last.rest()).toBeNull();
+    const source = inMemoryResult(COLUMNS, [rows(0, 4), rows(4, 8), rows(8, 12)]);
+    const left = new PageCutter(source, 5, 1, undefined, true);
+    const it = left.batches();
+    await it.next();
+    await it.return(undefined);
+    expect(left.rest()).toBeNull();
+    expect(source.closed).toBe(true);
+    const plain = inMemoryResult(COLUMNS, [rows(0, 4), rows(4, 8), rows(8, 12)]);
+    const notReadOn = new PageCutter(plain, 5, 1);
+    await drain(notReadOn);
+    expect([notReadOn.rest(), plain.closed]).toEqual([null, true]);
+  });
+
+  it('pages read on are the pages queries from their positions read, with the same next positions', async () => {
     const all = rows(0, 30);
-    const position = { h: 'x', m: 'anchor' as const, a: String(row(0)[1]), s: 0 };
-    // Page 1 from the query, its rows past the page kept; page 2 from them, and from a query of its own.
-    const first = new PageCutter(inMemoryResult(COLUMNS, [all]), 7, 1, undefined, 20);
-    await drain(first);
-    const p2 = first.next(position)!;
-    const kept = { ...entry(0), rows: first.spilled()!.rows };
-    const fromKept = new PageCutter(readAheadResult(kept), 7, 1, undefined, 20);
-    const fromQuery = new PageCutter(inMemoryResult(COLUMNS, [all.slice(7)]), 7, 1);
-    expect(await drain(fromKept)).toEqual(await drain(fromQuery));
-    expect(fromKept.next(p2)).toEqual(fromQuery.next(p2));
-    expect(fromKept.next(p2)).toMatchObject({ m: 'anchor', a: String(row(13)[1]) });
+    let position = { h: 'x', m: 'anchor' as const, a: String(row(0)[1]), s: 0 } as Parameters<PageCutter['next']>[0];
+    // Batches of 4: page ends fall inside batches and on their edges.
+    const batches = Array.from({ length: 8 }, (_, k) => all.slice(4 * k, 4 * k + 4));
+    let cutter = new PageCutter(inMemoryResult(COLUMNS, batches), 7, 1, undefined, true);
+    const pages: unknown[][][] = [];
+    let offset = 0;
+    for (;;) {
+      const got = await drain(cutter);
+      const own = new PageCutter(inMemoryResult(COLUMNS, [all.slice(offset)]), 7, 1);
+      expect(got).toEqual(await drain(own));
+      const next = cutter.next(position);
+      expect(next).toEqual(own.next(position));
+      pages.push(got);
+      offset += got.length;
+      const rest = cutter.rest();
+      if (!next) {
+        expect(rest).toBeNull();
+        break;
+      }
+      position = next;
+      const source = { queryId: 'q', columns: COLUMNS, batches: { [Symbol.asyncIterator]: () => rest!.source } };
+      cutter = new PageCutter(source, 7, 1, undefined, true, rest!.rows);
+    }
+    expect(pages.flat()).toEqual(all);
+    expect(pages.map((p) => p.length)).toEqual([7, 7, 7, 7, 2]);
   });
 });
