@@ -101,10 +101,11 @@ export class PageCutter {
 
   /**
    * Reading on, once the page was read to its end and a next page exists: the rows after the page (from the batch
-   * that ended it) and the result to read on from. The caller then owns the result: it holds it or ends it.
+   * that ended it), the result to read on from, and the rows the page took from it (its own and those before it).
+   * The caller then owns the result: it holds it or ends it.
    */
-  rest(): { rows: Row[]; source: AsyncIterator<readonly Row[]> } | null {
-    return this.handsOver() ? { rows: this.after, source: this.source } : null;
+  rest(): { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number } | null {
+    return this.handsOver() ? { rows: this.after, source: this.source, consumed: this.consumed } : null;
   }
 
   private handsOver(): boolean {

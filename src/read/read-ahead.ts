@@ -19,7 +19,7 @@ import type { RequestTrino } from '../access/query-lease.js';
 import type { Release } from '../access/quotas.js';
 import type { ResultColumn, ResultStream } from '../trino/result-stream.js';
 import { prefetched } from './prefetch.js';
-import type { PortRef } from './sliced-result.js';
+import type { PortRef, Reach, ReadOnResult } from './sliced-result.js';
 
 type Row = readonly unknown[];
 
@@ -37,6 +37,9 @@ export interface HeldResult {
   relay: AbortController;
   /** When its first query started (epoch ms). */
   startedMs: number;
+  /** How far it may be read (sliced-result.ts), and the rows the pages before took from it. */
+  reach: Reach;
+  consumed: number;
 }
 
 /** What keeps a held result's query slot: the slot, and what parks it under its caller (null: no quotas). */
@@ -139,7 +142,7 @@ export interface PageSource {
   /** True when the page reads on from an earlier page's query (it ran none of its own to start). */
   continued: boolean;
   /** Holds the rest of the result for the page whose token is `token`, or ends it when it cannot be held. */
-  handOn(token: string | null, rest: { rows: Row[]; source: AsyncIterator<readonly Row[]> }): void;
+  handOn(token: string | null, rest: { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number }): void;
 }
 
 /**
@@ -156,7 +159,12 @@ export async function pageSource(
 ): Promise<PageSource> {
   const readOn = o.eligible && o.limit !== Infinity && held.max > 0;
   const key = (token: string) => `${o.caller}\u0000${token}`;
-  const found = readOn && o.token !== undefined ? held.take(key(o.token)) : undefined;
+  let found = readOn && o.token !== undefined ? held.take(key(o.token)) : undefined;
+  // Read on only as far as its end is surely the window's: this page must see its rows and one more before.
+  if (found && found.result.reach.sure - found.result.consumed < o.limit + 1) {
+    void end(found.result, found.release);
+    found = undefined;
+  }
   // The queries of a result read on outlive this request: their signal is a relay that this request's client
   // going away aborts, until the result is handed on (then the next page's request binds it).
   const relay = found?.result.relay ?? new AbortController();
@@ -169,6 +177,8 @@ export async function pageSource(
   let source: ResultStream;
   let startedMs = Date.now();
   let ref = port;
+  let reach: Reach = { yielded: 0, sure: 0 };
+  let consumed = 0;
   if (found) {
     const h = found.result;
     Object.assign(h.port, { trino: port.trino, opts: { ...port.opts, signal: relay.signal }, stats: port.stats });
@@ -176,10 +186,13 @@ export async function pageSource(
     result = source = { queryId: h.queryId, columns: h.columns, batches: { [Symbol.asyncIterator]: () => h.rest } };
     startedMs = h.startedMs;
     ref = h.port;
+    reach = h.reach;
+    consumed = h.consumed;
   } else {
     if (readOn) port.opts = { ...port.opts, signal: relay.signal };
     result = await open(readOn);
     source = prefetched(result);
+    if (readOn) reach = (result as ReadOnResult).reach;
   }
   return {
     result,
@@ -191,7 +204,18 @@ export async function pageSource(
       o.signal.removeEventListener('abort', abort);
       // Held only with the query's own slot, which the request gives up (a query slot parked under its caller).
       const release = token && !relay.signal.aborted ? trino.detach() : null;
-      const h: HeldResult = { ...result, rows: rest.rows, rest: rest.source, port: ref, relay, startedMs };
+      const { queryId, columns } = result;
+      const h: HeldResult = {
+        queryId,
+        columns,
+        rows: rest.rows,
+        rest: rest.source,
+        port: ref,
+        relay,
+        startedMs,
+        reach,
+        consumed: consumed + rest.consumed,
+      };
       if (!token || !release) return void end(h, null);
       held.hold(key(token), h, { release, park: (evict) => trino.park(evict) });
     },

@@ -60,22 +60,42 @@ export interface PortRef {
 }
 
 /**
+ * How far a result read on (read-ahead.ts) may be read: each of its slices asks for a bounded number of rows (so a
+ * slice denser than expected costs Trino a bounded top-N, not a sort of everything in it), and a slice that returns
+ * all it asked for may hold more. The result stops after such a slice, so its end is then not the window's end:
+ * a page reads on from it only while its rows up to that point are enough to show whether a next page exists.
+ */
+export interface Reach {
+  /** Rows yielded so far. */
+  yielded: number;
+  /** The number of rows yielded beyond which the result's end may not be the window's end. */
+  sure: number;
+}
+
+/** A result read on past its page: how far it may be read. */
+export interface ReadOnResult extends ResultStream {
+  reach: Reach;
+}
+
+/**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
  * started only when the consumer has taken every row of the previous one and still wants more. `readOn`: the
- * result goes on past the page to the window's end (read-ahead.ts holds it for the next pages), its first slice
- * READ_ON_PAGES times as wide.
+ * result goes on past the page, for the next pages (read-ahead.ts): its first slice READ_ON_PAGES times as wide,
+ * each slice asking for twice the rows its width held on the previous page, up to the window's end or a slice
+ * that returns all it asked for (see Reach).
  */
 export async function slicedResult(
   ref: PortRef,
   plan: Plan & { slices: SlicePlan },
   readOn = false,
-): Promise<ResultStream> {
+): Promise<ReadOnResult> {
   const { slices, tree } = plan;
-  const wanted = readOn ? Infinity : tree.limit + 1;
+  const wanted = tree.limit + 1;
   // The first slice's width is learnt for one page: reading on, it is as many times wider as pages are expected.
   const windows = sliceWindows(readOn ? { ...slices, widthMs: slices.widthMs * READ_ON_PAGES } : slices);
+  let asked = readOn ? 2 * READ_ON_PAGES * wanted : wanted;
   // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
-  // one for the rows still missing (reading on: every row of the slice).
+  // one for the rows still missing (reading on: as many as the slice should hold, twice over).
   const run = (w: SliceWindow, rows: number) => {
     const { stats } = ref;
     stats.queries++;
@@ -86,24 +106,31 @@ export async function slicedResult(
   const firstWindow = windows.next();
   // The planner makes slices only for a window that is not empty (fromMs < hi).
   if (firstWindow.done) throw new Error('a sliced read needs a window');
-  const first = await run(firstWindow.value, wanted);
+  const first = await run(firstWindow.value, asked);
   const columns: readonly ResultColumn[] = first.columns;
+  const reach: Reach = { yielded: 0, sure: asked };
 
   async function* batches(): AsyncGenerator<Rows> {
-    let seen = 0;
     let result = first;
-    // Ended early (a page full, a client gone), for-await ends the slice's result, which cancels its query.
     for (;;) {
+      const from = reach.yielded;
+      // Ended early (a page full, a client gone), for-await ends the slice's result, which cancels its query.
       for await (const batch of result.batches) {
-        seen += batch.length;
+        reach.yielded += batch.length;
         yield batch;
       }
-      const next = seen < wanted ? windows.next() : undefined;
-      if (!next || next.done) return;
-      result = await run(next.value, wanted - seen);
+      if (readOn) {
+        // A slice that returned every row it asked for may hold more: the result stops here.
+        if (reach.yielded - from >= asked) return void (reach.sure = reach.yielded);
+        asked *= slices.growth;
+      } else asked = wanted - reach.yielded;
+      const next = asked > 0 ? windows.next() : undefined;
+      if (!next || next.done) return void (reach.sure = Infinity);
+      reach.sure = reach.yielded + asked;
+      result = await run(next.value, asked);
     }
   }
-  return { queryId: first.queryId, columns, batches: batches() };
+  return { queryId: first.queryId, columns, batches: batches(), reach };
 }
 
 /** The plan's result: sliced when the plan says how, one query otherwise; `readOn`: past a sliced page. */

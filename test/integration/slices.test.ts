@@ -142,9 +142,12 @@ describe('sliced pages', () => {
       const [ahead, own] = [await pagesOf(mem, first), await pagesOf(memOwn, first)];
       expect(ahead.bodies).toEqual(own.bodies);
       expect(ahead.bodies.length).toBeGreaterThan(40);
-      // One query per page without held results; with them, every page reads on from the first page's result.
+      // One query per page without held results; with them, a page reads on from the query of the page before it
+      // (a walk starts a query again only where a slice was denser than its row budget).
       expect(new Set(own.queryIds).size).toBe(own.bodies.length);
-      expect(new Set(ahead.queryIds).size).toBe(1);
+      const walks = new Set(ahead.queryIds).size;
+      process.stderr.write(`[slices] ${ahead.bodies.length} pages of 7 read on: ${walks} first queries\n`);
+      expect(walks).toBeLessThanOrEqual(Math.ceil(ahead.bodies.length / 10));
       expect(mem.tg.held.size).toBe(0);
     },
   );

@@ -23,7 +23,17 @@ async function heldOf(startedMs = Date.now()): Promise<{ held: HeldResult; sourc
   await rest.next();
   const port = { trino: null as never, opts: {}, stats: { queries: 0, widthMs: 0, endMs: 0 } };
   return {
-    held: { queryId: 'q', columns: COLUMNS, rows: [], rest, port, relay: new AbortController(), startedMs },
+    held: {
+      queryId: 'q',
+      columns: COLUMNS,
+      rows: [],
+      rest,
+      port,
+      relay: new AbortController(),
+      startedMs,
+      reach: { yielded: 2, sure: Infinity },
+      consumed: 0,
+    },
     source,
   };
 }
