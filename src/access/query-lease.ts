@@ -66,7 +66,10 @@ export class QueryLease implements RequestTrino {
 
   /** Takes on the slot of a query another request started and this one reads on (the next page). */
   adopt(release: Release): void {
-    if (this.ended) return release();
+    if (this.ended) {
+      release();
+      return;
+    }
     this.releases.push(release);
     this.held++;
   }

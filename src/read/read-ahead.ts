@@ -55,7 +55,7 @@ interface Held {
   timer: NodeJS.Timeout;
 }
 
-/** A page of this many rows reads a first slice this many times as wide (the slices after it double). */
+/** Pages the first slice of a page read on asks for (sliced-result.ts); the slices after it grow. */
 export const READ_ON_PAGES = 10;
 
 export class HeldResults {

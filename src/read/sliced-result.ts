@@ -60,10 +60,12 @@ export interface PortRef {
 }
 
 /**
- * How far a result read on (read-ahead.ts) may be read: each of its slices asks for a bounded number of rows (so a
- * slice denser than expected costs Trino a bounded top-N, not a sort of everything in it), and a slice that returns
- * all it asked for may hold more. The result stops after such a slice, so its end is then not the window's end:
- * a page reads on from it only while its rows up to that point are enough to show whether a next page exists.
+ * How far a result read on (read-ahead.ts) may be read: its first slice asks for a bounded number of rows (a first
+ * slice denser than expected costs Trino a bounded top-N, not a sort of everything in it, and a reader who only
+ * wants the first page waits for no more), and when it returns all it asked for it may hold more. The result stops
+ * there, so its end is then not the window's end: a page reads on from it only while its rows up to that point are
+ * enough to show whether a next page exists. The slices after it ask for every row they hold (a top-N of many rows
+ * is slower in Trino than the sort of them): their width follows the density of the first.
  */
 export interface Reach {
   /** Rows yielded so far. */
@@ -80,9 +82,8 @@ export interface ReadOnResult extends ResultStream {
 /**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
  * started only when the consumer has taken every row of the previous one and still wants more. `readOn`: the
- * result goes on past the page, for the next pages (read-ahead.ts): its first slice READ_ON_PAGES times as wide,
- * each slice asking for twice the rows its width held on the previous page, up to the window's end or a slice
- * that returns all it asked for (see Reach).
+ * result goes on past the page, for the next pages (read-ahead.ts): its first slice asks for READ_ON_PAGES pages
+ * and is half as many times as wide, the slices after it ask for all their rows, up to the window's end (Reach).
  */
 export async function slicedResult(
   ref: PortRef,
@@ -91,11 +92,13 @@ export async function slicedResult(
 ): Promise<ReadOnResult> {
   const { slices, tree } = plan;
   const wanted = tree.limit + 1;
-  // The first slice's width is learnt for one page: reading on, it is as many times wider as pages are expected.
-  const windows = sliceWindows(readOn ? { ...slices, widthMs: slices.widthMs * READ_ON_PAGES } : slices);
-  let asked = readOn ? 2 * READ_ON_PAGES * wanted : wanted;
-  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows, a later
-  // one for the rows still missing (reading on: as many as the slice should hold, twice over).
+  // The first slice's width is learnt for one page: reading on, it should hold half the pages it asks for, so that
+  // only a slice twice as dense as the last page stops the walk's query there.
+  const widen = readOn ? READ_ON_PAGES / 2 : 1;
+  const windows = sliceWindows({ ...slices, widthMs: Math.ceil(slices.widthMs * widen) });
+  let asked = readOn ? READ_ON_PAGES * wanted : wanted;
+  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (reading
+  // on: as many for ten pages), a later one for the rows still missing (reading on: all of them).
   const run = (w: SliceWindow, rows: number) => {
     const { stats } = ref;
     stats.queries++;
@@ -122,7 +125,7 @@ export async function slicedResult(
       if (readOn) {
         // A slice that returned every row it asked for may hold more: the result stops here.
         if (reach.yielded - from >= asked) return void (reach.sure = reach.yielded);
-        asked *= slices.growth;
+        asked = Infinity;
       } else asked = wanted - reach.yielded;
       const next = asked > 0 ? windows.next() : undefined;
       if (!next || next.done) return void (reach.sure = Infinity);

@@ -6,8 +6,8 @@
  * Order and memory: segments are yielded in the order Trino lists them. Spooled segments are fetched up to
  * `window` at once, counted from the one being read, so the fetches run ahead of the consumer by at most
  * `window` segments and never faster than it pulls; a fetched segment stays compressed until its turn. In
- * spooled mode the next page (segment descriptors only) is asked for while the window has room; direct pages
- * are asked for only when the consumer has read the previous one, as before.
+ * spooled mode the next page (segment descriptors only) is asked for while the window has room; a direct page is
+ * asked for when the consumer starts reading the one before it (one page ahead).
  *
  * A segment is acknowledged (Trino may delete it) once its rows have been read; when the reader is released
  * early (client gone, failure, deadline) every segment it knows of and has not acknowledged is released too.
@@ -174,11 +174,16 @@ export class ResultReader {
     }
   }
 
-  /** Starts the fetches the window allows; in spooled mode, asks for the next page while the window has room. */
+  /**
+   * Starts the fetches the window allows; in spooled mode, asks for the next page while the window has room; in
+   * direct mode, for the next page while the current one is read (one page ahead, no more: the consumer still
+   * paces Trino, and the page's rows, parsed a batch at a time, no longer leave the encoder idle while it comes).
+   */
   private lookAhead(): void {
     const { window } = this.options;
-    if (this.spooled && !this.pending && this.nextUri !== undefined && this.queue.length < window) {
-      this.pending = this.source.page(this.take(), true);
+    const room = this.spooled ? this.queue.length < window : this.queue.length <= 1;
+    if (!this.pending && this.nextUri !== undefined && room) {
+      this.pending = this.source.page(this.take(), this.spooled);
       this.pending.catch(() => {}); // awaited later; a failure surfaces there
     }
     for (let i = 0; i < Math.min(window, this.queue.length); i++) {
