@@ -75,13 +75,13 @@ export class HeldResults {
 
   /** Holds `result` for the request presenting `key`; the oldest entry goes when the cache is full. */
   hold(key: string, result: HeldResult, slot: HeldSlot): void {
+    if (this.max === 0) return void end(result, slot.release);
     void this.drop(key);
     while (this.entries.size >= this.max) {
       const oldest = this.entries.keys().next().value;
       if (oldest === undefined) break;
       void this.drop(oldest);
     }
-    if (this.max === 0) return void end(result, slot.release);
     const timer = setTimeout(() => void this.drop(key), this.ttlMs);
     timer.unref();
     const unpark = slot.release ? slot.park(() => void this.drop(key)) : () => {};
@@ -90,15 +90,17 @@ export class HeldResults {
 
   /**
    * The result held for `key`, removed from the cache with its slot (the caller adopts it); undefined when none is,
-   * or it is too old to read on (then it is ended).
+   * or it cannot be read on (then it is ended): too old, or its end is not sure within the `need` rows the reader
+   * must see (a page's rows and one more, to know whether a next page exists).
    */
-  take(key: string): { result: HeldResult; release: Release | null } | undefined {
+  take(key: string, need = 0): { result: HeldResult; release: Release | null } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
     clearTimeout(e.timer);
     e.unpark();
-    if (this.now() - e.result.startedMs > this.maxAgeMs) {
+    const { startedMs, reach, consumed } = e.result;
+    if (this.now() - startedMs > this.maxAgeMs || reach.sure - consumed < need) {
       void end(e.result, e.release);
       return undefined;
     }
@@ -130,7 +132,7 @@ function end(result: HeldResult, release: Release | null): Promise<void> {
 }
 
 /** What a page reads: its result, and how the result is handed on for the next page. */
-export interface PageSource {
+export interface PageRead {
   /** The page's result (for its query id and columns). */
   result: ResultStream;
   /** What the cutter reads: the result fetched a batch ahead (prefetch.ts), once per query. */
@@ -150,21 +152,17 @@ export interface PageSource {
  * slices then run as this request's queries, on its slot), or a new one (`open`), read on past the page when
  * `eligible`.
  */
-export async function pageSource(
+export async function pageRead(
   held: HeldResults,
   trino: RequestTrino,
   port: PortRef,
   o: { eligible: boolean; limit: number; token: string | undefined; caller: string; signal: AbortSignal },
   open: (readOn: boolean) => Promise<ResultStream>,
-): Promise<PageSource> {
+): Promise<PageRead> {
   const readOn = o.eligible && o.limit !== Infinity && held.max > 0;
   const key = (token: string) => `${o.caller}\u0000${token}`;
-  let found = readOn && o.token !== undefined ? held.take(key(o.token)) : undefined;
   // Read on only as far as its end is surely the window's: this page must see its rows and one more before.
-  if (found && found.result.reach.sure - found.result.consumed < o.limit + 1) {
-    void end(found.result, found.release);
-    found = undefined;
-  }
+  const found = readOn && o.token !== undefined ? held.take(key(o.token), o.limit + 1) : undefined;
   // The queries of a result read on outlive this request: their signal is a relay that this request's client
   // going away aborts, until the result is handed on (then the next page's request binds it).
   const relay = found?.result.relay ?? new AbortController();

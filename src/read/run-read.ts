@@ -26,7 +26,7 @@ import type { TrinoPort } from '../trino/trino-port.js';
 import type { RequestTrino } from '../access/query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
-import { pageSource } from './read-ahead.js';
+import { pageRead } from './read-ahead.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../registry/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
@@ -192,7 +192,7 @@ export async function streamPlan(
   };
   // Pages read on (read-ahead.ts): a plain sliced page's query goes on past the page and is held for the next one
   // (under its token and the caller), which reads on from it instead of starting a query of its own.
-  const page = await pageSource(
+  const page = await pageRead(
     app.tg.held,
     trino,
     port,

@@ -206,8 +206,9 @@ export class HttpTrino implements TrinoPort {
   }
 
   /**
-   * GETs a nextUri, retrying what the protocol allows; an abort rejects with the signal's reason. `spooled`: a page already on its way when the query is cancelled gets PAGE_GRACE_MS to arrive, as it may announce
-   * segments, which the reader then releases (result-reader.ts) instead of leaving them in the spool to expire.
+   * GETs a nextUri, retrying what the protocol allows; an abort rejects with the signal's reason. `spooled`: a page
+   * already on its way when the query is cancelled gets PAGE_GRACE_MS to arrive, as it may announce segments, which
+   * the reader then releases (result-reader.ts) instead of leaving them in the spool to expire.
    */
   private async fetch(
     uri: string,

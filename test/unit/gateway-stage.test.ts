@@ -9,12 +9,12 @@ import { compileQuery } from '../../src/query/compile.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import { plan, type ReadPolicy } from '../../src/query/planner.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
-import { limitsOf } from '../../src/access/access-schema.js';
 import { compareKeys, keyOf } from '../../src/read/gateway/evaluate.js';
 import { gatewayRun } from '../../src/read/gateway/gateway-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { table } from '../cases/columns.js';
+import { testPolicy } from '../cases/read-policy.js';
 
 const VALUE_TYPE =
   'row(id bigint, amount decimal(12,2), currency varchar, at timestamp(3), customer row(id varchar, country varchar), tags array(varchar), sig varbinary)';
@@ -34,18 +34,10 @@ const topic: TopicModel = {
   decoded: new Map([['value', VALUE_TYPE]]),
 };
 const DAY = 86_400_000;
-const POLICY: ReadPolicy = {
-  caps: limitsOf(undefined),
-  trino: { impersonate: false, session: {}, clientTags: [] },
-  rows: { filter: null, principal: 'anonymous' },
-  defaultLimit: 100,
-  maxLimit: 1000,
-  batchDefaultLimit: 1000,
+const POLICY: ReadPolicy = testPolicy({
   gatewayMaxRows: 50,
-  guardrail: { maxWindowMs: 7 * DAY, allowFullScan: false, complexPredicates: false },
-  parallel: { default: 1, max: 4 },
   infer: { defaultSample: 10, maxSample: 10, defaultWindowMs: DAY, maxWindowMs: DAY },
-};
+});
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const WINDOW = { since: '2026-11-01T00:00:00Z', until: '2026-11-02T00:00:00Z' };
 

@@ -10,7 +10,7 @@ import type { ReadRequest, TopicModel } from '../../src/query/plan.js';
 import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';
 import { trinoTimestampText } from '../../src/query/time.js';
 import { table } from '../cases/columns.js';
-import { limitsOf } from '../../src/access/access-schema.js';
+import { testPolicy } from '../cases/read-policy.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -40,18 +40,7 @@ const items: TopicModel = {
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const POLICY: ReadPolicy = {
-  caps: limitsOf(undefined),
-  trino: { impersonate: false, session: {}, clientTags: [] },
-  rows: { filter: null, principal: 'anonymous' },
-  defaultLimit: 100,
-  maxLimit: 1000,
-  batchDefaultLimit: 1000,
-  gatewayMaxRows: 1000,
-  guardrail: { maxWindowMs: 7 * DAY, allowFullScan: false, complexPredicates: false },
-  parallel: { default: 1, max: 4 },
-  infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: DAY, maxWindowMs: 7 * DAY },
-};
+const POLICY: ReadPolicy = testPolicy();
 /** A filter the storage cannot evaluate (a JSON field) and one it can (the key). */
 const RESIDUAL: PredicateNode = {
   kind: 'compare',

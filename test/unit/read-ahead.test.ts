@@ -39,6 +39,9 @@ async function heldOf(startedMs = Date.now()): Promise<{ held: HeldResult; sourc
 }
 
 const noSlot = { release: null, park: () => () => {} };
+/** A limiter of one query per caller, eight in all; a query that does not fit waits `queueWaitMs`. */
+const oneQueryEach = (queueWaitMs: number) =>
+  new QueryLimiter({ concurrentQueries: 1, maxConcurrentQueries: 8, queuedQueries: 4, queueWaitMs });
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 async function drain(c: PageCutter): Promise<unknown[][]> {
@@ -90,12 +93,7 @@ describe('HeldResults', () => {
   });
 
   it("a held result keeps its caller's slot, parked: a query that needs the slot ends it", async () => {
-    const limiter = new QueryLimiter({
-      concurrentQueries: 1,
-      maxConcurrentQueries: 8,
-      queuedQueries: 4,
-      queueWaitMs: 50,
-    });
+    const limiter = oneQueryEach(50);
     const cache = new HeldResults(4, 60_000);
     const { held, source } = await heldOf();
     const release = await limiter.acquire('alice');
@@ -111,12 +109,7 @@ describe('HeldResults', () => {
   });
 
   it('a result taken out is unparked: its slot is no longer given up', async () => {
-    const limiter = new QueryLimiter({
-      concurrentQueries: 1,
-      maxConcurrentQueries: 8,
-      queuedQueries: 4,
-      queueWaitMs: 20,
-    });
+    const limiter = oneQueryEach(20);
     const cache = new HeldResults(4, 60_000);
     const { held } = await heldOf();
     cache.hold('t', held, { release: await limiter.acquire('alice'), park: (e) => limiter.park('alice', e) });

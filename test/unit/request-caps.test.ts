@@ -11,6 +11,7 @@ import { plan, type ReadPolicy } from '../../src/query/planner.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
 import type { QueryBody } from '../../src/schemas/read.js';
 import { json, table } from '../cases/columns.js';
+import { testPolicy } from '../cases/read-policy.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -37,18 +38,11 @@ const SMALL: LimitSettings = {
   maxJsonPaths: 2,
   maxBuckets: 24,
 };
-const policy = (caps: LimitSettings = SMALL): ReadPolicy => ({
-  caps: limitsOf(caps),
-  trino: { impersonate: false, session: {}, clientTags: [] },
-  rows: { filter: null, principal: 'anonymous' },
-  defaultLimit: 100,
-  maxLimit: 1000,
-  batchDefaultLimit: 1000,
-  gatewayMaxRows: 1000,
-  guardrail: { maxWindowMs: 7 * DAY, allowFullScan: true, complexPredicates: false },
-  parallel: { default: 1, max: 4 },
-  infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: DAY, maxWindowMs: 7 * DAY },
-});
+const policy = (caps: LimitSettings = SMALL): ReadPolicy =>
+  testPolicy({
+    caps: limitsOf(caps),
+    guardrail: { maxWindowMs: 7 * DAY, allowFullScan: true, complexPredicates: false },
+  });
 
 const get = (q: Record<string, string | string[]>, caps?: LimitSettings) =>
   plan({ kind: 'read', topic, read: readRequestFromQuery(q, resolver(topic)), token: null }, policy(caps), NOW);

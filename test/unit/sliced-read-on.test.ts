@@ -4,12 +4,12 @@
  * asked for may hold more, so the result stops there and says so (reach.sure), while the window's end is sure.
  */
 import { describe, expect, it } from 'vitest';
-import { limitsOf } from '../../src/access/access-schema.js';
 import type { TopicModel } from '../../src/query/plan.js';
-import { plan, type ReadPolicy } from '../../src/query/planner.js';
+import { plan } from '../../src/query/planner.js';
 import { READ_ON_PAGES } from '../../src/read/read-ahead.js';
 import { slicedResult } from '../../src/read/sliced-result.js';
 import { table } from '../cases/columns.js';
+import { testPolicy } from '../cases/read-policy.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 const COLUMNS = [table('key', 'varbinary'), table('timestamp_broker', 'timestamp(3)')];
@@ -19,18 +19,6 @@ const topic: TopicModel = {
   columns: new Map(COLUMNS.map((c) => [c.name, c])),
   time: COLUMNS[1]!,
 };
-const POLICY: ReadPolicy = {
-  caps: limitsOf(undefined),
-  trino: { impersonate: false, session: {}, clientTags: [] },
-  rows: { filter: null, principal: 'anonymous' },
-  defaultLimit: 100,
-  maxLimit: 1000,
-  batchDefaultLimit: 1000,
-  gatewayMaxRows: 1000,
-  guardrail: { maxWindowMs: 7 * 86_400_000, allowFullScan: false, complexPredicates: false },
-  parallel: { default: 1, max: 4 },
-  infer: { defaultSample: 1000, maxSample: 5000, defaultWindowMs: 86_400_000, maxWindowMs: 86_400_000 },
-};
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const page = plan(
   {
@@ -39,7 +27,7 @@ const page = plan(
     read: { where: null, since: '2026-11-30T00:00:00Z', until: '2026-11-30T04:00:00Z', limit: 9 },
     token: null,
   },
-  POLICY,
+  testPolicy(),
   NOW,
 );
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ['k', `2026-11-30 00:00:00.${i}`]);
