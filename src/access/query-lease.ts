@@ -15,12 +15,22 @@ import type { QueryLimiter, Release } from './quotas.js';
 export interface RequestTrino extends TrinoPort {
   /** Holds slots for `n` queries running at once (until the request ends); rejects with the 429 or 422. */
   hold(n: number): Promise<void>;
-  /** The slot of the one query running, for a query the request leaves running (null: not exactly one). */
-  detach(): Release | null;
+  /**
+   * The slot of the one query running, for a query the request leaves running (null: not exactly one), and the port
+   * its result's later queries run on until a request adopts it.
+   */
+  detach(): Detached | null;
   /** Takes on the slot of a query left running by an earlier request, which this one reads on. */
   adopt(release: Release): void;
   /** Parks a detached slot under the caller's key: `evict` ends its query when another query needs the slot. */
   park(evict: () => void): () => void;
+}
+
+/** A query slot taken out of a request, and where its result's queries run meanwhile. */
+export interface Detached {
+  release: Release;
+  /** Trino itself: under no request's slots (the detached slot covers them) or signal (the result's own cancels). */
+  port: TrinoPort;
 }
 
 export class QueryLease implements RequestTrino {
@@ -56,12 +66,14 @@ export class QueryLease implements RequestTrino {
 
   /**
    * The slot of the request's one running query, taken out of the lease, for a query that outlives the request
-   * (held for the next page, read/read-ahead.ts); null when the request holds other than exactly one.
+   * (held for the next page, read/read-ahead.ts); null when the request holds other than exactly one. A result held
+   * may start its next slice's query before a request adopts it (its reader fetches a batch ahead): that query runs
+   * on the detached slot, not through this lease, which ends with its request.
    */
-  detach(): Release | null {
+  detach(): Detached | null {
     if (this.held !== 1 || this.releases.length !== 1) return null;
     this.held = 0;
-    return this.releases.pop()!;
+    return { release: this.releases.pop()!, port: this.trino };
   }
 
   /** Takes on the slot of a query another request started and this one reads on (the next page). */

@@ -131,6 +131,39 @@ function end(result: HeldResult, release: Release | null): Promise<void> {
     .then(() => undefined);
 }
 
+/**
+ * A held result bound to the request that reads on from it (its slot adopted, its later queries on this request's
+ * port), with its next batch already read unless the rows kept fill the page. Undefined when that read fails (the
+ * query was cut in Trino, or the client of the page that left it running went away before its response was
+ * whole): the page then runs its own query, on the slot adopted, and holds the same rows.
+ */
+async function resume(
+  found: { result: HeldResult; release: Release | null },
+  trino: RequestTrino,
+  port: PortRef,
+  o: { limit: number; signal: AbortSignal },
+): Promise<{ result: HeldResult; release: Release | null } | undefined> {
+  const h = found.result;
+  Object.assign(h.port, { trino: port.trino, opts: { ...port.opts, signal: h.relay.signal }, stats: port.stats });
+  if (found.release) trino.adopt(found.release);
+  const abort = () => h.relay.abort(o.signal.reason);
+  if (o.signal.aborted) abort();
+  else o.signal.addEventListener('abort', abort, { once: true });
+  try {
+    if (h.rows.length <= o.limit) {
+      const next = await h.rest.next();
+      if (!next.done) h.rows = h.rows.concat(next.value);
+    }
+    return found;
+  } catch (err) {
+    if (o.signal.aborted) throw err;
+    void end(h, null);
+    return undefined;
+  } finally {
+    o.signal.removeEventListener('abort', abort);
+  }
+}
+
 /** What a page reads: its result, and how the result is handed on for the next page. */
 export interface PageRead {
   /** The page's result (for its query id and columns). */
@@ -162,7 +195,8 @@ export async function pageRead(
   const readOn = o.eligible && o.limit !== Infinity && held.max > 0;
   const key = (token: string) => `${o.caller}\u0000${token}`;
   // Read on only as far as its end is surely the window's: this page must see its rows and one more before.
-  const found = readOn && o.token !== undefined ? held.take(key(o.token), o.limit + 1) : undefined;
+  const taken = readOn && o.token !== undefined ? held.take(key(o.token), o.limit + 1) : undefined;
+  const found = taken && (await resume(taken, trino, port, o));
   // The queries of a result read on outlive this request: their signal is a relay that this request's client
   // going away aborts, until the result is handed on (then the next page's request binds it).
   const relay = found?.result.relay ?? new AbortController();
@@ -179,8 +213,6 @@ export async function pageRead(
   let consumed = 0;
   if (found) {
     const h = found.result;
-    Object.assign(h.port, { trino: port.trino, opts: { ...port.opts, signal: relay.signal }, stats: port.stats });
-    if (found.release) trino.adopt(found.release);
     result = source = { queryId: h.queryId, columns: h.columns, batches: { [Symbol.asyncIterator]: () => h.rest } };
     startedMs = h.startedMs;
     ref = h.port;
@@ -201,7 +233,9 @@ export async function pageRead(
     handOn(token, rest) {
       o.signal.removeEventListener('abort', abort);
       // Held only with the query's own slot, which the request gives up (a query slot parked under its caller).
-      const release = token && !relay.signal.aborted ? trino.detach() : null;
+      const detached = token && !relay.signal.aborted ? trino.detach() : null;
+      // Until the next page adopts it, a slice query it starts runs on that slot (this request is ending).
+      if (detached) ref.trino = detached.port;
       const { queryId, columns } = result;
       const h: HeldResult = {
         queryId,
@@ -214,8 +248,8 @@ export async function pageRead(
         reach,
         consumed: consumed + rest.consumed,
       };
-      if (!token || !release) return void end(h, null);
-      held.hold(key(token), h, { release, park: (evict) => trino.park(evict) });
+      if (!token || !detached) return void end(h, null);
+      held.hold(key(token), h, { release: detached.release, park: (evict) => trino.park(evict) });
     },
   };
 }

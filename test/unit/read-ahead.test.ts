@@ -4,9 +4,12 @@
  * would give.
  */
 import { describe, expect, it } from 'vitest';
+import { QueryLease } from '../../src/access/query-lease.js';
 import { QueryLimiter } from '../../src/access/quotas.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
-import { HeldResults, type HeldResult } from '../../src/read/read-ahead.js';
+import { HeldResults, pageRead, type HeldResult } from '../../src/read/read-ahead.js';
+import type { PortRef, ReadOnResult } from '../../src/read/sliced-result.js';
+import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 import { inMemoryResult, type InMemoryResult } from '../fakes/in-memory-result.js';
 
 const COLUMNS = [
@@ -176,5 +179,103 @@ describe('PageCutter reading on', () => {
     }
     expect(pages.flat()).toEqual(all);
     expect(pages.map((p) => p.length)).toEqual([7, 7, 7, 7, 2]);
+  });
+});
+
+/** One request's side of a page read on: its lease on `trino`, its port, and the signal its client going away aborts. */
+function request(trino: FakeTrinoPort, limiter: QueryLimiter) {
+  const gone = new AbortController();
+  const lease = new QueryLease(trino, limiter, 'alice', gone.signal);
+  const port: PortRef = { trino: lease, opts: {}, stats: { queries: 0, widthMs: 0, endMs: 0 } };
+  return { lease, port, gone };
+}
+
+/**
+ * A result read on in two slices through `ref`, as slicedResult runs them: the first slice's rows, then, once
+ * `between` resolves (the first slice's last page arriving late), the second slice's query.
+ */
+function twoSlices(ref: PortRef, between: Promise<void>, second = 'slice 2'): Promise<ReadOnResult> {
+  const reach = { yielded: 0, sure: Infinity };
+  return ref.trino.query('slice 1', ref.opts).then((first) => ({
+    queryId: first.queryId,
+    columns: first.columns,
+    reach,
+    batches: (async function* () {
+      for await (const b of first.batches) yield b;
+      await between;
+      const next = await ref.trino.query(second, ref.opts);
+      for await (const b of next.batches) yield b;
+    })(),
+  }));
+}
+
+describe('pageRead: a page reads on from the query the page before left running', () => {
+  const opts = (token: string | undefined, signal: AbortSignal) => ({
+    eligible: true,
+    limit: 2,
+    token,
+    caller: 'alice',
+    signal,
+  });
+
+  it('a slice query the held result starts after its request ended runs on the held slot; the next page adopts it', async () => {
+    const trino = new FakeTrinoPort()
+      .answer('slice 1', { columns: COLUMNS, batches: [rows(0, 3)] })
+      .answer('slice 2', { columns: COLUMNS, batches: [rows(3, 6)] });
+    const limiter = oneQueryEach(20);
+    const held = new HeldResults(4, 60_000);
+    let lateEnd = () => {};
+    const between = new Promise<void>((r) => (lateEnd = r));
+    const one = request(trino, limiter);
+    const first = await pageRead(held, one.lease, one.port, opts(undefined, one.gone.signal), () =>
+      twoSlices(one.port, between),
+    );
+    const page1 = new PageCutter(first.source, 2, 1, undefined, true, first.first);
+    expect(await drain(page1)).toEqual(rows(0, 2));
+    first.handOn('t2', page1.rest()!);
+    one.lease.end();
+    // The first slice ends only now (its last page came late), and the second slice's query starts while held.
+    lateEnd();
+    await tick();
+    expect(trino.queries.map((q) => q.sql)).toEqual(['slice 1', 'slice 2']);
+    expect([limiter.active('alice'), limiter.parkedCount()]).toEqual([1, 1]);
+    const two = request(trino, limiter);
+    const second = await pageRead(held, two.lease, two.port, opts('t2', two.gone.signal), () => {
+      throw new Error('the page reads on: it runs no query of its own');
+    });
+    expect(second.continued).toBe(true);
+    const page2 = new PageCutter(second.source, 2, 1, undefined, true, second.first);
+    expect(await drain(page2)).toEqual(rows(2, 4));
+    expect([limiter.active('alice'), limiter.parkedCount()]).toEqual([1, 0]);
+    two.lease.end();
+    expect(limiter.active('alice')).toBe(0);
+  });
+
+  it('a held result that fails before the next page reads from it: that page runs its own query, on the slot', async () => {
+    const trino = new FakeTrinoPort()
+      .answer('slice 1', { columns: COLUMNS, batches: [rows(0, 3)] })
+      .answer('broken', { columns: COLUMNS, batches: [], failWith: new Error('query cut in Trino') })
+      .answer('fresh', { columns: COLUMNS, batches: [rows(2, 6)] });
+    const limiter = oneQueryEach(20);
+    const held = new HeldResults(4, 60_000);
+    const one = request(trino, limiter);
+    const first = await pageRead(held, one.lease, one.port, opts(undefined, one.gone.signal), () =>
+      twoSlices(one.port, Promise.resolve(), 'broken'),
+    );
+    const page1 = new PageCutter(first.source, 2, 1, undefined, true, first.first);
+    await drain(page1);
+    first.handOn('t2', page1.rest()!);
+    one.lease.end();
+    const two = request(trino, limiter);
+    const second = await pageRead(held, two.lease, two.port, opts('t2', two.gone.signal), async () => {
+      const r = await two.port.trino.query('fresh', two.port.opts);
+      return { ...r, reach: { yielded: 0, sure: Infinity } };
+    });
+    expect(second.continued).toBe(false);
+    expect(await drain(new PageCutter(second.source, 2, 1, undefined, true, second.first))).toEqual(rows(2, 4));
+    // One slot throughout: the held one, adopted, ran the page's own query.
+    expect([limiter.active('alice'), limiter.parkedCount(), held.size]).toEqual([1, 0, 0]);
+    two.lease.end();
+    expect(limiter.active('alice')).toBe(0);
   });
 });
