@@ -14,6 +14,11 @@ export interface HttpRequest {
   body?: string;
   signal?: AbortSignal;
   timeoutMs: number;
+  /**
+   * Where a body of known length (Content-Length, not gzip) is read into, instead of being gathered and copied:
+   * a buffer of exactly that length (spooled segments: a reused one, zstd.ts).
+   */
+  into?: (length: number) => Buffer;
 }
 
 export interface HttpReply {
@@ -78,15 +83,27 @@ export class HttpTransport {
           return finish(new Error(`unexpected Content-Encoding ${JSON.stringify(encoding)}`));
         }
         const chunks: Buffer[] = [];
+        const length = Number(res.headers['content-length']);
+        let into = r.into && encoding !== 'gzip' && Number.isSafeInteger(length) && length > 0 ? r.into(length) : null;
+        let filled = 0;
         res.on('error', finish);
-        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('data', (c: Buffer) => {
+          if (into && filled + c.length <= into.length) {
+            filled += c.copy(into, filled);
+            return;
+          }
+          // More than announced: gathered as chunks after all (the caller sees the length it got).
+          if (into) chunks.push(into.subarray(0, filled));
+          into = null;
+          chunks.push(c);
+        });
         res.on('end', () => {
           const reply = (body: Buffer) => ({
             status: res.statusCode ?? 0,
             headers: res.headers,
             body,
           });
-          const raw = Buffer.concat(chunks);
+          const raw = into ? into.subarray(0, filled) : Buffer.concat(chunks);
           if (encoding !== 'gzip') return finish(undefined, reply(raw));
           // One inflate of the whole page off the main thread: a streamed gunzip costs about twice the CPU.
           zlib.gunzip(raw, { chunkSize: GUNZIP_CHUNK }, (err, body) => finish(err, err ? undefined : reply(body)));

@@ -5,14 +5,14 @@
  * was left uncompressed (Trino skips compressing small segments), whatever the encoding says.
  *
  * Decoders: zstd by @foxglove/wasm-zstd (zstd's C code in WebAssembly: no build step, about 4x the speed of the
- * pure-JS fzstd here), LZ4 by lz4-napi (lz4_flex through N-API, shipped prebuilt per platform). Node 20 has no zstd
+ * pure-JS fzstd here; decompressed into reused buffers, zstd.ts), LZ4 by lz4-napi (lz4_flex through N-API, shipped prebuilt per platform). Node 20 has no zstd
  * of its own (node:zlib gained it in 22.15).
  */
-import { decompress as zstdDecompress, isLoaded as zstdLoaded } from '@foxglove/wasm-zstd';
 import { uncompressSync as lz4Uncompress } from 'lz4-napi';
 import type { TrinoEncoding } from '../settings.js';
 import { arrayRows, type JsonRows } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
+import { segmentBuffers, zstdDecompressInto, zstdReady } from './zstd.js';
 
 export interface SegmentMetadata {
   /** Bytes of the segment as sent (compressed, when compressed). */
@@ -23,16 +23,29 @@ export interface SegmentMetadata {
   rowsCount?: number;
 }
 
-type Decompress = (bytes: Buffer, size: number) => Buffer;
+/** Decompresses a segment; `pooled`: its buffer came from segmentBuffers, to be given back once read. */
+type Decompress = (bytes: Buffer, size: number) => { plain: Buffer; pooled?: Buffer };
 
 const DECOMPRESS = {
-  'json+zstd': (bytes, size) => zstdDecompress(bytes, size),
+  'json+zstd': (bytes, size) => {
+    const pooled = segmentBuffers.take(size);
+    try {
+      return { plain: pooled.subarray(0, zstdDecompressInto(bytes, size, pooled)), pooled };
+    } catch (err) {
+      segmentBuffers.give(pooled);
+      throw err;
+    } finally {
+      // The frame was copied into zstd's memory: its body (pooled when fetched) is free again.
+      segmentBuffers.give(bytes);
+    }
+  },
   // lz4-napi reads lz4_flex's size-prepended block: four little-endian bytes of the decompressed size first.
   'json+lz4': (bytes, size) => {
     const framed = Buffer.allocUnsafe(bytes.length + 4);
     framed.writeUInt32LE(size, 0);
     bytes.copy(framed, 4);
-    return lz4Uncompress(framed);
+    segmentBuffers.give(bytes);
+    return { plain: lz4Uncompress(framed) };
   },
   json: undefined,
 } satisfies Record<TrinoEncoding, Decompress | undefined>;
@@ -43,7 +56,7 @@ export function decodable(encoding: string): encoding is TrinoEncoding {
 }
 
 /** The WebAssembly zstd decoder loads asynchronously, once; decode() needs it loaded. */
-export const decoderReady: Promise<unknown> = zstdLoaded;
+export const decoderReady: Promise<unknown> = zstdReady;
 
 /**
  * A segment's rows, in batches of at most `batchRows`, each parsed when its turn comes (json-rows.ts: parsed
@@ -59,19 +72,28 @@ export function* decodeSegment(
 ): Generator<unknown[][]> {
   const bad = (why: string) => new TrinoUnavailableError(`Trino sent a spooled segment that ${why}`);
   let plain: Buffer;
+  let pooled: Buffer | undefined;
   try {
     const decompress: Decompress | undefined = DECOMPRESS[encoding];
     const size = meta.uncompressedSize === undefined ? undefined : Number(meta.uncompressedSize);
-    plain = decompress && size !== undefined ? decompress(bytes, size) : bytes;
+    // Uncompressed, the body itself is read (and given back when its rows have been).
+    ({ plain, pooled } = decompress && size !== undefined ? decompress(bytes, size) : { plain: bytes, pooled: bytes });
     if (size !== undefined && plain.length !== size) throw new Error('size');
   } catch {
+    if (pooled) segmentBuffers.give(pooled);
     throw bad(`does not decompress as ${encoding}`);
   }
-  let rows: JsonRows;
+  // A pooled buffer is given back when its rows have been read (or the reader stopped): rows are parsed from
+  // copies of its text, so nothing read from it outlives the segment.
   try {
-    rows = arrayRows(plain, batchRows);
-  } catch {
-    throw bad('is not an array of rows');
+    let rows: JsonRows;
+    try {
+      rows = arrayRows(plain, batchRows);
+    } catch {
+      throw bad('is not an array of rows');
+    }
+    yield* rows.batches(lossless, () => bad('is not JSON'));
+  } finally {
+    if (pooled) segmentBuffers.give(pooled);
   }
-  yield* rows.batches(lossless, () => bad('is not JSON'));
 }
