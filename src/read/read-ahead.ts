@@ -205,25 +205,16 @@ export async function pageRead(
     if (o.signal.aborted) abort();
     else o.signal.addEventListener('abort', abort, { once: true });
   }
-  let result: ResultStream;
-  let source: ResultStream;
-  let startedMs = Date.now();
-  let ref = port;
-  let reach: Reach = { yielded: 0, sure: 0 };
-  let consumed = 0;
-  if (found) {
-    const h = found.result;
-    result = source = { queryId: h.queryId, columns: h.columns, batches: { [Symbol.asyncIterator]: () => h.rest } };
-    startedMs = h.startedMs;
-    ref = h.port;
-    reach = h.reach;
-    consumed = h.consumed;
-  } else {
-    if (readOn) port.opts = { ...port.opts, signal: relay.signal };
-    result = await open(readOn);
-    source = prefetched(result);
-    if (readOn) reach = (result as ReadOnResult).reach;
-  }
+  const h = found?.result;
+  const startedMs = h?.startedMs ?? Date.now();
+  if (!h && readOn) port.opts = { ...port.opts, signal: relay.signal };
+  const result: ResultStream = h
+    ? { queryId: h.queryId, columns: h.columns, batches: { [Symbol.asyncIterator]: () => h.rest } }
+    : await open(readOn);
+  const source = h ? result : prefetched(result);
+  const ref = h?.port ?? port;
+  const reach: Reach = h?.reach ?? (readOn ? (result as ReadOnResult).reach : { yielded: 0, sure: 0 });
+  const consumed = h?.consumed ?? 0;
   return {
     result,
     source,
@@ -237,7 +228,7 @@ export async function pageRead(
       // Until the next page adopts it, a slice query it starts runs on that slot (this request is ending).
       if (detached) ref.trino = detached.port;
       const { queryId, columns } = result;
-      const h: HeldResult = {
+      const next: HeldResult = {
         queryId,
         columns,
         rows: rest.rows,
@@ -248,8 +239,8 @@ export async function pageRead(
         reach,
         consumed: consumed + rest.consumed,
       };
-      if (!token || !detached) return void end(h, null);
-      held.hold(key(token), h, { release: detached.release, park: (evict) => trino.park(evict) });
+      if (!token || !detached) return void end(next, null);
+      held.hold(key(token), next, { release: detached.release, park: (evict) => trino.park(evict) });
     },
   };
 }
