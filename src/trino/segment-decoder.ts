@@ -5,8 +5,8 @@
  * was left uncompressed (Trino skips compressing small segments), whatever the encoding says.
  *
  * Decoders: zstd by @foxglove/wasm-zstd (zstd's C code in WebAssembly: no build step, about 4x the speed of the
- * pure-JS fzstd here; decompressed into reused buffers, zstd.ts), LZ4 by lz4-napi (lz4_flex through N-API, shipped prebuilt per platform). Node 20 has no zstd
- * of its own (node:zlib gained it in 22.15).
+ * pure-JS fzstd here; decompressed into reused buffers, zstd.ts), LZ4 by lz4-napi (lz4_flex through N-API, shipped
+ * prebuilt per platform). Node 20 has no zstd of its own (node:zlib gained it in 22.15).
  */
 import { uncompressSync as lz4Uncompress } from 'lz4-napi';
 import type { TrinoEncoding } from '../settings.js';
@@ -23,14 +23,13 @@ export interface SegmentMetadata {
   rowsCount?: number;
 }
 
-/** Decompresses a segment; `pooled`: its buffer came from segmentBuffers, to be given back once read. */
-type Decompress = (bytes: Buffer, size: number) => { plain: Buffer; pooled?: Buffer };
+type Decompress = (bytes: Buffer, size: number) => Buffer;
 
 const DECOMPRESS = {
   'json+zstd': (bytes, size) => {
     const pooled = segmentBuffers.take(size);
     try {
-      return { plain: pooled.subarray(0, zstdDecompressInto(bytes, size, pooled)), pooled };
+      return pooled.subarray(0, zstdDecompressInto(bytes, size, pooled));
     } catch (err) {
       segmentBuffers.give(pooled);
       throw err;
@@ -45,7 +44,7 @@ const DECOMPRESS = {
     framed.writeUInt32LE(size, 0);
     bytes.copy(framed, 4);
     segmentBuffers.give(bytes);
-    return { plain: lz4Uncompress(framed) };
+    return lz4Uncompress(framed);
   },
   json: undefined,
 } satisfies Record<TrinoEncoding, Decompress | undefined>;
@@ -72,19 +71,19 @@ export function* decodeSegment(
 ): Generator<unknown[][]> {
   const bad = (why: string) => new TrinoUnavailableError(`Trino sent a spooled segment that ${why}`);
   let plain: Buffer;
-  let pooled: Buffer | undefined;
   try {
     const decompress: Decompress | undefined = DECOMPRESS[encoding];
     const size = meta.uncompressedSize === undefined ? undefined : Number(meta.uncompressedSize);
-    // Uncompressed, the body itself is read (and given back when its rows have been).
-    ({ plain, pooled } = decompress && size !== undefined ? decompress(bytes, size) : { plain: bytes, pooled: bytes });
-    if (size !== undefined && plain.length !== size) throw new Error('size');
+    plain = decompress && size !== undefined ? decompress(bytes, size) : bytes;
+    if (size !== undefined && plain.length !== size) {
+      segmentBuffers.give(plain);
+      throw new Error('size');
+    }
   } catch {
-    if (pooled) segmentBuffers.give(pooled);
     throw bad(`does not decompress as ${encoding}`);
   }
-  // A pooled buffer is given back when its rows have been read (or the reader stopped): rows are parsed from
-  // copies of its text, so nothing read from it outlives the segment.
+  // The bytes read (decompressed, or the body itself) go back to the pool when their rows have been read or the
+  // reader stopped (the pool ignores buffers not its own): rows are parsed from copies of their text.
   try {
     let rows: JsonRows;
     try {
@@ -94,6 +93,6 @@ export function* decodeSegment(
     }
     yield* rows.batches(lossless, () => bad('is not JSON'));
   } finally {
-    if (pooled) segmentBuffers.give(pooled);
+    segmentBuffers.give(plain);
   }
 }
