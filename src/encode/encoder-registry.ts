@@ -3,6 +3,7 @@
  * encoder only. `format=` names map to media types; `negotiateMediaType` applies API.md's rule (`format`
  * overrides `Accept`; anything else -> null, which the route answers with 406).
  */
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ResultStream } from '../trino/result-stream.js';
 import { encodeCsv } from './text/csv-encoder.js';
@@ -107,4 +108,13 @@ export function negotiateMediaType(format: string | undefined, accept: string | 
  */
 export function encodedReadable(chunks: AsyncIterable<string | Uint8Array>): Readable {
   return Readable.from(chunks, { objectMode: false, highWaterMark: 1 });
+}
+
+/**
+ * `EncodeOptions.drained` for a body sent as `encodedReadable` on `res`: every chunk handed over (none left in the
+ * body stream) and written to the socket (nothing pending in the response or its socket, not even a write the
+ * kernel has not yet taken). `body` is asked each time: it exists only once the encoder has been made.
+ */
+export function drainedOutput(res: ServerResponse, body: () => Readable | undefined): () => boolean {
+  return () => body()?.readableLength === 0 && res.writableLength === 0;
 }

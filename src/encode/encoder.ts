@@ -25,6 +25,11 @@ export interface EncodeOptions extends PageInfo {
    * the default reveals nothing of the error (5xx messages never leak internals).
    */
   onError?: (err: unknown) => StreamError;
+  /**
+   * Whether every chunk yielded so far has left the process (written out, nothing of it queued): encoders may
+   * then reuse the memory of those chunks for later ones. Absent: a yielded chunk is never written into again.
+   */
+  drained?: () => boolean;
 }
 
 /**

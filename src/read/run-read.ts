@@ -5,9 +5,11 @@
  * Long file: streamPlan is one sequence (leases, payload decoding, gateway stage, reading on, page cutting, headers,
  * completeness) whose steps share the response's state; each step's logic lives in its own module.
  */
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import {
+  drainedOutput,
   encodedReadable,
   encoderRegistry,
   FORMATS,
@@ -238,6 +240,7 @@ export async function streamPlan(
       if (o.nextUrl) reply.header('Link', `<${o.nextUrl(headerToken)}>; rel="next"`);
     }
   }
+  let body: Readable | undefined;
   const options = {
     next: null as string | null,
     meta: o.meta,
@@ -247,6 +250,7 @@ export async function streamPlan(
       if (!abort.signal.aborted) logFailure(request.log, e, err);
       return { code: e.code, message: e.message, status: e.status };
     },
+    drained: drainedOutput(reply.raw, () => body),
   };
   let finished = false;
   const view = cutter.view(() => {
@@ -270,7 +274,7 @@ export async function streamPlan(
       ? payloads.wrap(view, { flatten: entry.format === 'csv' })
       : view;
   const encoded = entry.encode(shown, options);
-  const body = encodedReadable(flushThenAbort(encoded, reply.raw));
+  body = encodedReadable(flushThenAbort(encoded, reply.raw));
   body.once('close', () => {
     if (finished) return;
     request.audit.rows = cutter.rows;

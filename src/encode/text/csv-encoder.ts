@@ -26,7 +26,7 @@ export function encodeCsv(
 ): AsyncGenerator<string | Uint8Array, void, undefined> {
   const writers = result.columns.map((c) => csvValueWriter(columnType(c.type)));
   const n = writers.length;
-  const out = new PageBuffer();
+  const out = new PageBuffer(undefined, options.drained);
   return frameBatches<string | Uint8Array>(result.batches, {
     start() {
       const head = new PageBuffer(256);

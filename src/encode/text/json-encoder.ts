@@ -29,7 +29,7 @@ export function encodeJson(
   }
   const writeRow = jsonRowWriter(result.columns);
   const columns = result.columns.map(({ name, type }) => ({ name, type }));
-  const out = new PageBuffer();
+  const out = new PageBuffer(undefined, options.drained);
   const none = new Uint8Array(0);
   const firstRow = Uint8Array.of(0x0a); // \n
   const nextRow = Uint8Array.of(0x2c, 0x0a); // ,\n

@@ -21,7 +21,7 @@ export function encodeNdjson(
   options: EncodeOptions,
 ): AsyncGenerator<string | Uint8Array, void, undefined> {
   const writeRow = jsonRowWriter(result.columns);
-  const out = new PageBuffer();
+  const out = new PageBuffer(undefined, options.drained);
   const none = new Uint8Array(0);
   const newline = Uint8Array.of(0x0a);
   return frameBatches<string | Uint8Array>(result.batches, {

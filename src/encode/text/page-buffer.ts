@@ -1,5 +1,8 @@
 import { Buffer } from 'node:buffer';
 
+/** Free page buffers kept for reuse at most (a page is one Trino batch, typically 64 KB to 1 MB). */
+const KEEP_FREE = 4;
+
 /**
  * Collects one page of text output as UTF-8 bytes. Rows are written here as they are built: a page-long string
  * (a rope of every value) would survive several young-generation GCs and be promoted, which made GC dominate
@@ -14,8 +17,21 @@ export class PageBuffer {
   /** The page so far: `bytes[0, end)`. Read and written in place by the value writers (after `ensure`). */
   bytes: Buffer;
   end = 0;
+  /** Buffers whose pages were taken and may still be on their way out (only with `drained`). */
+  private lent: Buffer[] = [];
+  /** Buffers whose pages have left: written into again before a new one is allocated. */
+  private free: Buffer[] = [];
 
-  constructor(private readonly initialSize = 64 * 1024) {
+  /**
+   * `drained`, when given, tells whether every page taken so far has left the process (nothing of it still queued
+   * or being written): from then on their buffers are reused for later pages instead of each page allocating its
+   * own. Dead page buffers otherwise live outside V8's heap until its next full collection, tens of megabytes on a
+   * long read (issue 12). Without it, every page is a buffer of its own.
+   */
+  constructor(
+    private readonly initialSize = 64 * 1024,
+    private readonly drained?: () => boolean,
+  ) {
     this.bytes = Buffer.allocUnsafe(initialSize);
   }
 
@@ -56,12 +72,36 @@ export class PageBuffer {
     this.end += n;
   }
 
-  /** The bytes written so far (exactly; never uninitialized memory); the buffer starts empty again. */
+  /**
+   * The bytes written so far (exactly; never uninitialized memory); the buffer starts empty again. The bytes stay
+   * as they are until `drained` (if given) says they have left.
+   */
   take(): Buffer {
     const out = this.bytes.subarray(0, this.end);
-    this.bytes = Buffer.allocUnsafe(Math.max(this.initialSize, this.end));
+    const size = Math.max(this.initialSize, this.end);
+    if (this.drained === undefined) this.bytes = Buffer.allocUnsafe(size);
+    else {
+      if (this.lent.length > 0 && this.drained()) {
+        for (const b of this.lent) if (this.free.length < KEEP_FREE) this.free.push(b);
+        this.lent.length = 0;
+      }
+      // A client that never lets the output drain: the oldest are forgotten (left to the GC), never piled up.
+      if (this.lent.length === KEEP_FREE) this.lent.shift();
+      this.lent.push(this.bytes);
+      this.bytes = this.reused(size) ?? Buffer.allocUnsafe(size);
+    }
     this.end = 0;
     return out;
+  }
+
+  /** A free buffer of at least `size` bytes (the largest first), or undefined. */
+  private reused(size: number): Buffer | undefined {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++)
+      if (this.free[i]!.length >= size && (best < 0 || this.free[i]!.length > this.free[best]!.length)) best = i;
+    if (best < 0) return undefined;
+    const [b] = this.free.splice(best, 1);
+    return b;
   }
 
   /** Makes room for `more` bytes after `end` (the bytes before `end` are kept; `bytes` may be replaced). */
