@@ -5,6 +5,8 @@
  * Stops afterwards only what it started, so a developer's running servers are left alone.
  * PostgreSQL is not optional: when it cannot start, the whole setup fails (the pushdown tests never skip).
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { pgDown, pgUp } from '../scripts/local-postgres.js';
 import { down, up } from '../scripts/local-trino.js';
@@ -34,12 +36,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (pg.started) await pgDown();
   };
   try {
-    // Both start at once; whichever started is stopped by the teardown if the other fails.
-    const [t, r] = await Promise.allSettled([up(), registryUp()]);
+    // Both start at once; whichever started is stopped by the teardown if the other fails. Meanwhile dist/ is
+    // built when stale: the tests that start the server as a process run it as `npm start` does.
+    const [t, r, b] = await Promise.allSettled([up(), registryUp(), build()]);
     if (t.status === 'fulfilled') trino = t.value;
     if (r.status === 'fulfilled') registry = r.value;
     if (t.status === 'rejected') throw t.reason;
     if (r.status === 'rejected') throw r.reason;
+    if (b.status === 'rejected') throw b.reason;
     if (!trino || !registry) throw new Error('unreachable');
     const { sizes, seconds, pgSeconds, reused } = await loadDemo(trino.url, undefined, { pgCopy: true, reuse: true });
     process.stderr.write(
@@ -62,4 +66,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('trinoUrl', trino.url);
   project.provide('registryUrl', registry.url);
   return teardown;
+}
+
+/** `node scripts/build.mjs --if-stale` in the project's root. */
+async function build(): Promise<void> {
+  await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--if-stale'], {
+    cwd: new URL('..', import.meta.url).pathname,
+  });
 }

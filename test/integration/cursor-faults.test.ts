@@ -14,7 +14,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
-import { trinoUrl } from '../helpers.js';
+import { serverCommand, trinoUrl } from '../helpers.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { pgUp } from '../../scripts/local-postgres.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
@@ -25,6 +25,11 @@ const SCHEMA = 'faults|kafka_topics';
 // stamped just before they are sent, so settle must exceed the slowest insert even on a loaded machine.
 const SETTLE_MS = 8_000;
 const APPEND_MS = 12_000;
+/**
+ * The producer goes on past APPEND_MS (up to twice as long) until it has appended this many events: on a loaded
+ * machine an insert can take seconds, and the scenario needs enough events across the gateway's restarts.
+ */
+const MIN_EVENTS = 120;
 
 class Gateway {
   private proc: ChildProcess | undefined;
@@ -33,7 +38,9 @@ class Gateway {
   constructor(private readonly env: Record<string, string>) {}
 
   async start(): Promise<void> {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const server = serverCommand();
+    const proc = spawn(server.command, server.args, {
+      cwd: server.cwd,
       env: { ...process.env, ...this.env, TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -134,7 +141,7 @@ async function runScenario(storeUrl: string) {
   let appending = true;
   const appender = (async () => {
     const end = Date.now() + APPEND_MS;
-    while (Date.now() < end) {
+    while (Date.now() < end || (stats.appended < MIN_EVENTS && Date.now() < end + APPEND_MS)) {
       const ts = trinoTimestampText(Date.now() - 200);
       const rows: string[] = [];
       for (let k = 1 + Math.floor(Math.random() * 5); k > 0; k--) {

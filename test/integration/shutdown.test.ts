@@ -7,7 +7,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   loadSecureTopics,
@@ -17,8 +16,8 @@ import {
   secureUp,
   SECURE_SCHEMA,
 } from '../../scripts/secure-trino.js';
+import { serverCommand } from '../helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GRACE_MS = 4000;
 const FORMATS = ['json', 'ndjson', 'csv', 'arrow'] as const;
 const ROWS = 300_000;
@@ -39,8 +38,9 @@ afterAll(async () => {
 function startGateway(): Promise<{ url: string; exited: Promise<{ code: number | null; at: number }> }> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOPICGATE_')) env[k] = v;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
+  const server = serverCommand();
+  const child = spawn(server.command, server.args, {
+    cwd: server.cwd,
     env: {
       ...env,
       TOPICGATE_TRINO_URL: l.url,

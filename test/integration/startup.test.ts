@@ -1,5 +1,5 @@
 /**
- * Start-up against the real Trino (src/server.ts): bad settings stop the process with exit code 1 and exactly
+ * Start-up against the real Trino (the server process as `npm start` runs it, dist/server.js): bad settings stop the process with exit code 1 and exactly
  * one line on stderr naming the culprit, never a stack trace; good settings listen and serve over real HTTP.
  */
 import { spawn } from 'node:child_process';
@@ -7,13 +7,11 @@ import { createServer, type Server } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStartupError, startServer } from '../../src/server.js';
 import { ConfigError } from '../../src/config.js';
-import { testApp, testConfig, trinoUrl } from '../helpers.js';
+import { serverCommand, testApp, testConfig, trinoUrl } from '../helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A process that has not exited by then has started listening: a failure of the test, not a hang. */
 const RUN_LIMIT_MS = 45_000;
 
@@ -24,7 +22,7 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `npx tsx src/server.ts` with the given settings on top of a clean environment (no inherited TOPICGATE_*). */
+/** Runs the server process with the given settings on top of a clean environment (no inherited TOPICGATE_*). */
 function runServer(settings: Record<string, string>): Promise<Run> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOPICGATE_')) env[k] = v;
@@ -35,7 +33,8 @@ function runServer(settings: Record<string, string>): Promise<Run> {
     ...settings,
   });
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = serverCommand();
+    const child = spawn(server.command, server.args, { cwd: server.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -70,7 +69,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
 
-describe('npx tsx src/server.ts with bad settings', () => {
+describe('the server process with bad settings', () => {
   // Settings and patterns are thunks: some name values known only once beforeAll has run.
   it.each<[string, () => Record<string, string>, () => RegExp[]]>([
     [
