@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { fetchTrino, findJdk, launch, layout as localLayout } from './local-trino.js';
+import { jitFlags } from './local-trino-config.js';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
@@ -192,7 +193,8 @@ function writeSecureConfig(l: SecureTrinoLayout): void {
   );
   writeFileSync(
     join(l.etcDir, 'jvm.config'),
-    ['-server', `-Xmx${heap}`, '-XX:+UseG1GC', '-XX:+ExitOnOutOfMemoryError', '-XX:-UsePerfData']
+    // C1 only: these Trinos live for one test file.
+    ['-server', `-Xmx${heap}`, '-XX:+UseG1GC', ...jitFlags('quick'), '-XX:+ExitOnOutOfMemoryError', '-XX:-UsePerfData']
       .concat(['-Djdk.attach.allowAttachSelf=true', '-XX:+EnableDynamicAgentLoading', '-Dfile.encoding=UTF-8'])
       .join('\n') + '\n',
   );
