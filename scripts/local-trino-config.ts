@@ -40,18 +40,6 @@ export function heapMb(heap: string): number {
   return Number(m[1]) * (m[2]!.toLowerCase() === 'g' ? 1024 : 1);
 }
 
-/**
- * The JIT flags of TOPICGATE_LOCAL_TRINO_JIT: `full` (the default: C1 then C2, for benchmarks and long-lived use)
- * or `quick` (C1 only). A Trino that lives for a test run spends more CPU compiling with C2 than C2's code saves
- * it: on two cores, `quick` halved a Trino's CPU to get ready (21 s to 11 s) and to load and scan a topic of
- * 200,000 events five times (14 s to 7 s).
- */
-export function jitFlags(jit = process.env.TOPICGATE_LOCAL_TRINO_JIT ?? 'full'): string[] {
-  if (jit === 'full') return [];
-  if (jit === 'quick') return ['-XX:TieredStopAtLevel=1'];
-  throw new Error(`TOPICGATE_LOCAL_TRINO_JIT: ${JSON.stringify(jit)} is not full or quick`);
-}
-
 /** Every file of etc/; `s3` (when moto can run) turns spooling on. */
 export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): ConfigFiles {
   const heap = process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G';
@@ -66,7 +54,6 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       '-server',
       `-Xmx${heap}`,
       '-XX:+UseG1GC',
-      ...jitFlags(),
       '-XX:+ExitOnOutOfMemoryError',
       '-XX:-UsePerfData',
       '-Djdk.attach.allowAttachSelf=true',

@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { fetchTrino, findJdk, launch, layout as localLayout } from './local-trino.js';
-import { jitFlags } from './local-trino-config.js';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
@@ -43,6 +42,13 @@ export interface SecureTrinoLayout {
   passwordFile: (user: SecureUser) => string;
   /** The private key that signs JWTs Trino accepts. */
   jwtKeyFile: string;
+  /**
+   * TOPICGATE_SECURE_TRINO_JIT: `full` (C1 then C2, the default) or `quick` (C1 only). A Trino that serves only
+   * light queries for one test file spends more CPU compiling with C2 than C2's code gives back on two cores:
+   * `quick` halved its CPU to get ready (21 s to 11 s) and to load and scan 200,000 events five times (14 s to
+   * 7 s); sorting large results for many clients at once is slower with it.
+   */
+  jit: 'full' | 'quick';
 }
 
 export function secureLayout(env: NodeJS.ProcessEnv = process.env): SecureTrinoLayout {
@@ -61,7 +67,13 @@ export function secureLayout(env: NodeJS.ProcessEnv = process.env): SecureTrinoL
     otherCaFile: join(runDir, 'tls', 'other-ca.pem'),
     passwordFile: (user) => join(runDir, 'secrets', `${user}.password`),
     jwtKeyFile: join(runDir, 'secrets', 'jwt.key'),
+    jit: jit(env.TOPICGATE_SECURE_TRINO_JIT ?? 'full'),
   };
+}
+
+function jit(value: string): 'full' | 'quick' {
+  if (value === 'full' || value === 'quick') return value;
+  throw new Error(`TOPICGATE_SECURE_TRINO_JIT: ${JSON.stringify(value)} is not full or quick`);
 }
 
 function log(msg: string): void {
@@ -193,8 +205,8 @@ function writeSecureConfig(l: SecureTrinoLayout): void {
   );
   writeFileSync(
     join(l.etcDir, 'jvm.config'),
-    // C1 only: these Trinos live for one test file.
-    ['-server', `-Xmx${heap}`, '-XX:+UseG1GC', ...jitFlags('quick'), '-XX:+ExitOnOutOfMemoryError', '-XX:-UsePerfData']
+    ['-server', `-Xmx${heap}`, '-XX:+UseG1GC', ...(l.jit === 'quick' ? ['-XX:TieredStopAtLevel=1'] : [])]
+      .concat(['-XX:+ExitOnOutOfMemoryError', '-XX:-UsePerfData'])
       .concat(['-Djdk.attach.allowAttachSelf=true', '-XX:+EnableDynamicAgentLoading', '-Dfile.encoding=UTF-8'])
       .join('\n') + '\n',
   );

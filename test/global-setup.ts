@@ -23,8 +23,6 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The Trino of a test run compiles with C1 only (scripts/local-trino-config.ts, jitFlags), unless told.
-  process.env.TOPICGATE_LOCAL_TRINO_JIT ??= 'quick';
   const pg = await pgUp().catch((err: unknown) => {
     throw new Error(
       `[test] PostgreSQL (for the vastpg catalog) did not start: ${err instanceof Error ? err.message : String(err)}`,

@@ -36,14 +36,21 @@ const SINCE = 'since=2026-11-01T00:00:00Z';
 const FORMATS = ['json', 'ndjson', 'csv', 'arrow'] as const;
 const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 
+const report = (line: string) => process.stderr.write(`[faults] ${line}\n`);
+
 let trinoStarted = false;
 let pgStarted = false;
 let app: FastifyInstance | undefined;
 let base = '';
 
 beforeAll(async () => {
+  const t0 = Date.now();
   trinoStarted = (await secureUp(l)).started;
+  const upAt = Date.now();
   await loadSecureTopics(l, SIZES);
+  report(
+    `Trino ready in ${((upAt - t0) / 1000).toFixed(1)} s, topics loaded in ${((Date.now() - upAt) / 1000).toFixed(1)} s`,
+  );
   pgStarted = (await pgUp(pgl)).started;
   const started = await startServer(
     loadConfig({
@@ -175,8 +182,6 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs
   }
 }
 
-const report = (line: string) => process.stderr.write(`[faults] ${line}\n`);
-
 describe('Trino killed while 20 clients stream', () => {
   it('in-flight responses end visibly incomplete, new ones get 503, and all recovers after a restart', async () => {
     const clients = Array.from({ length: 20 }, (_, i) => {
@@ -187,7 +192,11 @@ describe('Trino killed while 20 clients stream', () => {
       };
     });
     // Every client has its headers and first bytes: their queries run in Trino, and they stop reading.
+    const openedAt = Date.now();
     await Promise.all(clients.map((c) => c.started));
+    report(
+      `all 20 streams had their first bytes ${((Date.now() - openedAt) / 1000).toFixed(1)} s after they were sent`,
+    );
     const pid = securePid(l);
     expect(pid).toBeDefined();
     process.kill(pid!, 'SIGKILL');

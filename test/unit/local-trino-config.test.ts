@@ -4,14 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { s3Layout } from '../../scripts/local-s3.js';
-import {
-  configFiles,
-  configStamp,
-  heapMb,
-  jitFlags,
-  readStamp,
-  writeConfig,
-} from '../../scripts/local-trino-config.js';
+import { configFiles, configStamp, heapMb, readStamp, writeConfig } from '../../scripts/local-trino-config.js';
 
 const runDir = mkdtempSync(join(tmpdir(), 'tg-trino-config-'));
 const target = { port: 18790, runDir, pgPort: 15432 };
@@ -35,25 +28,6 @@ describe('local Trino configuration', () => {
     );
     expect([heapMb('6G'), heapMb('16g'), heapMb('6144m')]).toEqual([6144, 16384, 6144]);
     expect(() => heapMb('lots')).toThrow(/TOPICGATE_LOCAL_TRINO_HEAP: "lots"/);
-  });
-
-  it('the JIT: full by default, C1 only when quick, anything else refused', () => {
-    expect([jitFlags('full'), jitFlags('quick')]).toEqual([[], ['-XX:TieredStopAtLevel=1']]);
-    expect(() => jitFlags('fast')).toThrow(/TOPICGATE_LOCAL_TRINO_JIT: "fast" is not full or quick/);
-    const before = process.env.TOPICGATE_LOCAL_TRINO_JIT;
-    try {
-      process.env.TOPICGATE_LOCAL_TRINO_JIT = 'quick';
-      const quick = configFiles(target, s3);
-      delete process.env.TOPICGATE_LOCAL_TRINO_JIT;
-      const full = configFiles(target, s3);
-      expect(quick['jvm.config']).toContain('-XX:TieredStopAtLevel=1\n');
-      expect(full['jvm.config']).not.toContain('TieredStopAtLevel');
-      // A running Trino started with the other JIT is not reused.
-      expect(configStamp(quick)).not.toBe(configStamp(full));
-    } finally {
-      if (before === undefined) delete process.env.TOPICGATE_LOCAL_TRINO_JIT;
-      else process.env.TOPICGATE_LOCAL_TRINO_JIT = before;
-    }
   });
 
   it('without S3: spooling off, no spooling manager', () => {
