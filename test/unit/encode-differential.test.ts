@@ -472,4 +472,31 @@ describe('in-place helpers', () => {
     expect(timestampToUnits('2026-13-01 00:00:00', 3)).toBeNull();
     expect(timestampToUnits('2026-11-01 00:00:00.123', 9)).toBeNull(); // beyond 2^53: the BigInt path
   });
+
+  it('timestampToUnits over events close in time (the minute it remembers) gives what the general path gives', () => {
+    // Steps of 1 ms to 61 s across minute, hour, day, month and year boundaries, in order, as events come; texts that
+    // share the remembered minute but are not the usual layout are deferred in between.
+    const texts: string[] = [];
+    let t = Date.UTC(2026, 11, 31, 23, 58, 0);
+    for (let i = 0; i < 3000; i++) {
+      t += [1, 7, 999, 1000, 59_999, 61_000][i % 6]!;
+      texts.push(new Date(t).toISOString().replace('T', ' ').replace('Z', ''));
+    }
+    let checked = 0;
+    for (const [i, text] of texts.entries()) {
+      for (const digits of [3, 6, 9]) {
+        const fast = timestampToUnits(text, digits);
+        if (digits < 9) expect(fast, `${text} ${digits}`).not.toBeNull();
+        if (fast === null) continue;
+        expect(fast, `${text} ${digits}`).toBe(instantToUnits(parseTimestamp(text)!, digits));
+        checked++;
+      }
+      if (i % 100 === 0) {
+        const minute = text.slice(0, 16);
+        for (const odd of [`${minute}:xx.000`, `${minute}:5`, `${minute}x00.000`, `${minute}:00.`, minute])
+          expect(timestampToUnits(odd, 3), odd).toBeNull();
+      }
+    }
+    expect(checked).toBe(6000); // ms and us for every text (ns in 2026 is past 2^53: the BigInt path)
+  });
 });

@@ -15,22 +15,50 @@ export function instantToUnits(instant: Instant, digits: number): number | bigin
 }
 
 /**
+ * The minute (`YYYY-MM-DD HH:MM`) last parsed by timestampToUnits, as its 16 character codes, and its seconds since
+ * the epoch: events of a batch are close in time, so most share their minute with the one before (then only the
+ * seconds and the fraction are read). Codes rather than a substring: a substring may keep a larger string alive.
+ */
+const lastMinute = new Uint16Array(16);
+/** 10^0 to 10^9 (Arrow's units): `10 ** digits` with a variable exponent costs more than the rest of a parse. */
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+let lastMinuteValid = false;
+let lastMinuteSeconds = 0;
+
+/** Whether `text` starts with the minute last parsed. */
+function sameMinute(text: string): boolean {
+  if (!lastMinuteValid) return false;
+  for (let i = 15; i >= 0; i--) if (text.charCodeAt(i) !== lastMinute[i]) return false; // the minute differs first
+  return true;
+}
+
+/**
  * `instantToUnits(parseTimestamp(text), digits)` for the usual layout (`YYYY-MM-DD HH:MM:SS` with an optional
  * `.` and digits, years 100-9999, months 1-12) when the result is a safe integer, computed without the instant
  * object or any string; null otherwise (the caller then takes the general path, which gives the same units).
  */
 export function timestampToUnits(text: string, digits: number): number | null {
   const n = text.length;
-  if (n < 19 || text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x20) return null;
-  if (text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a) return null;
-  const y = digitsAt(text, 0, 4);
-  const mo = digitsAt(text, 5, 2);
-  const d = digitsAt(text, 8, 2);
-  const h = digitsAt(text, 11, 2);
-  const mi = digitsAt(text, 14, 2);
+  if (n < 19 || text.charCodeAt(16) !== 0x3a) return null;
+  let minute = lastMinuteSeconds;
+  if (!sameMinute(text)) {
+    if (text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x20) return null;
+    if (text.charCodeAt(13) !== 0x3a) return null;
+    const y = digitsAt(text, 0, 4);
+    const mo = digitsAt(text, 5, 2);
+    const d = digitsAt(text, 8, 2);
+    const h = digitsAt(text, 11, 2);
+    const mi = digitsAt(text, 14, 2);
+    // NaN (not digits) fails every comparison.
+    if (!(y >= 100 && mo >= 1 && mo <= 12 && d >= 0 && h >= 0 && mi >= 0)) return null;
+    // Date.UTC is linear in the day, hour, minute and second (out-of-range values carry over), and so is this.
+    minute = (daysFromCivil(y, mo) + d - 1) * 86400 + h * 3600 + mi * 60;
+    for (let i = 0; i < 16; i++) lastMinute[i] = text.charCodeAt(i);
+    lastMinuteSeconds = minute;
+    lastMinuteValid = true;
+  }
   const s = digitsAt(text, 17, 2);
-  // NaN (not digits) fails every comparison.
-  if (!(y >= 100 && mo >= 1 && mo <= 12 && d >= 0 && h >= 0 && mi >= 0 && s >= 0)) return null;
+  if (!(s >= 0)) return null;
   let frac = 0;
   let k = 0;
   if (n > 19) {
@@ -45,9 +73,7 @@ export function timestampToUnits(text: string, digits: number): number | null {
     }
   }
   for (; k < digits; k++) frac *= 10; // digits past `digits` are dropped, missing ones are zeros
-  // Date.UTC is linear in the day, hour, minute and second (out-of-range values carry over), and so is this.
-  const seconds = (daysFromCivil(y, mo) + d - 1) * 86400 + h * 3600 + mi * 60 + s;
-  const units = seconds * 10 ** digits + frac;
+  const units = (minute + s) * (POW10[digits] ?? 10 ** digits) + frac;
   return Number.isSafeInteger(units) ? units : null;
 }
 
