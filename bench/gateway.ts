@@ -5,12 +5,12 @@
  * mark.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { PROJECT_ROOT, startFlags } from '../scripts/start-command.js';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { RecordBatchReader } from 'apache-arrow';
 
-export const ROOT = new URL('..', import.meta.url).pathname;
+export const ROOT = PROJECT_ROOT;
 
 export interface Gateway {
   pid: number;
@@ -31,15 +31,6 @@ export async function startGateway(env: Record<string, string>, execArgv: string
     );
     return startGatewayOnce(env, execArgv);
   }
-}
-
-/** The Node flags of package.json's start script (`node <flags> dist/server.js`). */
-function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
-  const words = pkg.scripts.start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/server.js')
-    throw new Error(`unexpected start script: ${pkg.scripts.start}`);
-  return words.slice(1, -1);
 }
 
 let built = false;

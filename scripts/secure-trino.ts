@@ -205,10 +205,17 @@ function writeSecureConfig(l: SecureTrinoLayout): void {
   );
   writeFileSync(
     join(l.etcDir, 'jvm.config'),
-    ['-server', `-Xmx${heap}`, '-XX:+UseG1GC', ...(l.jit === 'quick' ? ['-XX:TieredStopAtLevel=1'] : [])]
-      .concat(['-XX:+ExitOnOutOfMemoryError', '-XX:-UsePerfData'])
-      .concat(['-Djdk.attach.allowAttachSelf=true', '-XX:+EnableDynamicAgentLoading', '-Dfile.encoding=UTF-8'])
-      .join('\n') + '\n',
+    [
+      '-server',
+      `-Xmx${heap}`,
+      '-XX:+UseG1GC',
+      ...(l.jit === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
+      '-XX:+ExitOnOutOfMemoryError',
+      '-XX:-UsePerfData',
+      '-Djdk.attach.allowAttachSelf=true',
+      '-XX:+EnableDynamicAgentLoading',
+      '-Dfile.encoding=UTF-8',
+    ].join('\n') + '\n',
   );
   writeFileSync(
     join(l.etcDir, 'config.properties'),

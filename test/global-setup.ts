@@ -13,6 +13,7 @@ import { down, up } from '../scripts/local-trino.js';
 import { DEFAULT_DEMO_EVENTS, loadDemo } from '../scripts/load-demo.js';
 import { loadAvroDemo } from '../scripts/load-demo-avro.js';
 import { registryDown, registryUp } from '../scripts/local-registry.js';
+import { PROJECT_ROOT } from '../scripts/start-command.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -71,6 +72,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
 /** `node scripts/build.mjs --if-stale` in the project's root. */
 async function build(): Promise<void> {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--if-stale'], {
-    cwd: new URL('..', import.meta.url).pathname,
+    cwd: PROJECT_ROOT,
   });
 }

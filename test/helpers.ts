@@ -1,11 +1,11 @@
 /** Shared helpers for integration tests: an app wired to the real local Trino. */
-import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
+import { PROJECT_ROOT, startFlags } from '../scripts/start-command.js';
 
 export function trinoUrl(): string {
   return inject('trinoUrl');
@@ -50,17 +50,11 @@ export async function testGateway(schema: string): Promise<{ app: FastifyInstanc
   );
 }
 
-const ROOT = new URL('..', import.meta.url).pathname;
-
 /**
  * The server as `npm start` runs it, as a child process: `node <the start script's flags> dist/server.js` in the
  * project's root. The global setup builds dist/ from the sources when stale (scripts/build.mjs --if-stale), so
  * a test starts the artifact users run, without compiling the sources in each process it starts.
  */
 export function serverCommand(): { command: string; args: string[]; cwd: string } {
-  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
-  const words = pkg.scripts.start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/server.js')
-    throw new Error(`unexpected start script: ${pkg.scripts.start}`);
-  return { command: process.execPath, args: words.slice(1), cwd: ROOT };
+  return { command: process.execPath, args: [...startFlags(), 'dist/server.js'], cwd: PROJECT_ROOT };
 }

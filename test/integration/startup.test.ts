@@ -1,6 +1,7 @@
 /**
- * Start-up against the real Trino (the server process as `npm start` runs it, dist/server.js): bad settings stop the process with exit code 1 and exactly
- * one line on stderr naming the culprit, never a stack trace; good settings listen and serve over real HTTP.
+ * Start-up against the real Trino (the server process as `npm start` runs it, dist/server.js): bad settings stop
+ * the process with exit code 1 and exactly one line on stderr naming the culprit, never a stack trace; good
+ * settings listen and serve over real HTTP.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
