@@ -15,10 +15,19 @@ export interface HttpRequest {
   signal?: AbortSignal;
   timeoutMs: number;
   /**
-   * Where a body of known length (Content-Length, not gzip) is read into, instead of being gathered and copied:
-   * a buffer of exactly that length (spooled segments: a reused one, zstd.ts).
+   * Buffers the body is read into instead of gathered as chunks and copied (not with gzip): one of exactly the
+   * announced length, or for a body of unknown length (a chunked direct page) one that grows as it fills. The reply's
+   * body is then a view of a pool buffer, which the caller gives back once it has read it.
    */
-  into?: (length: number) => Buffer;
+  pool?: BodyBuffers;
+}
+
+/** Where bodies are read into (zstd.ts BufferPool). */
+export interface BodyBuffers {
+  /** A buffer of `size` bytes, the caller's until given back. */
+  take(size: number): Buffer;
+  /** Gives back a buffer from take(); anything else is ignored. */
+  give(view: Uint8Array): void;
 }
 
 export interface HttpReply {
@@ -48,9 +57,13 @@ export class RequestTimeoutError extends Error {
 // out on a socket the server is closing (which would fail a POST that must not be retried).
 const IDLE_SOCKET_MS = 4_000;
 const GUNZIP_CHUNK = 1 << 20;
+/** Where a pooled body of unknown length starts, before any has been read. */
+const MIN_GATHER = 1 << 16;
 
 export class HttpTransport {
   private readonly agents: { 'http:'?: http.Agent; 'https:'?: https.Agent } = {};
+  /** The size of the last pooled body of unknown length: the next one starts a quarter larger (pages are alike). */
+  private lastUnknownLength = 0;
 
   constructor(private readonly options: TransportOptions) {}
 
@@ -82,28 +95,21 @@ export class HttpTransport {
         if (encoding !== undefined && encoding !== 'gzip' && encoding !== 'identity') {
           return finish(new Error(`unexpected Content-Encoding ${JSON.stringify(encoding)}`));
         }
-        const chunks: Buffer[] = [];
-        const length = Number(res.headers['content-length']);
-        let into = r.into && encoding !== 'gzip' && Number.isSafeInteger(length) && length > 0 ? r.into(length) : null;
-        let filled = 0;
+        const body = new BodyReader(
+          encoding === 'gzip' ? undefined : r.pool,
+          Number(res.headers['content-length']),
+          this.lastUnknownLength,
+        );
         res.on('error', finish);
-        res.on('data', (c: Buffer) => {
-          if (into && filled + c.length <= into.length) {
-            filled += c.copy(into, filled);
-            return;
-          }
-          // More than announced: gathered as chunks after all (the caller sees the length it got).
-          if (into) chunks.push(into.subarray(0, filled));
-          into = null;
-          chunks.push(c);
-        });
+        res.on('data', (c: Buffer) => body.add(c));
         res.on('end', () => {
           const reply = (body: Buffer) => ({
             status: res.statusCode ?? 0,
             headers: res.headers,
             body,
           });
-          const raw = into ? into.subarray(0, filled) : Buffer.concat(chunks);
+          const raw = body.end();
+          if (body.unknownLength) this.lastUnknownLength = raw.length;
           if (encoding !== 'gzip') return finish(undefined, reply(raw));
           // One inflate of the whole page off the main thread: a streamed gunzip costs about twice the CPU.
           zlib.gunzip(raw, { chunkSize: GUNZIP_CHUNK }, (err, body) => finish(err, err ? undefined : reply(body)));
@@ -117,5 +123,48 @@ export class HttpTransport {
     const common = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
     if (secure) return (this.agents['https:'] ??= new https.Agent({ ...common, ca: this.options.ca }));
     return (this.agents['http:'] ??= new http.Agent(common));
+  }
+}
+
+/**
+ * A body as it arrives: into a pool buffer when there is a pool (of the announced length, or grown by doubling into
+ * a larger one when the length is unknown), else as chunks joined at the end. A body longer than announced is
+ * gathered as chunks after all (the caller sees the length it got).
+ */
+class BodyReader {
+  private chunks: Buffer[] = [];
+  private into: Buffer | null = null;
+  private filled = 0;
+  readonly unknownLength: boolean;
+
+  constructor(
+    private readonly pool: BodyBuffers | undefined,
+    length: number,
+    hint: number,
+  ) {
+    const known = Number.isSafeInteger(length) && length > 0;
+    this.unknownLength = pool !== undefined && !known;
+    if (pool) this.into = pool.take(known ? length : Math.max(MIN_GATHER, Math.ceil(hint * 1.25)));
+  }
+
+  add(c: Buffer): void {
+    const into = this.into;
+    if (into && this.filled + c.length > into.length && this.unknownLength) {
+      const grown = this.pool!.take(Math.max(2 * into.length, this.filled + c.length));
+      into.copy(grown, 0, 0, this.filled);
+      this.pool!.give(into);
+      this.into = grown;
+    }
+    if (this.into && this.filled + c.length <= this.into.length) {
+      this.filled += c.copy(this.into, this.filled);
+      return;
+    }
+    if (this.into) this.chunks.push(this.into.subarray(0, this.filled));
+    this.into = null;
+    this.chunks.push(c);
+  }
+
+  end(): Buffer {
+    return this.into ? this.into.subarray(0, this.filled) : Buffer.concat(this.chunks);
   }
 }

@@ -24,17 +24,35 @@ export class JsonRows {
    * is not JSON throws `bad()`.
    */
   *batches(lossless: boolean, bad: () => Error): Generator<unknown[][]> {
+    if (this.spent) throw new Error('the rows of a page whose bytes were given back are read once only');
     const parse = lossless ? parseLosslessJson : JSON.parse;
-    for (const [start, end] of this.ranges) {
-      let batch: unknown[][];
-      try {
-        batch = parse(`[${this.bytes.toString('utf8', start, end)}]`) as unknown[][];
-      } catch {
-        throw bad();
+    try {
+      for (const [start, end] of this.ranges) {
+        let batch: unknown[][];
+        try {
+          batch = parse(`[${this.bytes.toString('utf8', start, end)}]`) as unknown[][];
+        } catch {
+          throw bad();
+        }
+        yield batch;
       }
-      yield batch;
+    } finally {
+      // Rows are parsed from copies of their text: the bytes may be reused from here on.
+      if (this.release) {
+        this.spent = true;
+        this.release();
+        this.release = undefined;
+      }
     }
   }
+
+  /** `release` is called once the batches have been read (or their reading stopped): the bytes are then reused. */
+  releaseWhenRead(release: () => void): void {
+    this.release = release;
+  }
+
+  private release: (() => void) | undefined;
+  private spent = false;
 }
 
 /** Thrown where the text is not the JSON structure expected. */

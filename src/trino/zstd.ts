@@ -5,7 +5,7 @@
  * later), which made a gateway's peak memory grow with the read. Here the frame is decompressed by zstd's own
  * code (the WebAssembly build of @foxglove/wasm-zstd, loaded as a module instance of our own so its output can be
  * copied into a buffer of our choosing) into a buffer from a small pool, and given back once its rows are read;
- * the segment's body as fetched comes from the same pool (http-transport.ts `into`).
+ * the segment's body as fetched comes from the same pool (http-transport.ts `pool`), and so does a direct page's.
  */
 import { createRequire } from 'node:module';
 
@@ -27,7 +27,8 @@ export const zstdReady: Promise<void> = factory().then(async (m) => {
 });
 
 /**
- * Byte buffers reused for spooled segments (their bodies as fetched, and decompressed): at most `keep` wait here,
+ * Byte buffers reused for results: spooled segments (as fetched, and decompressed) and direct pages as fetched (given
+ * back by json-rows.ts once their rows are parsed). At most `keep` wait here,
  * for at most `idleMs` after the last one came back (an idle gateway keeps none). A buffer is handed out as a view
  * of its first `size` bytes; give() takes back only views of this pool's own buffers, once each (anything else is
  * left to the garbage collector), so giving back a buffer that did not come from here, or twice, cannot hand the
@@ -75,7 +76,7 @@ export class BufferPool {
   }
 }
 
-export const segmentBuffers = new BufferPool();
+export const resultBuffers = new BufferPool();
 
 /**
  * Decompresses a zstd frame of `size` bytes into `out` (at least that long); returns the bytes written. Throws when

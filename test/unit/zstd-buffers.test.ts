@@ -6,7 +6,7 @@
 import { compress, isLoaded } from '@foxglove/wasm-zstd';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeSegment } from '../../src/trino/segment-decoder.js';
-import { BufferPool, segmentBuffers, zstdDecompressInto, zstdReady } from '../../src/trino/zstd.js';
+import { BufferPool, resultBuffers, zstdDecompressInto, zstdReady } from '../../src/trino/zstd.js';
 
 beforeAll(async () => {
   await Promise.all([isLoaded, zstdReady]);
@@ -75,10 +75,10 @@ describe('a segment’s pooled buffers', () => {
 
   it('come back once its rows are read, and the next segment reads its own rows from them', () => {
     const frame = compress(plain);
-    const before = segmentBuffers.size;
+    const before = resultBuffers.size;
     const first = [...decodeSegment('json+zstd', frame, meta(frame, plain), false, 1024)].flat();
     expect(first).toEqual(rows);
-    expect(segmentBuffers.size).toBe(before + 1);
+    expect(resultBuffers.size).toBe(before + 1);
     const other = Array.from({ length: 10 }, (_, i) => [100_000 + i, 'other']);
     const otherPlain = Buffer.from(JSON.stringify(other));
     const otherFrame = compress(otherPlain);
@@ -89,14 +89,14 @@ describe('a segment’s pooled buffers', () => {
 
   it('come back when the reader stops early', () => {
     const frame = compress(plain);
-    const taken = segmentBuffers.take(plain.length);
-    segmentBuffers.give(taken);
-    const before = segmentBuffers.size;
+    const taken = resultBuffers.take(plain.length);
+    resultBuffers.give(taken);
+    const before = resultBuffers.size;
     const it = decodeSegment('json+zstd', frame, meta(frame, plain), false, 1024);
     expect(it.next().value).toEqual(rows.slice(0, 1024));
-    expect(segmentBuffers.size).toBe(before - 1);
+    expect(resultBuffers.size).toBe(before - 1);
     it.return(undefined);
-    expect(segmentBuffers.size).toBe(before);
+    expect(resultBuffers.size).toBe(before);
   });
 });
 
