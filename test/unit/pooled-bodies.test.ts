@@ -156,7 +156,7 @@ describe("a direct page's rows and its buffer", () => {
     const trino = new HttpTrino({ server: base, user: 'gw' });
     {
       const [a, b] = [await trino.query('SELECT 1'), await trino.query('SELECT 2')];
-      const got = new Map<string, unknown[][]>([
+      const got = new Map<string, (readonly unknown[])[]>([
         [a.queryId, []],
         [b.queryId, []],
       ]);
