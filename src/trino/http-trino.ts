@@ -23,7 +23,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpReply } from './http-transport.js';
 import { memberRows } from './json-rows.js';
-import { resultBuffers } from './zstd.js';
+import { pageBuffers } from './zstd.js';
 import { parseLosslessJson } from './lossless-json.js';
 import { gracedSignal, QueryControl } from './query-control.js';
 import { BATCH_ROWS, ResultReader, type Page } from './result-reader.js';
@@ -227,7 +227,7 @@ export class HttpTrino implements TrinoPort {
       url: this.connection.follow(uri),
       headers: { 'X-Trino-User': user },
       signal: graced.signal,
-      pool: resultBuffers, // given back by parsePage
+      pool: pageBuffers, // given back by parsePage
     };
     try {
       for (let attempt = 0; ; attempt++) {
@@ -272,13 +272,13 @@ function parsePage(reply: HttpReply, lossless: boolean): Page {
   try {
     const { rest, rows } = memberRows(reply.body, 'data', BATCH_ROWS);
     // The body is a pooled buffer (fetch): the rows' bytes go back once read, the rest is text already.
-    if (rows) rows.releaseWhenRead(() => resultBuffers.give(reply.body));
-    else resultBuffers.give(reply.body);
+    if (rows) rows.releaseWhenRead(() => pageBuffers.give(reply.body));
+    else pageBuffers.give(reply.body);
     const page = (lossless ? parseLosslessJson(rest) : JSON.parse(rest)) as Page;
     if (rows) page.data = rows;
     return page;
   } catch {
-    resultBuffers.give(reply.body);
+    pageBuffers.give(reply.body);
     throw new TrinoUnavailableError(`Trino answered HTTP ${reply.status} with a body that is not JSON`, reply.status);
   }
 }

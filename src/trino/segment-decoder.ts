@@ -12,7 +12,7 @@ import { uncompressSync as lz4Uncompress } from 'lz4-napi';
 import type { TrinoEncoding } from '../settings.js';
 import { arrayRows, type JsonRows } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
-import { resultBuffers, zstdDecompressInto, zstdReady } from './zstd.js';
+import { segmentBuffers, zstdDecompressInto, zstdReady } from './zstd.js';
 
 export interface SegmentMetadata {
   /** Bytes of the segment as sent (compressed, when compressed). */
@@ -27,15 +27,15 @@ type Decompress = (bytes: Buffer, size: number) => Buffer;
 
 const DECOMPRESS = {
   'json+zstd': (bytes, size) => {
-    const pooled = resultBuffers.take(size);
+    const pooled = segmentBuffers.take(size);
     try {
       return pooled.subarray(0, zstdDecompressInto(bytes, size, pooled));
     } catch (err) {
-      resultBuffers.give(pooled);
+      segmentBuffers.give(pooled);
       throw err;
     } finally {
       // The frame was copied into zstd's memory: its body (pooled when fetched) is free again.
-      resultBuffers.give(bytes);
+      segmentBuffers.give(bytes);
     }
   },
   // lz4-napi reads lz4_flex's size-prepended block: four little-endian bytes of the decompressed size first.
@@ -43,7 +43,7 @@ const DECOMPRESS = {
     const framed = Buffer.allocUnsafe(bytes.length + 4);
     framed.writeUInt32LE(size, 0);
     bytes.copy(framed, 4);
-    resultBuffers.give(bytes);
+    segmentBuffers.give(bytes);
     return lz4Uncompress(framed);
   },
   json: undefined,
@@ -76,7 +76,7 @@ export function* decodeSegment(
     const size = meta.uncompressedSize === undefined ? undefined : Number(meta.uncompressedSize);
     plain = decompress && size !== undefined ? decompress(bytes, size) : bytes;
     if (size !== undefined && plain.length !== size) {
-      resultBuffers.give(plain);
+      segmentBuffers.give(plain);
       throw new Error('size');
     }
   } catch {
@@ -93,6 +93,6 @@ export function* decodeSegment(
     }
     yield* rows.batches(lossless, () => bad('is not JSON'));
   } finally {
-    resultBuffers.give(plain);
+    segmentBuffers.give(plain);
   }
 }

@@ -12,7 +12,7 @@ import type { SpooledSegment } from './result-reader.js';
 import type { Exchange, TrinoConnection } from './trino-connection.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 import { backoffMs, HttpStatusError, retryable, unavailable } from './wire-failures.js';
-import { resultBuffers } from './zstd.js';
+import { segmentBuffers } from './zstd.js';
 
 const MAX_REDIRECTS = 3;
 const ACK_TIMEOUT_MS = 5_000;
@@ -36,7 +36,7 @@ export class SegmentFetch {
       try {
         const reply = await this.get(segment.uri, segment, signal, undefined, true);
         if (Number.isFinite(expected) && reply.body.length !== expected) {
-          resultBuffers.give(reply.body);
+          segmentBuffers.give(reply.body);
           throw new SegmentSizeError(reply.body.length, expected);
         }
         return reply.body;
@@ -76,7 +76,7 @@ export class SegmentFetch {
     for (let hops = 0; ; hops++) {
       const request: Exchange = { method: 'GET', url, headers, signal, timeoutMs };
       // A segment's body is read into a reused buffer, given back once decoded (segment-decoder.ts).
-      if (pooled) request.pool = resultBuffers;
+      if (pooled) request.pool = segmentBuffers;
       const reply = await this.connection.anonymous(request);
       const location = reply.headers.location;
       if (reply.status >= 300 && reply.status < 400 && location && hops < MAX_REDIRECTS) {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransport } from '../../src/trino/http-transport.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { memberRows } from '../../src/trino/json-rows.js';
-import { BufferPool, resultBuffers } from '../../src/trino/zstd.js';
+import { BufferPool, pageBuffers } from '../../src/trino/zstd.js';
 
 let server: http.Server;
 let base = '';
@@ -176,7 +176,7 @@ describe("a direct page's rows and its buffer", () => {
         }
       }
       for (const q of queries) expect(got.get(q)).toEqual(expected.get(q));
-      expect(resultBuffers.size).toBeGreaterThan(0); // the pages' buffers came back for the next ones
+      expect(pageBuffers.size).toBeGreaterThan(0); // the pages' buffers came back for the next ones
     }
   });
 });

@@ -6,7 +6,7 @@
 import { compress, isLoaded } from '@foxglove/wasm-zstd';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeSegment } from '../../src/trino/segment-decoder.js';
-import { BufferPool, resultBuffers, zstdDecompressInto, zstdReady } from '../../src/trino/zstd.js';
+import { BufferPool, segmentBuffers, zstdDecompressInto, zstdReady } from '../../src/trino/zstd.js';
 
 beforeAll(async () => {
   await Promise.all([isLoaded, zstdReady]);
@@ -26,6 +26,15 @@ describe('BufferPool', () => {
     const d = pool.take(2 << 20);
     expect(d.buffer).toBe(a.buffer);
     expect(pool.size).toBe(0);
+  });
+
+  it('hands out no buffer more than twice the size a new one would be', () => {
+    const pool = new BufferPool(4, 60_000);
+    const large = pool.take(4 << 20);
+    pool.give(large);
+    const small = pool.take(1000); // 64 KiB new: the 4 MiB one stays for a segment
+    expect(small.buffer).not.toBe(large.buffer);
+    expect(pool.take(3 << 20).buffer).toBe(large.buffer);
   });
 
   it('ignores buffers it did not hand out, and a buffer given back twice is handed out once', () => {
@@ -75,10 +84,10 @@ describe('a segment’s pooled buffers', () => {
 
   it('come back once its rows are read, and the next segment reads its own rows from them', () => {
     const frame = compress(plain);
-    const before = resultBuffers.size;
+    const before = segmentBuffers.size;
     const first = [...decodeSegment('json+zstd', frame, meta(frame, plain), false, 1024)].flat();
     expect(first).toEqual(rows);
-    expect(resultBuffers.size).toBe(before + 1);
+    expect(segmentBuffers.size).toBe(before + 1);
     const other = Array.from({ length: 10 }, (_, i) => [100_000 + i, 'other']);
     const otherPlain = Buffer.from(JSON.stringify(other));
     const otherFrame = compress(otherPlain);
@@ -89,14 +98,14 @@ describe('a segment’s pooled buffers', () => {
 
   it('come back when the reader stops early', () => {
     const frame = compress(plain);
-    const taken = resultBuffers.take(plain.length);
-    resultBuffers.give(taken);
-    const before = resultBuffers.size;
+    const taken = segmentBuffers.take(plain.length);
+    segmentBuffers.give(taken);
+    const before = segmentBuffers.size;
     const it = decodeSegment('json+zstd', frame, meta(frame, plain), false, 1024);
     expect(it.next().value).toEqual(rows.slice(0, 1024));
-    expect(resultBuffers.size).toBe(before - 1);
+    expect(segmentBuffers.size).toBe(before - 1);
     it.return(undefined);
-    expect(resultBuffers.size).toBe(before);
+    expect(segmentBuffers.size).toBe(before);
   });
 });
 
