@@ -12,12 +12,12 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createPrivateKey, randomBytes, sign } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { fetchTrino, findJdk, launch, layout as localLayout } from './local-trino.js';
-import { alive, recordedPid, stopProcess } from './pid-file.js';
+import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
 export const SECURE_USERS = ['topicgate', 'admin', 'alice', 'bob'] as const;
@@ -297,19 +297,47 @@ export async function secureUp(
   fetchTrino(localLayout());
   const jdk = findJdk();
   if (!o.keepConfig || !existsSync(l.caFile)) writeSecureConfig(l);
-  log(`starting on ${l.url}`);
-  launch(l, jdk);
   const deadline = Date.now() + (o.timeoutMs ?? 240_000);
+  for (let attempt = 1; ; attempt++) {
+    log(`starting on ${l.url}`);
+    const before = serverLogs(l);
+    launch(l, jdk);
+    if (await untilReady(l, deadline)) return { url: l.url, started: true };
+    // Seen once under load: the server gone before it wrote a line of its log. A server that fails on its
+    // configuration logs why, and is not started again.
+    const logged = [...serverLogs(l)].some(([name, size]) => before.get(name) !== size);
+    if (logged || attempt >= 3) {
+      const why = logged ? `see ${l.runDir}/server.log` : `it wrote no server log, ${attempt} times`;
+      throw new Error(`the secure Trino exited; ${why}`);
+    }
+    log(`the secure Trino exited before it wrote its log (attempt ${attempt}); starting it again`);
+  }
+}
+
+/** The server's log files (a restart starts a new one) and their sizes. */
+function serverLogs(l: SecureTrinoLayout): Map<string, number> {
+  const logs = new Map<string, number>();
+  if (!existsSync(l.runDir)) return logs;
+  for (const name of readdirSync(l.runDir)) {
+    if (name.startsWith('server.log'))
+      logs.set(name, statSync(join(l.runDir, name), { throwIfNoEntry: false })?.size ?? -1);
+  }
+  return logs;
+}
+
+/** Waits until the secure Trino answers (true) or its process is gone (false); stops it at the deadline. */
+async function untilReady(l: SecureTrinoLayout, deadline: number): Promise<boolean> {
   while (!(await ready(l))) {
-    const pid = readPid(l);
-    if (pid === undefined || !alive(pid)) throw new Error(`the secure Trino exited; see ${l.runDir}/server.log`);
+    // The pid just written is this start's (no check of its command line, which changes as the launcher execs).
+    const pid = pidInFile(l.pidFile);
+    if (pid === undefined || !alive(pid)) return false;
     if (Date.now() > deadline) {
       await secureDown(l);
       throw new Error(`the secure Trino did not become ready; see ${l.runDir}/server.log`);
     }
     await new Promise((res) => setTimeout(res, 500));
   }
-  return { url: l.url, started: true };
+  return true;
 }
 
 /** Stops the secure Trino by its recorded pid (SIGTERM, SIGKILL after 20 s); never any other process. */
