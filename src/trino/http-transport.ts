@@ -22,7 +22,7 @@ export interface HttpRequest {
   pool?: BodyBuffers;
 }
 
-/** Where bodies are read into (zstd.ts BufferPool). */
+/** Where bodies are read into (buffer-pool.ts). */
 export interface BodyBuffers {
   /** A buffer of `size` bytes, the caller's until given back. */
   take(size: number): Buffer;
@@ -149,19 +149,18 @@ class BodyReader {
 
   add(c: Buffer): void {
     const into = this.into;
-    if (into && this.filled + c.length > into.length && this.unknownLength) {
-      const grown = this.pool!.take(Math.max(2 * into.length, this.filled + c.length));
-      into.copy(grown, 0, 0, this.filled);
-      this.pool!.give(into);
-      this.into = grown;
+    if (into && this.filled + c.length > into.length) {
+      if (this.unknownLength) {
+        this.into = this.pool!.take(Math.max(2 * into.length, this.filled + c.length));
+        into.copy(this.into, 0, 0, this.filled);
+        this.pool!.give(into);
+      } else {
+        this.chunks.push(into.subarray(0, this.filled));
+        this.into = null;
+      }
     }
-    if (this.into && this.filled + c.length <= this.into.length) {
-      this.filled += c.copy(this.into, this.filled);
-      return;
-    }
-    if (this.into) this.chunks.push(this.into.subarray(0, this.filled));
-    this.into = null;
-    this.chunks.push(c);
+    if (this.into) this.filled += c.copy(this.into, this.filled);
+    else this.chunks.push(c);
   }
 
   end(): Buffer {

@@ -21,9 +21,9 @@
  * direct pages and spooled segments alike, segment-fetch.ts fetches and acknowledges the segments.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pageBuffers } from './buffer-pool.js';
 import type { HttpReply } from './http-transport.js';
 import { memberRows } from './json-rows.js';
-import { pageBuffers } from './zstd.js';
 import { parseLosslessJson } from './lossless-json.js';
 import { gracedSignal, QueryControl } from './query-control.js';
 import { BATCH_ROWS, ResultReader, type Page } from './result-reader.js';

@@ -12,7 +12,8 @@ import { uncompressSync as lz4Uncompress } from 'lz4-napi';
 import type { TrinoEncoding } from '../settings.js';
 import { arrayRows, type JsonRows } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
-import { segmentBuffers, zstdDecompressInto, zstdReady } from './zstd.js';
+import { segmentBuffers } from './buffer-pool.js';
+import { zstdDecompressInto, zstdReady } from './zstd.js';
 
 export interface SegmentMetadata {
   /** Bytes of the segment as sent (compressed, when compressed). */

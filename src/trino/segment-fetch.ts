@@ -12,7 +12,7 @@ import type { SpooledSegment } from './result-reader.js';
 import type { Exchange, TrinoConnection } from './trino-connection.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 import { backoffMs, HttpStatusError, retryable, unavailable } from './wire-failures.js';
-import { segmentBuffers } from './zstd.js';
+import { segmentBuffers } from './buffer-pool.js';
 
 const MAX_REDIRECTS = 3;
 const ACK_TIMEOUT_MS = 5_000;

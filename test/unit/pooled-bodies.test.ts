@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransport } from '../../src/trino/http-transport.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { memberRows } from '../../src/trino/json-rows.js';
-import { BufferPool, pageBuffers } from '../../src/trino/zstd.js';
+import { BufferPool, pageBuffers } from '../../src/trino/buffer-pool.js';
 
 let server: http.Server;
 let base = '';
@@ -50,8 +50,8 @@ const text = (n: number, seed: string) => Buffer.from(Array.from({ length: n }, 
 
 describe('bodies read into pool buffers', () => {
   const transport = new HttpTransport({ gzip: false });
-  const get = (path: string, pool?: BufferPool) =>
-    transport.send({ method: 'GET', url: new URL(path, base), headers: {}, timeoutMs: 10_000, pool });
+  const get = (path: string, pool?: BufferPool, via = transport) =>
+    via.send({ method: 'GET', url: new URL(path, base), headers: {}, timeoutMs: 10_000, pool });
 
   it('a chunked body lands whole in a buffer of the pool, grown when a later body is larger', async () => {
     const pool = new BufferPool(16, 60_000);
@@ -82,15 +82,7 @@ describe('bodies read into pool buffers', () => {
     expect(known.equals(bodies.get('/length')!.body)).toBe(true);
     pool.give(known);
     expect(pool.size).toBe(1);
-    const gz = (
-      await new HttpTransport({ gzip: true }).send({
-        method: 'GET',
-        url: new URL('/gzip', base),
-        headers: {},
-        timeoutMs: 10_000,
-        pool,
-      })
-    ).body;
+    const gz = (await get('/gzip', pool, new HttpTransport({ gzip: true }))).body;
     expect(gz.equals(bodies.get('/gzip')!.body)).toBe(true);
     pool.give(gz);
     expect(pool.size).toBe(1);

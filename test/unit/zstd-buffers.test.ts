@@ -1,12 +1,13 @@
 /**
- * Spooled segments decompressed into reused buffers (src/trino/zstd.ts): the pool hands a buffer to one reader at
+ * Spooled segments decompressed into reused buffers (src/trino/zstd.ts, buffer-pool.ts): the pool hands a buffer to one reader at
  * a time and takes back only its own, once; decompressing into a reused buffer gives exactly the frame's bytes,
  * whatever was in it before; a segment's pooled buffers come back once its rows are read, or its reader stops.
  */
 import { compress, isLoaded } from '@foxglove/wasm-zstd';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeSegment } from '../../src/trino/segment-decoder.js';
-import { BufferPool, segmentBuffers, zstdDecompressInto, zstdReady } from '../../src/trino/zstd.js';
+import { BufferPool, segmentBuffers } from '../../src/trino/buffer-pool.js';
+import { zstdDecompressInto, zstdReady } from '../../src/trino/zstd.js';
 
 beforeAll(async () => {
   await Promise.all([isLoaded, zstdReady]);
