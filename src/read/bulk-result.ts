@@ -29,17 +29,45 @@ export async function bulkResult(
     });
     return trino.query(compileQuery(sliced), opts);
   };
-  // Every slice query started, by slice: the first `concurrency` start now, each later one when a slice ends.
+  // Every slice query started, by slice, and the first batch of each (asked for as soon as it starts).
   const started: Promise<TrinoResult>[] = [];
-  /** Starts the next slice's query; false when every slice has started. */
+  const heads: Promise<IteratorResult<Rows>>[] = [];
+  const iterators: Promise<AsyncIterator<Rows>>[] = [];
+  let ended = 0;
+  let newestHasRows = false;
+  /**
+   * Starts the next slice's query while fewer than `concurrency` are unfinished; false when none may start.
+   * Unordered, every free slot starts one at once. In order, a slice starts only once the one before it has its
+   * first rows: Trino sorts a slice before its first row, and slices started together would share the cores
+   * until all are sorted, delaying the first one's rows by the others' work. Started one after the other, the
+   * next slice is scanned and sorted while the one before it is being written.
+   */
   const startNext = (): boolean => {
-    if (started.length >= count) return false;
-    const p = start(started.length);
+    if (started.length >= count || started.length - ended >= bulk.concurrency) return false;
+    if (bulk.ordered && started.length > 0 && !newestHasRows) return false;
+    const i = started.length;
+    const p = start(i);
     p.catch(() => undefined); // awaited where its rows are read; a failure surfaces there
     started.push(p);
+    newestHasRows = false;
+    if (bulk.ordered) {
+      const it = p.then((r) => r.batches[Symbol.asyncIterator]());
+      const head = it.then((x) => x.next());
+      head.then(
+        () => {
+          if (i !== started.length - 1) return;
+          newestHasRows = true;
+          startNext();
+        },
+        () => undefined, // surfaces where slice i is read
+      );
+      iterators.push(it);
+      heads.push(head);
+    }
     return true;
   };
-  for (let k = 0; k < bulk.concurrency; k++) startNext();
+  if (bulk.ordered) startNext();
+  else while (startNext());
   const first = await started[0]!.catch(async (err: unknown) => {
     // The other slices already started: none may keep running in Trino.
     await cancelAll();
@@ -59,8 +87,15 @@ export async function bulkResult(
 
   async function* inOrder(): AsyncGenerator<Rows> {
     for (let i = 0; i < count; i++) {
-      const result = await started[i]!;
-      yield* result.batches;
+      const it = await iterators[i]!;
+      let r = await heads[i]!;
+      try {
+        for (; !r.done; r = await it.next()) yield r.value;
+      } finally {
+        // Stopped inside the slice: its result ends as a for-await would end it, which cancels its query.
+        if (!r.done) await it.return?.();
+      }
+      ended++;
       startNext();
     }
   }
@@ -79,6 +114,7 @@ export async function bulkResult(
       const { i, it, r } = await Promise.race(live.values());
       if (r.done) {
         live.delete(i);
+        ended++;
         if (startNext()) await open(started.length - 1);
         continue;
       }
