@@ -61,7 +61,10 @@ function gatedPort() {
       const n = slices.length;
       let open!: () => void;
       let fail!: (err: Error) => void;
-      const gate = new Promise<void>((resolve, reject) => ((open = resolve), (fail = reject)));
+      const gate = new Promise<void>((resolve, reject) => {
+        open = resolve;
+        fail = reject;
+      });
       gate.catch(() => undefined);
       const s: Slice = { sql, open, fail, batchesPulled: 0, finished: false, cancelled: false };
       slices.push(s);
