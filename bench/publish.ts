@@ -127,7 +127,9 @@ export async function writeDocs(
     'Seconds run from sending the query to the last byte (the CLI: from starting the JVM to its exit, since that is what running it costs). ' +
       "Ratio to raw is rows/s over the raw trino-client's at the same size. CPU µs/row is the CPU the client process used (the gateway " +
       'process for gateway cases; Trino is not counted), per row, in the best run: Trino and every client share the same 2 cores, so ' +
-      "a client that needs more CPU also slows Trino down. Machine busy is the share of both cores' time in use during that run (Trino, the client, everything): near 100%, the cores are the limit, and more concurrency (`parallel=N`) cannot add throughput. Peak RSS is the client process's (VmHWM of a fresh process per size, or " +
+      "a client that needs more CPU also slows Trino down. Trino CPU µs/row is the Trino server's CPU in the same run, per row. " +
+      "First byte is when the gateway's first body byte arrived: an ordered read sorts (the first slice of) the window before it. " +
+      "Machine busy is the share of both cores' time in use during that run (Trino, the client, everything): near 100%, the cores are the limit, and more concurrency (`parallel=N`) cannot add throughput. Peak RSS is the client process's (VmHWM of a fresh process per size, or " +
       "ru_maxrss of the CLI's JVM and of the python process). Each case is the best of a few runs, run round-robin across the cases. Trino queries and rows read by Trino are per response, from Trino's query statistics (each gateway sends its queries as a Trino user of its own); the other clients send the one query.",
     '',
     `![rows/s by client and size](${RATE_SVG})`,
@@ -141,7 +143,10 @@ export async function writeDocs(
           '',
           'The memory catalog pushes no predicate into its scan, so each of `parallel=N` slices reads the whole table: ' +
             'there N slices cost Trino N scans. On `vastpg` (the same rows in PostgreSQL, indexed on `timestamp_broker`) ' +
-            'each slice reads only its range, as on VAST:',
+            'each slice reads only its range, as on VAST. In order, a slice starts once the one before it has its first rows ' +
+            '(Trino scans and sorts a slice before its first row), so the next slice is sorted while the one before it is ' +
+            'written. Slices add concurrency, not less work: where the single stream kept the cores busy a share b of the ' +
+            'time, N slices can be at most 1/b times as fast at the same CPU per row, which each line below gives:',
           '',
           raceTable(pgResults),
           '',

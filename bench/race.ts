@@ -15,6 +15,7 @@ import { runCli, runPython } from './anchors.js';
 import { getJson, readGateway, ROOT, startGateway, type Format, type Gateway } from './gateway.js';
 import { busyShare, cpuSeconds, currentRss, machineTicks, peakRss } from './proc.js';
 import { forkRaw } from './raw-fork.js';
+import { layout, serverPids } from '../scripts/local-trino.js';
 import { queriesOf, runUser } from './trino-stats.js';
 import type { Window } from './window.js';
 
@@ -38,6 +39,10 @@ export interface Run {
   seconds: number;
   cpu: number;
   bytes?: number;
+  /** Gateway cases: seconds until the first body byte (an ordered read's first slice is sorted before it). */
+  firstSeconds?: number;
+  /** CPU seconds the Trino server used during the run (the same for every client: it runs the same SQL). */
+  trinoCpu?: number;
   /** The share of the machine's CPU (every core) busy during the run: Trino, the client and anything else. */
   machineBusy?: number;
 }
@@ -146,12 +151,15 @@ export async function raceSize(
       `${single.url}${eventsPath(s.topic, w, { format: 'ndjson', parallel: 1, spooled: false }, s.features)}&explain=true`,
     );
     const runs = new Map<CaseId, Run[]>(ids.map((id) => [id, []]));
+    // The bench's Trino is the local one (run.ts starts it), so its CPU per run can be read beside the client's.
+    const trinoPid = serverPids(layout())[0];
     const anchorPeak = new Map<CaseId, number>();
     for (let rep = 0; rep < reps; rep++) {
       // Round-robin, starting one case later each repetition, to spread other load on the machine evenly.
       for (const id of ids.map((_, i) => ids[(i + rep) % ids.length]!)) {
         const pid = pidOf(id);
         const cpu0 = pid ? cpuSeconds(pid) : 0;
+        const trinoCpu0 = trinoPid ? cpuSeconds(trinoPid) : 0;
         const ticks0 = machineTicks();
         let run: Run;
         if (id.startsWith('cli') || id.startsWith('python')) {
@@ -171,8 +179,15 @@ export async function raceSize(
             g.format,
             w.rows,
           );
-          run = { rows: r.rows, seconds: r.seconds, cpu: cpuSeconds(pid!) - cpu0, bytes: r.bytes };
+          run = {
+            rows: r.rows,
+            seconds: r.seconds,
+            cpu: cpuSeconds(pid!) - cpu0,
+            bytes: r.bytes,
+            firstSeconds: r.firstSeconds,
+          };
         }
+        if (trinoPid) run.trinoCpu = cpuSeconds(trinoPid) - trinoCpu0;
         run.machineBusy = busyShare(ticks0, machineTicks());
         if (run.rows !== w.rows) throw new Error(`${caseLabel(id)} read ${run.rows} rows, expected ${w.rows}`);
         runs.get(id)!.push(run);

@@ -5,6 +5,7 @@ import { FORMATS, type CaseResult } from './race.js';
 const mb = (bytes: number) => (bytes / 1_048_576).toFixed(0);
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 export const rate = (r: { rows: number; seconds: number }) => r.rows / r.seconds;
+const perRow = (cpu: number, rows: number) => ((cpu / rows) * 1e6).toFixed(1);
 
 function rawOf(results: CaseResult[], size: number): CaseResult {
   return results.find((r) => r.size === size && r.id === 'raw')!;
@@ -12,14 +13,15 @@ function rawOf(results: CaseResult[], size: number): CaseResult {
 
 export function raceTable(results: CaseResult[]): string {
   const lines = [
-    '| rows | case | seconds | rows/s | ratio to raw | CPU µs/row | machine busy | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
-    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| rows | case | seconds | first byte s | rows/s | ratio to raw | CPU µs/row | Trino CPU µs/row | machine busy | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
     const ratio = rate(r.best) / rate(rawOf(results, r.size).best);
     lines.push(
-      `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ` +
-        `${((r.best.cpu / r.best.rows) * 1e6).toFixed(1)} | ` +
+      `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${r.best.firstSeconds?.toFixed(2) ?? '–'} | ` +
+        `${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ${perRow(r.best.cpu, r.best.rows)} | ` +
+        `${r.best.trinoCpu !== undefined ? perRow(r.best.trinoCpu, r.best.rows) : '–'} | ` +
         `${r.best.machineBusy !== undefined ? `${Math.round(r.best.machineBusy * 100)}%` : '–'} | ${mb(r.peakRssBytes)} | ` +
         `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} | ` +
         `${r.trino ? r.trino.queries.toFixed(1) : '1'} | ${r.trino ? fmtInt(r.trino.rowsRead) : '–'} |`,
@@ -71,17 +73,26 @@ export function raceVerdicts(results: CaseResult[]): string[] {
   return out;
 }
 
-/** parallel=N against the single stream of the same format and transport, with how busy the machine was. */
+/**
+ * parallel=N against the single stream of the same format and transport, with how busy the machine was. Slices add
+ * no work, only concurrency, so where the single stream kept the cores busy a share b of the time, N slices can go
+ * at most 1/b times as fast at the same CPU per row (every process's: Trino, the database, the gateway).
+ */
 export function parallelVerdicts(results: CaseResult[]): string[] {
-  const busy = (r: CaseResult) => (r.best.machineBusy !== undefined ? `${Math.round(r.best.machineBusy * 100)}%` : '?');
+  const pct = (b: number | undefined) => (b !== undefined ? `${Math.round(b * 100)}%` : '?');
+  const first = (r: CaseResult) => (r.best.firstSeconds !== undefined ? `${r.best.firstSeconds.toFixed(2)} s` : '?');
   return results.flatMap((r) => {
     const m = /^(\w+)-p(\d+)(@spool)?$/.exec(r.id);
     const single = m && results.find((x) => x.size === r.size && x.id === `${m[1]}${m[3] ?? ''}`);
     if (!m || !single) return [];
     const v = rate(r.best) / rate(single.best);
+    const b = single.best.machineBusy;
+    const ceiling = b ? `, so the cores allow at most ${(1 / b).toFixed(2)}x at its CPU per row` : '';
+    const trino = (x: CaseResult) => (x.best.trinoCpu !== undefined ? perRow(x.best.trinoCpu, x.best.rows) : '?');
     return [
       `- ${r.label}: ${v.toFixed(2)}x the single stream (target for parallel=4: 1.5x${m[2] === '4' ? `, ${v >= 1.5 ? 'meets' : 'MISSES'}` : ''}); ` +
-        `machine busy ${busy(r)} (single stream ${busy(single)})`,
+        `machine busy ${pct(r.best.machineBusy)} (single stream ${pct(b)}${ceiling}); ` +
+        `Trino CPU ${trino(r)} µs/row (single ${trino(single)}); first byte after ${first(r)} (single ${first(single)})`,
     ];
   });
 }

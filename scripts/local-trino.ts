@@ -162,7 +162,7 @@ const readPid = (l: LocalTrinoLayout) => recordedPid(l.pidFile, 'io.trino.server
  * is the first answer; this one still finds a server when that file was not (yet) what it should be, so a
  * failed start-up never leaves a server behind and a slow one is not taken for a dead one.
  */
-function serverPids(l: LocalTrinoLayout): number[] {
+export function serverPids(l: LocalTrinoLayout): number[] {
   const mark = `-Dnode.data-dir=${join(l.runDir, 'data')}`;
   const pids: number[] = [];
   for (const entry of existsSync('/proc') ? readdirSync('/proc') : []) {
