@@ -5,20 +5,14 @@
  * gated here: its first batch comes only when the test opens its gate, so the test sees what had started by then.
  */
 import { describe, expect, it } from 'vitest';
-import type { TopicModel } from '../../src/query/plan.js';
 import { plan } from '../../src/query/planner.js';
 import { bulkResult } from '../../src/read/bulk-result.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../../src/trino/trino-port.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 
 const COLUMNS = [table('key', 'varchar'), table('timestamp_broker', 'timestamp(3)')];
-const topic: TopicModel = {
-  id: 't',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 't', topicKind: 'topic', columns: COLUMNS },
-  columns: new Map(COLUMNS.map((c) => [c.name, c])),
-  time: COLUMNS[1]!,
-};
+const topic = topicOf(COLUMNS);
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 
 function bulkPlan(parallel: number, unordered = false) {

@@ -4,21 +4,15 @@
  * asked for may hold more, so the result stops there and says so (reach.sure), while the window's end is sure.
  */
 import { describe, expect, it } from 'vitest';
-import type { TopicModel } from '../../src/query/plan.js';
 import { plan } from '../../src/query/planner.js';
 import { READ_ON_PAGES } from '../../src/read/read-ahead.js';
 import { slicedResult } from '../../src/read/sliced-result.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 const COLUMNS = [table('key', 'varbinary'), table('timestamp_broker', 'timestamp(3)')];
-const topic: TopicModel = {
-  id: 't',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 't', topicKind: 'topic', columns: COLUMNS },
-  columns: new Map(COLUMNS.map((c) => [c.name, c])),
-  time: COLUMNS[1]!,
-};
+const topic = topicOf(COLUMNS);
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const page = plan(
   {
