@@ -11,11 +11,11 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { layout, serverPids } from '../scripts/local-trino.js';
 import { runCli, runPython } from './anchors.js';
 import { getJson, readGateway, ROOT, startGateway, type Format, type Gateway } from './gateway.js';
 import { busyShare, cpuSeconds, currentRss, machineTicks, peakRss } from './proc.js';
 import { forkRaw } from './raw-fork.js';
-import { layout, serverPids } from '../scripts/local-trino.js';
 import { queriesOf, runUser } from './trino-stats.js';
 import type { Window } from './window.js';
 

@@ -6,6 +6,7 @@ const mb = (bytes: number) => (bytes / 1_048_576).toFixed(0);
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 export const rate = (r: { rows: number; seconds: number }) => r.rows / r.seconds;
 const perRow = (cpu: number, rows: number) => ((cpu / rows) * 1e6).toFixed(1);
+const pct = (share: number | undefined, none = '–') => (share !== undefined ? `${Math.round(share * 100)}%` : none);
 
 function rawOf(results: CaseResult[], size: number): CaseResult {
   return results.find((r) => r.size === size && r.id === 'raw')!;
@@ -22,7 +23,7 @@ export function raceTable(results: CaseResult[]): string {
       `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${r.best.firstSeconds?.toFixed(2) ?? '–'} | ` +
         `${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ${perRow(r.best.cpu, r.best.rows)} | ` +
         `${r.best.trinoCpu !== undefined ? perRow(r.best.trinoCpu, r.best.rows) : '–'} | ` +
-        `${r.best.machineBusy !== undefined ? `${Math.round(r.best.machineBusy * 100)}%` : '–'} | ${mb(r.peakRssBytes)} | ` +
+        `${pct(r.best.machineBusy)} | ${mb(r.peakRssBytes)} | ` +
         `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} | ` +
         `${r.trino ? r.trino.queries.toFixed(1) : '1'} | ${r.trino ? fmtInt(r.trino.rowsRead) : '–'} |`,
     );
@@ -79,7 +80,6 @@ export function raceVerdicts(results: CaseResult[]): string[] {
  * at most 1/b times as fast at the same CPU per row (every process's: Trino, the database, the gateway).
  */
 export function parallelVerdicts(results: CaseResult[]): string[] {
-  const pct = (b: number | undefined) => (b !== undefined ? `${Math.round(b * 100)}%` : '?');
   const first = (r: CaseResult) => (r.best.firstSeconds !== undefined ? `${r.best.firstSeconds.toFixed(2)} s` : '?');
   return results.flatMap((r) => {
     const m = /^(\w+)-p(\d+)(@spool)?$/.exec(r.id);
@@ -91,7 +91,7 @@ export function parallelVerdicts(results: CaseResult[]): string[] {
     const trino = (x: CaseResult) => (x.best.trinoCpu !== undefined ? perRow(x.best.trinoCpu, x.best.rows) : '?');
     return [
       `- ${r.label}: ${v.toFixed(2)}x the single stream (target for parallel=4: 1.5x${m[2] === '4' ? `, ${v >= 1.5 ? 'meets' : 'MISSES'}` : ''}); ` +
-        `machine busy ${pct(r.best.machineBusy)} (single stream ${pct(b)}${ceiling}); ` +
+        `machine busy ${pct(r.best.machineBusy, '?')} (single stream ${pct(b, '?')}${ceiling}); ` +
         `Trino CPU ${trino(r)} µs/row (single ${trino(single)}); first byte after ${first(r)} (single ${first(single)})`,
     ];
   });

@@ -29,10 +29,13 @@ export async function bulkResult(
     });
     return trino.query(compileQuery(sliced), opts);
   };
-  // Every slice query started, by slice, and the first batch of each (asked for as soon as it starts).
-  const started: Promise<TrinoResult>[] = [];
-  const heads: Promise<IteratorResult<Rows>>[] = [];
-  const iterators: Promise<AsyncIterator<Rows>>[] = [];
+  /** A started slice: its query, its rows, and (in order) its first batch, asked for as soon as it starts. */
+  interface Slice {
+    result: Promise<TrinoResult>;
+    rows: Promise<AsyncIterator<Rows>>;
+    head?: Promise<IteratorResult<Rows>>;
+  }
+  const slices: Slice[] = [];
   let ended = 0;
   let newestHasRows = false;
   /**
@@ -43,32 +46,30 @@ export async function bulkResult(
    * next slice is scanned and sorted while the one before it is being written.
    */
   const startNext = (): boolean => {
-    if (started.length >= count || started.length - ended >= bulk.concurrency) return false;
-    if (bulk.ordered && started.length > 0 && !newestHasRows) return false;
-    const i = started.length;
-    const p = start(i);
-    p.catch(() => undefined); // awaited where its rows are read; a failure surfaces there
-    started.push(p);
+    if (slices.length >= count || slices.length - ended >= bulk.concurrency) return false;
+    if (bulk.ordered && slices.length > 0 && !newestHasRows) return false;
+    const result = start(slices.length);
+    const rows = result.then((r) => r.batches[Symbol.asyncIterator]());
+    rows.catch(() => undefined); // awaited where its rows are read; a failure surfaces there
+    const slice: Slice = { result, rows };
+    slices.push(slice);
     newestHasRows = false;
     if (bulk.ordered) {
-      const it = p.then((r) => r.batches[Symbol.asyncIterator]());
-      const head = it.then((x) => x.next());
-      head.then(
+      slice.head = rows.then((it) => it.next());
+      slice.head.then(
         () => {
-          if (i !== started.length - 1) return;
+          // This is the newest slice: the next one waits for its rows.
           newestHasRows = true;
           startNext();
         },
-        () => undefined, // surfaces where slice i is read
+        () => undefined, // surfaces where the slice is read
       );
-      iterators.push(it);
-      heads.push(head);
     }
     return true;
   };
   if (bulk.ordered) startNext();
   else while (startNext());
-  const first = await started[0]!.catch(async (err: unknown) => {
+  const first = await slices[0]!.result.catch(async (err: unknown) => {
     // The other slices already started: none may keep running in Trino.
     await cancelAll();
     throw err;
@@ -76,8 +77,8 @@ export async function bulkResult(
 
   async function cancelAll() {
     await Promise.all(
-      started.map((p) =>
-        p.then(
+      slices.map(({ result }) =>
+        result.then(
           (r) => r.cancel(),
           () => undefined,
         ),
@@ -87,8 +88,8 @@ export async function bulkResult(
 
   async function* inOrder(): AsyncGenerator<Rows> {
     for (let i = 0; i < count; i++) {
-      const it = await iterators[i]!;
-      let r = await heads[i]!;
+      const it = await slices[i]!.rows;
+      let r = await slices[i]!.head!;
       try {
         for (; !r.done; r = await it.next()) yield r.value;
       } finally {
@@ -108,14 +109,14 @@ export async function bulkResult(
       p.catch(() => undefined); // raced below; a failure surfaces there
       live.set(i, p);
     };
-    const open = async (i: number) => pull(i, (await started[i]!).batches[Symbol.asyncIterator]());
-    for (let i = 0; i < started.length; i++) await open(i);
+    const open = async (i: number) => pull(i, await slices[i]!.rows);
+    for (let i = 0; i < slices.length; i++) await open(i);
     while (live.size > 0) {
       const { i, it, r } = await Promise.race(live.values());
       if (r.done) {
         live.delete(i);
         ended++;
-        if (startNext()) await open(started.length - 1);
+        if (startNext()) await open(slices.length - 1);
         continue;
       }
       pull(i, it);
