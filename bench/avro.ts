@@ -15,11 +15,11 @@ import { down, up } from '../scripts/local-trino.js';
 import { registryDown, registryUp } from '../scripts/local-registry.js';
 import { AVRO_JSON_TOPIC, AVRO_TOPIC, demoAvroStatements, registerDemoSchemas } from '../scripts/demo-avro.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { readGateway, startGateway, type Format } from './gateway.js';
 import { demoAvroEvent } from '../scripts/demo-avro.js';
-import { preparePayloads } from '../src/registry/payload-decoder.js';
-import { SchemaRegistry } from '../src/registry/schema-registry.js';
+import { preparePayloads } from '../src/blob/avro/payload-decoder.js';
+import { SchemaRegistry } from '../src/blob/avro/schema-registry.js';
 
 /** Decoding alone, in this process: the framed values of `events` events through the decoder, rows/s. */
 async function decodeOnly(registryUrl: string, events: number): Promise<number> {

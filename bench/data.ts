@@ -10,7 +10,7 @@
  * Reused when the row counts already match. Only the topics a run needs are loaded (the race needs clicks alone).
  */
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { demoStatements } from '../scripts/demo-data.js';
 
 export const BENCH_CATALOG = 'vast';

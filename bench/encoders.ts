@@ -12,7 +12,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { encoderRegistry, mediaTypeOfFormat, type FormatName } from '../src/encode/encoder-registry.js';
-import type { ResultColumn } from '../src/trino/result-stream.js';
+import type { ResultColumn } from '../src/core/result-stream.js';
 import { inMemoryResult } from '../test/fakes/in-memory-result.js';
 
 type Rows = unknown[][];

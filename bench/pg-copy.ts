@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { pgLayout, pgUp } from '../scripts/local-postgres.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { BENCH_CATALOG, BENCH_SCHEMA, EXPECTED_ROWS } from './data.js';
 

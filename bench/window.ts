@@ -4,7 +4,7 @@
  * that row ties with earlier ones); the count is taken, not assumed.
  */
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 
 export interface Window {
   /** ISO-8601 instants (`...Z`), `since` inclusive, `until` exclusive. */

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const ASSETS = ['plugins/openapi/description.md', 'plugins/openapi/swagger-ui-plugin.js'];
+const ASSETS = ['server/plugins/openapi/description.md', 'server/plugins/openapi/swagger-ui-plugin.js'];
 
 function newest(dir) {
   let t = 0;

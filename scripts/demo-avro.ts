@@ -6,8 +6,8 @@
  *
  * Where each hard case is, by event number i (tests rely on these): see AVRO_CASES.
  */
-import { avroType } from '../src/registry/avro-codec.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { avroType } from '../src/blob/avro/avro-codec.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { DEMO_CATALOG, DEMO_SCHEMA, TOPIC_COLUMNS } from './demo-data.js';
 
 export const AVRO_TOPIC = 'payments_avro';

@@ -3,7 +3,7 @@
  * (bulk INSERT ... SELECT over generated sequences), deterministic for a given size. The data carries the hard
  * cases real topics have; `HARD_CASES` says where each one is, so tests can find them.
  */
-import { quoteIdent } from '../src/query/sql-text.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 
 export const DEMO_CATALOG = 'vast';
 export const DEMO_SCHEMA = 'demo|kafka_topics';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import type { TrinoPort } from '../src/trino/trino-port.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { AVRO_TOPIC, demoAvroStatements, registerDemoSchemas, type DemoSchemaIds } from './demo-avro.js';
 import { DEMO_CATALOG, DEMO_SCHEMA } from './demo-data.js';
 

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import type { TrinoPort } from '../src/trino/trino-port.js';
-import { DEFAULT_TRINO_URL } from '../src/settings.js';
-import { quoteIdent } from '../src/query/sql-text.js';
+import { DEFAULT_TRINO_URL } from '../src/config/settings.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { DEMO_CATALOG, DEMO_SCHEMA, demoSizes, demoStatements, type DemoSizes } from './demo-data.js';
 
 export const DEFAULT_DEMO_EVENTS = 10_000;

@@ -6,8 +6,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { buildApp } from '../src/server/app.js';
+import { loadConfig } from '../src/config/config.js';
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url));
 

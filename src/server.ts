@@ -4,10 +4,10 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig, redactUserinfo, type Config } from './config.js';
+import { ConfigError, loadConfig, redactUserinfo, type Config } from './config/config.js';
 import { startupProblems } from './access/startup-checks.js';
-import { buildApp } from './app.js';
-import { topicModel } from './catalog/topic-model.js';
+import { buildApp } from './server/app.js';
+import { topicModel } from './query/tree/topic-model.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
@@ -85,7 +85,8 @@ async function main(): Promise<void> {
   try {
     const config = loadConfig();
     // Tracing on (TOPICGATE_TRACING_URL): the OpenTelemetry SDK is loaded only then.
-    if (config.tracingUrl) tracing = await (await import('./tracing-sdk.js')).startOtlpTracing(config.tracingUrl);
+    if (config.tracingUrl)
+      tracing = await (await import('./server/tracing-sdk.js')).startOtlpTracing(config.tracingUrl);
     started = await startServer(config);
   } catch (err) {
     process.stderr.write(`${describeStartupError(err)}\n`);

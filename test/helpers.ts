@@ -1,8 +1,8 @@
 /** Shared helpers for integration tests: an app wired to the real local Trino. */
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { buildApp } from '../src/server/app.js';
+import { loadConfig } from '../src/config/config.js';
 import { startServer } from '../src/server.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { PROJECT_ROOT, startFlags } from '../scripts/start-command.js';

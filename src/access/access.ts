@@ -3,8 +3,8 @@
  * which rows it sees (row policies) and how many queries it may run at once (limiter). Routes and the planner
  * reach it through `app.access`; the HTTP side (src/plugins/access.ts) authenticates every request with it.
  */
-import type { Config } from '../config.js';
-import type { RouteGroup } from './access-schema.js';
+import type { Config } from '../config/config.js';
+import type { RouteGroup } from '../config/access-schema.js';
 import { Authenticator } from './authenticate.js';
 import { Grants } from './grants.js';
 import type { JwtOptions } from './jwt.js';

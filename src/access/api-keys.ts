@@ -4,7 +4,7 @@
  * in the response time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ApiKeySettings } from './access-schema.js';
+import type { ApiKeySettings } from '../config/access-schema.js';
 import type { Principal } from './principal.js';
 
 /** Longest key accepted: hashing an arbitrarily long header is work an attacker chooses. */

@@ -4,8 +4,8 @@
  * can act on (send a credential, send one, get a new token); why a token failed goes to the log, never the token.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from '../errors.js';
-import type { AuthSettings } from './access-schema.js';
+import { ApiError } from '../core/errors.js';
+import type { AuthSettings } from '../config/access-schema.js';
 import { ApiKeys } from './api-keys.js';
 import { JwtKeysUnavailable, JwtRefused, createJwtVerifier, type JwtOptions, type JwtVerifier } from './jwt.js';
 import { ANONYMOUS, type Principal } from './principal.js';

@@ -4,12 +4,12 @@
  * row scope for the planner comes from here too. Each decision is recorded for the request's audit line.
  */
 import type { FastifyRequest } from 'fastify';
-import { topicNotFound } from '../catalog/topic-catalog.js';
-import { ApiError } from '../errors.js';
-import type { RowScope } from '../query/passes.js';
+import { topicNotFound } from '../read/topic-catalog.js';
+import { ApiError } from '../core/errors.js';
+import type { RowScope } from '../query/passes/passes.js';
 import type { TopicModel } from '../query/plan.js';
 import type { CursorCaller } from '../cursors/cursor-service.js';
-import type { Action } from './access-schema.js';
+import type { Action } from '../config/access-schema.js';
 
 const VERB: Record<Action, string> = {
   read: 'read',

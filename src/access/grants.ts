@@ -6,7 +6,7 @@
  * Without an `auth` block there is one caller, the anonymous one, and it may do everything. With `auth` but no
  * `access` block, every authenticated caller may do everything but `admin`; an empty `access: []` grants nothing.
  */
-import type { AccessRule, Action } from './access-schema.js';
+import type { AccessRule, Action } from '../config/access-schema.js';
 import type { Principal } from './principal.js';
 
 /** `orders*` -> /^orders.*$/: `*` is any run of characters, `?` one; everything else is itself. */

@@ -4,7 +4,7 @@
  * after TOPICGATE_WRITE_IDLE_TIMEOUT, which closes the socket and so cancels the response's Trino query.
  */
 import type { ServerResponse } from 'node:http';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 type Timeouts = Pick<Config, 'requestTimeoutMs' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs'>;
 

@@ -10,9 +10,9 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { readSecretFile, SecretFileError } from '../secret-file.js';
-import { ConfigError } from '../config.js';
-import type { JwtSettings } from './access-schema.js';
+import { readSecretFile, SecretFileError } from '../core/secret-file.js';
+import { ConfigError } from '../config/config.js';
+import type { JwtSettings } from '../config/access-schema.js';
 import type { Principal } from './principal.js';
 import { claimValue } from './row-filter.js';
 

@@ -4,8 +4,8 @@
  * `queuedQueries` waiting, each at most `queueWaitMs`); past that it is a 429 TG_TOO_MANY_REQUESTS with
  * Retry-After, so one caller cannot occupy the whole Trino cluster and a burst does not pile up unboundedly.
  */
-import { ApiError } from '../errors.js';
-import type { Limits } from './access-schema.js';
+import { ApiError } from '../core/errors.js';
+import type { Limits } from '../config/access-schema.js';
 
 /** Gives the slot back; calling it again does nothing. */
 export type Release = () => void;

@@ -5,7 +5,7 @@
  * declares neither (the topic listing, the topic page `/docs/topics`, unknown URLs) needs credentials and is not
  * counted. No URL text is matched anywhere.
  */
-import type { RouteGroup } from './access-schema.js';
+import type { RouteGroup } from '../config/access-schema.js';
 
 /** The part of a route's config this module reads. */
 export interface RouteKind {

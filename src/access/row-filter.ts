@@ -12,7 +12,7 @@
  * A claim that is missing, or has a shape its place cannot take, makes the whole policy match nothing (never
  * just drops a filter: under a `not.` a dropped one would widen what the caller sees).
  */
-import { ApiError, assertNever } from '../errors.js';
+import { ApiError, assertNever } from '../core/errors.js';
 import {
   buildPredicate,
   opSyntax,
@@ -23,10 +23,10 @@ import {
   type ColumnResolver,
   type FilterOp,
   type FilterSyntax,
-} from '../query/filters.js';
-import { braceList, inList } from '../query/filter-lists.js';
-import { isArrayOp } from '../query/filter-operators.js';
-import type { PredicateNode } from '../query/nodes.js';
+} from '../query/request/filters.js';
+import { braceList, inList } from '../query/request/filter-lists.js';
+import { isArrayOp } from '../query/request/filter-operators.js';
+import type { PredicateNode } from '../query/tree/nodes.js';
 
 /** A policy filter: the grammar's syntax tree, its placeholders checked. */
 export type FilterTemplate = FilterSyntax;

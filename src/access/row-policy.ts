@@ -4,10 +4,10 @@
  * planner ANDs the result onto the request's own filters, so nothing a request says can widen it. A caller
  * holding none of a topic's policy roles is not restricted by them.
  */
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { resolver, type TopicModel } from '../query/plan.js';
-import type { PredicateNode } from '../query/nodes.js';
-import type { RowPolicyRule } from './access-schema.js';
+import type { PredicateNode } from '../query/tree/nodes.js';
+import type { RowPolicyRule } from '../config/access-schema.js';
 import type { Principal } from './principal.js';
 import { bindRowFilter, parseRowFilter, templateProblems, type FilterTemplate } from './row-filter.js';
 

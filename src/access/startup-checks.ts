@@ -6,8 +6,8 @@
  * Problems are phrased like the other ConfigError problems: the variable first. No secret is ever repeated.
  */
 import { isIP } from 'node:net';
-import type { Config } from '../config.js';
-import { DEV_CURSOR_SECRET } from '../settings.js';
+import type { Config } from '../config/config.js';
+import { DEV_CURSOR_SECRET } from '../config/settings.js';
 
 const MIN_SECRET_BYTES = 32;
 

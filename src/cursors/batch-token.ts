@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { ApiError } from '../errors.js';
-import { TrinoTimestampText } from '../query/paging.js';
-import { Keyring, SignedTokens } from '../query/signed-token.js';
+import { ApiError } from '../core/errors.js';
+import { TrinoTimestampText } from '../query/passes/paging.js';
+import { Keyring, SignedTokens } from '../core/signed-token.js';
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 

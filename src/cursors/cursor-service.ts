@@ -10,19 +10,19 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
-import { frameKeyFilters, keyFraming, type KeyFraming } from '../registry/key-framing.js';
-import { ApiError } from '../errors.js';
-import type { Services } from '../app.js';
-import { topicModel } from '../catalog/topic-model.js';
-import { compileCount } from '../query/compile.js';
+import { frameKeyFilters, keyFraming, type KeyFraming } from '../query/passes/key-framing.js';
+import { ApiError } from '../core/errors.js';
+import type { Services } from '../server/app.js';
+import { topicModel } from '../query/tree/topic-model.js';
+import { compileCount } from '../query/sql/compile.js';
 import { summarizeBatch } from '../read/sliced-result.js';
 import { resolver, type TopicModel } from '../query/plan.js';
-import type { RowScope } from '../query/passes.js';
+import type { RowScope } from '../query/passes/passes.js';
 import { batchUntil, plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
-import { whereFromJson } from '../query/read-request.js';
-import type { Where } from '../schemas/where.js';
-import { epochOfTrinoTimestamp, parseDuration } from '../query/time.js';
-import type { Keyring } from '../query/signed-token.js';
+import { whereFromJson } from '../query/request/read-request.js';
+import type { Where } from '../query/request/where-schema.js';
+import { epochOfTrinoTimestamp, parseDuration } from '../query/request/time.js';
+import type { Keyring } from '../core/signed-token.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';

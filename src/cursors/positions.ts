@@ -1,5 +1,5 @@
 /** Cursor positions: where a start or seek text puts a cursor, comparing positions, showing them. */
-import { parseInstant, trinoTimestampText } from '../query/time.js';
+import { parseInstant, trinoTimestampText } from '../query/request/time.js';
 import type { Position } from './cursor-store.js';
 
 /** `earliest`, `latest` (now) or an instant; `what` names the field in a refusal. */

@@ -5,7 +5,7 @@
  * argument, an SQL error) stays what it is.
  */
 import type { PoolConfig } from 'pg';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import type { CursorStore } from './cursor-store.js';
 
 /** Seconds a client is asked to wait before trying a cursor route again. */

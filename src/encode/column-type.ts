@@ -1,4 +1,4 @@
-import { parseTrinoType, type TrinoType } from '../trino/types.js';
+import { parseTrinoType, type TrinoType } from '../core/trino-types.js';
 
 /** Parses a column's type text; text that is not a type is treated as an unknown type, never an error. */
 export function columnType(text: string): TrinoType {

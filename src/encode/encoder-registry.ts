@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { ResultStream } from '../trino/result-stream.js';
+import type { ResultStream } from '../core/result-stream.js';
 import { encodeCsv } from './text/csv-encoder.js';
 import type { EncodeOptions, Encoder } from './encoder.js';
 import { encodeJson } from './text/json-encoder.js';

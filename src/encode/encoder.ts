@@ -1,4 +1,4 @@
-import type { ResultStream } from '../trino/result-stream.js';
+import type { ResultStream } from '../core/result-stream.js';
 
 /** Where the next page is, when the result is one page of a longer read. */
 export interface PageInfo {

@@ -3,7 +3,7 @@
  * against the topic's columns here, before anything is quoted; then the policy passes shape the tree. Long file: the
  * read request, the plan and its slice shapes are declared beside the one builder that fills them.
  */
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import {
   TIME_COLUMN,
   type ColumnNode,
@@ -12,17 +12,17 @@ import {
   type QueryNode,
   type SelectNode,
   type SourceNode,
-} from './nodes.js';
-import type { GroupSpec, OrderSpec, SelectSpec } from '../schemas/read.js';
-import { aggregateNode, bucketNode, outputName, selectColumn, uniqueNames } from './select-items.js';
-import { parseColumnRef } from './column-ref.js';
-import { jsonPathColumn } from './json-path-column.js';
-import { decodedRef, undecodedField } from './decoded-column.js';
-import { namesDecoded, type GatewayStage } from './gateway-plan.js';
-import { epochOfTrinoTimestamp } from './time.js';
-import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './paging.js';
-import { checkRequestCaps } from './request-caps.js';
-import { applyLimit, applyPaging, applyRowScope, applyTimeWindow, type LimitPolicy } from './passes.js';
+} from './tree/nodes.js';
+import type { GroupSpec, OrderSpec, SelectSpec } from './request/read-schema.js';
+import { aggregateNode, bucketNode, outputName, selectColumn, uniqueNames } from './request/select-items.js';
+import { parseColumnRef } from './request/column-ref.js';
+import { jsonPathColumn } from './request/json-path-column.js';
+import { decodedRef, undecodedField } from './request/decoded-column.js';
+import { namesDecoded, type GatewayStage } from './passes/post-decode-split.js';
+import { epochOfTrinoTimestamp } from './request/time.js';
+import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './passes/paging.js';
+import { checkRequestCaps } from './passes/request-caps.js';
+import { applyLimit, applyPaging, applyRowScope, applyTimeWindow, type LimitPolicy } from './passes/passes.js';
 
 /** What a topic offers to a query: its table and every column a request may name. */
 export interface TopicModel {

@@ -9,16 +9,22 @@
  * residual-only request through). Routes parse and respond; they decide nothing. ReadPolicy.rows is required, so
  * no read path can plan without the caller's scope.
  */
-import { ApiError } from '../errors.js';
-import type { Config } from '../config.js';
-import { checkResidualScan, residualOnly, type GuardrailPolicy, type LimitPolicy, type RowScope } from './passes.js';
-import type { PagePosition } from './paging.js';
-import { TIME_COLUMN } from './nodes.js';
-import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './bulk-plan.js';
-import type { RequestCaps } from './request-caps.js';
+import { ApiError } from '../core/errors.js';
+import type { Config } from '../config/config.js';
+import {
+  checkResidualScan,
+  residualOnly,
+  type GuardrailPolicy,
+  type LimitPolicy,
+  type RowScope,
+} from './passes/passes.js';
+import type { PagePosition } from './passes/paging.js';
+import { TIME_COLUMN } from './tree/nodes.js';
+import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './passes/slicing.js';
+import type { RequestCaps } from './passes/request-caps.js';
 import { planRead, type Plan, type ReadRequest, type TopicModel } from './plan.js';
-import { withGateway } from './gateway-plan.js';
-import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './time.js';
+import { withGateway } from './passes/post-decode-split.js';
+import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './request/time.js';
 
 /** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
 export interface ReadPolicy extends LimitPolicy {

@@ -5,11 +5,11 @@
  * the one Trino page it has fetched: the next page is asked for only when its rows are taken, so the client's
  * reading speed paces every slice (bounded buffering, flat memory).
  */
-import { compileQuery } from '../query/compile.js';
-import { applySlice } from '../query/passes.js';
+import { compileQuery } from '../query/sql/compile.js';
+import { applySlice } from '../query/passes/passes.js';
 import type { BulkPlan, Plan } from '../query/plan.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../trino/trino-port.js';
-import type { ResultStream } from '../trino/result-stream.js';
+import type { ResultStream } from '../core/result-stream.js';
 
 type Rows = readonly (readonly unknown[])[];
 

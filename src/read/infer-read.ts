@@ -3,13 +3,13 @@
  * the payloads, the inferrer proposes typed fields.
  */
 import type { FastifyInstance } from 'fastify';
-import { SchemaInferrer } from '../blob/infer.js';
-import { topicModel } from '../catalog/topic-model.js';
-import { compileQuery } from '../query/compile.js';
-import type { RowScope } from '../query/passes.js';
+import { SchemaInferrer } from '../blob/json/infer.js';
+import { topicModel } from '../query/tree/topic-model.js';
+import { compileQuery } from '../query/sql/compile.js';
+import type { RowScope } from '../query/passes/passes.js';
 import type { TopicModel } from '../query/plan.js';
 import { plan, readPolicy, type Caller } from '../query/planner.js';
-import { FrameSampler } from '../registry/sample-frames.js';
+import { FrameSampler } from '../blob/avro/sample-frames.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 
 export interface InferQuery {

@@ -5,8 +5,8 @@
  * starts, so headers (Link: next) can be exact for pages that fit the budget. Reading on (read-ahead.ts), the
  * result is not ended with the page but handed over, for the next page to read on from.
  */
-import type { ResultStream } from '../trino/result-stream.js';
-import { nextPosition, type PagePosition, type PageTimes } from '../query/paging.js';
+import type { ResultStream } from '../core/result-stream.js';
+import { nextPosition, type PagePosition, type PageTimes } from '../query/passes/paging.js';
 
 type Row = readonly unknown[];
 

@@ -3,7 +3,7 @@
  * way, so Trino's production and the gateway's encoding overlap. Bounded: at most one page waits here, and it is
  * asked for only after the previous one was taken, so a slow client still paces Trino.
  */
-import type { ResultStream } from '../trino/result-stream.js';
+import type { ResultStream } from '../core/result-stream.js';
 
 type Rows = readonly (readonly unknown[])[];
 

@@ -17,7 +17,7 @@
  */
 import type { RequestTrino } from '../access/query-lease.js';
 import type { Release } from '../access/quotas.js';
-import type { ResultColumn, ResultStream } from '../trino/result-stream.js';
+import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { prefetched } from './prefetch.js';
 import type { PortRef, Reach, ReadOnResult } from './sliced-result.js';
 

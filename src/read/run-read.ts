@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import {
   drainedOutput,
   encodedReadable,
@@ -17,12 +17,12 @@ import {
   negotiateMediaType,
   type MediaType,
 } from '../encode/encoder-registry.js';
-import { compileQuery, compileWhere } from '../query/compile.js';
-import { PageTokens } from '../query/paging.js';
+import { compileQuery, compileWhere } from '../query/sql/compile.js';
+import { PageTokens } from '../query/passes/paging.js';
 import type { ReadRequest, TopicModel } from '../query/plan.js';
-import type { RowScope } from '../query/passes.js';
+import type { RowScope } from '../query/passes/passes.js';
 import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
-import { classifyPushdown } from '../query/pushdown.js';
+import { classifyPushdown } from '../query/passes/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import type { RequestTrino } from '../access/query-lease.js';
@@ -30,13 +30,13 @@ import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { pageRead } from './read-ahead.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
-import { preparePayloads } from '../registry/payload-decoder.js';
-import { frameKeyFilters, keyFraming } from '../registry/key-framing.js';
-import { forDisplay, type GatewayStage } from '../query/gateway-plan.js';
-import { isDecoded } from '../query/decoded-column.js';
-import { and, TIME_COLUMN } from '../query/nodes.js';
-import type { ResultStream } from '../trino/result-stream.js';
-import { flattenDecoded, gatewayRun } from './gateway/gateway-stage.js';
+import { preparePayloads } from '../blob/avro/payload-decoder.js';
+import { frameKeyFilters, keyFraming } from '../query/passes/key-framing.js';
+import { forDisplay, type GatewayStage } from '../query/passes/post-decode-split.js';
+import { isDecoded } from '../query/request/decoded-column.js';
+import { and, TIME_COLUMN } from '../query/tree/nodes.js';
+import type { ResultStream } from '../core/result-stream.js';
+import { flattenDecoded, gatewayRun } from './post-decode/post-decode-stage.js';
 
 export interface ReadOptions {
   topic: TopicModel;

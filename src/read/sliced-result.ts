@@ -7,15 +7,15 @@
  * the same rows, in the same total order, as one query over the whole rest of the window: ties and identical
  * duplicates stay exact.
  */
-import { compileQuery, compileTailSummary } from '../query/compile.js';
+import { compileQuery, compileTailSummary } from '../query/sql/compile.js';
 import { bulkResult } from './bulk-result.js';
-import { applySlice } from '../query/passes.js';
-import type { ColumnNode } from '../query/nodes.js';
-import type { PagePosition } from '../query/paging.js';
+import { applySlice } from '../query/passes/passes.js';
+import type { ColumnNode } from '../query/tree/nodes.js';
+import type { PagePosition } from '../query/passes/paging.js';
 import type { Plan, SlicePlan } from '../query/plan.js';
-import { epochOfTrinoTimestamp } from '../query/time.js';
+import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
-import type { ResultColumn, ResultStream } from '../trino/result-stream.js';
+import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { READ_ON_PAGES } from './read-ahead.js';
 
 type Rows = readonly (readonly unknown[])[];

@@ -1,7 +1,7 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../core/errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
 import { mediaTypeOf, streamPlan } from '../read/run-read.js';
@@ -12,7 +12,7 @@ import {
   PATH_ERRORS,
   TRINO_ERRORS,
   errorResponses,
-} from '../schemas/error.js';
+} from './error-schema.js';
 import { cursorCaller } from '../access/authorize.js';
 import {
   BatchQuery,
@@ -25,8 +25,8 @@ import {
   HistoryQuery,
   SeekBody,
   SeekResult,
-} from '../schemas/cursor.js';
-import { ReadResponses } from '../schemas/read-response.js';
+} from './cursors-schema.js';
+import { ReadResponses } from './read-response-schema.js';
 
 /**
  * Every cursor route: a name the schema or the router refuses, no cursor of that name (cursor-service.ts), the

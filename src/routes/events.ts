@@ -1,11 +1,11 @@
 /** Reading events (API.md "Reading events", "Aggregation", "Explain"): GET with PostgREST filters, POST with a body. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ErrorCode } from '../errors.js';
-import { topicModel } from '../catalog/topic-model.js';
-import { readRequestFromBody, readRequestFromQuery } from '../query/read-request.js';
+import type { ErrorCode } from '../core/errors.js';
+import { topicModel } from '../query/tree/topic-model.js';
+import { readRequestFromBody, readRequestFromQuery } from '../query/request/read-request.js';
 import { resolver, type TopicModel } from '../query/plan.js';
-import { decodedTypes } from '../registry/decoded-types.js';
+import { decodedTypes } from '../blob/avro/decoded-types.js';
 import { runRead } from '../read/run-read.js';
 import {
   ACCESS_ERRORS,
@@ -14,11 +14,11 @@ import {
   PATH_ERRORS,
   TRINO_ERRORS,
   errorResponses,
-} from '../schemas/error.js';
+} from './error-schema.js';
 import { authorize, rowScope } from '../access/authorize.js';
-import { EventsQuery, FormatQuery, QueryBody } from '../schemas/read.js';
-import { ReadResponses } from '../schemas/read-response.js';
-import { TopicParams } from '../schemas/topic.js';
+import { EventsQuery, FormatQuery, QueryBody } from '../query/request/read-schema.js';
+import { ReadResponses } from './read-response-schema.js';
+import { TopicParams } from './topics-schema.js';
 
 /**
  * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,

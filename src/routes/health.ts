@@ -1,8 +1,8 @@
 /** Liveness and readiness (API.md "Operations"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
-import { ApiError } from '../errors.js';
-import { errorResponses } from '../schemas/error.js';
+import { ApiError } from '../core/errors.js';
+import { errorResponses } from './error-schema.js';
 import { toApiError } from '../trino/trino-errors.js';
 
 const Health = Type.Object({

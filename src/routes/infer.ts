@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authorize, rowScope } from '../access/authorize.js';
 import { inferRead } from '../read/infer-read.js';
 import { callerOf, requestTrino } from '../read/run-read.js';
-import { ACCESS_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
-import { InferQuery, InferResult } from '../schemas/infer.js';
-import { TopicParams } from '../schemas/topic.js';
+import { ACCESS_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from './error-schema.js';
+import { InferQuery, InferResult } from './infer-schema.js';
+import { TopicParams } from './topics-schema.js';
 
 const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -6,13 +6,13 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
-import type { Config } from '../config.js';
-import type { TableInfo } from '../catalog/topic-catalog.js';
-import { topicModel } from '../catalog/topic-model.js';
-import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
-import { typeFamily } from '../query/values.js';
-import type { ColumnNode } from '../query/nodes.js';
-import { AUTH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import type { Config } from '../config/config.js';
+import type { TableInfo } from '../read/topic-catalog.js';
+import { topicModel } from '../query/tree/topic-model.js';
+import { expansionOf, nativeExpansionOf } from '../blob/json/native-expansion.js';
+import { typeFamily } from '../query/request/values.js';
+import type { ColumnNode } from '../query/tree/nodes.js';
+import { AUTH_ERRORS, TRINO_ERRORS, errorResponses } from './error-schema.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

@@ -1,12 +1,12 @@
 /** The served topics and what is in them (API.md "Topics"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TableInfo } from '../catalog/topic-catalog.js';
-import { topicModel } from '../catalog/topic-model.js';
-import { expansionOf, nativeExpansionOf } from '../blob/native-expansion.js';
-import { AUTH_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from '../schemas/error.js';
+import type { TableInfo } from '../read/topic-catalog.js';
+import { topicModel } from '../query/tree/topic-model.js';
+import { expansionOf, nativeExpansionOf } from '../blob/json/native-expansion.js';
+import { AUTH_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from './error-schema.js';
 import { authorizeVisible } from '../access/authorize.js';
-import { payloadInfo } from '../registry/payload-info.js';
-import { TopicDetail, TopicList, TopicParams, type TopicSummary } from '../schemas/topic.js';
+import { payloadInfo } from '../blob/avro/payload-info.js';
+import { TopicDetail, TopicList, TopicParams, type TopicSummary } from './topics-schema.js';
 
 function summary(t: TableInfo): TopicSummary {
   return { name: t.id, schema: t.schema, table: t.table, kind: t.kind };

@@ -4,7 +4,7 @@
  * off: no span is recorded and no header added.
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { tracer } from '../tracer.js';
+import { tracer } from '../core/tracer.js';
 
 /** Starts the span and writes its `traceparent` into `headers`. */
 export function startQuerySpan(headers: Record<string, string>): Span {

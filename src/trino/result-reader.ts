@@ -13,7 +13,7 @@
  * early (client gone, failure, deadline) every segment it knows of and has not acknowledged is released too.
  */
 import { JsonRows } from './json-rows.js';
-import type { ResultColumn } from './result-stream.js';
+import type { ResultColumn } from '../core/result-stream.js';
 import { decodable, decodeSegment, decoderReady, type SegmentMetadata } from './segment-decoder.js';
 import { TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
 

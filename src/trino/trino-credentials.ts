@@ -4,7 +4,7 @@
  * into the Authorization header and nowhere else: no error or log message here carries it.
  */
 import { stat } from 'node:fs/promises';
-import { readSecretFileAsync, SecretFileError } from '../secret-file.js';
+import { readSecretFileAsync, SecretFileError } from '../core/secret-file.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 
 export interface CredentialOptions {

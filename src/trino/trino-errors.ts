@@ -3,7 +3,7 @@
  * (by errorName first, then errorType; never by parsing messages).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
 
 export type TrinoErrorType = 'USER_ERROR' | 'INTERNAL_ERROR' | 'INSUFFICIENT_RESOURCES' | 'EXTERNAL';
 

@@ -3,7 +3,7 @@
  * interface only; the composition root (app.ts) picks the implementation (http-trino.ts), and unit tests use an
  * in-memory fake of it.
  */
-import type { ResultColumn, ResultStream } from './result-stream.js';
+import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 
 export interface QueryOptions {
   catalog?: string;

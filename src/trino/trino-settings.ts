@@ -4,8 +4,8 @@
  * once at start-up (a token file is read again by the port whenever it changes).
  */
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config.js';
-import { readSecretFile } from '../secret-file.js';
+import type { Config } from '../config/config.js';
+import { readSecretFile } from '../core/secret-file.js';
 import type { HttpTrinoOptions } from './trino-connection.js';
 
 /** Every query carries this source and this client tag, so resource-group selectors can cap the gateway. */

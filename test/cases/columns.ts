@@ -1,5 +1,5 @@
 /** Column nodes for planner and compiler tests: a table column, and a JSON field of `value` at a one-key path. */
-import type { ColumnNode } from '../../src/query/nodes.js';
+import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import type { TopicModel } from '../../src/query/plan.js';
 
 export const table = (name: string, type: string): ColumnNode => ({

@@ -1,5 +1,5 @@
 /** A read policy for planner tests: anonymous, no row filter, the usual limits; each test overrides what it tests. */
-import { limitsOf } from '../../src/access/access-schema.js';
+import { limitsOf } from '../../src/config/access-schema.js';
 import type { ReadPolicy } from '../../src/query/planner.js';
 
 const DAY = 86_400_000;

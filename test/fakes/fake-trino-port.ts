@@ -5,7 +5,7 @@
  * batches are handed out one pull at a time, an in-band error surfaces as TrinoQueryError (from query() when no
  * rows came before it), stopping early or aborting cancels, an aborted signal gives QueryCancelledError.
  */
-import type { ResultColumn } from '../../src/trino/result-stream.js';
+import type { ResultColumn } from '../../src/core/result-stream.js';
 import { QueryCancelledError, TrinoQueryError, type TrinoErrorInfo } from '../../src/trino/trino-errors.js';
 import {
   collectRows,

@@ -1,4 +1,4 @@
-import type { ResultColumn, ResultStream } from '../../src/trino/result-stream.js';
+import type { ResultColumn, ResultStream } from '../../src/core/result-stream.js';
 
 /** A ResultStream over rows held in memory, recording how far it has been pulled (for tests and fakes). */
 export interface InMemoryResult extends ResultStream {

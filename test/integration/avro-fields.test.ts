@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { tableFromIPC } from 'apache-arrow';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { parseLosslessJson } from '../../src/trino/lossless-json.js';
 import { registerDemoSchemas } from '../../scripts/demo-avro.js';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { Writable } from 'node:stream';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/server/app.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 import { StallProxy, type Submitted } from '../stall-proxy.js';
 

@@ -18,7 +18,7 @@ import { serverCommand, trinoUrl } from '../helpers.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { pgUp } from '../../scripts/local-postgres.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
-import { trinoTimestampText } from '../../src/query/time.js';
+import { trinoTimestampText } from '../../src/query/request/time.js';
 
 const SCHEMA = 'faults|kafka_topics';
 // The guarantee holds while events become visible within `settle` of their broker time; inserts here are

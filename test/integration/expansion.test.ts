@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { tableFromIPC } from 'apache-arrow';
 import { stringify } from 'yaml';
 import { sql, testApp, testConfig } from '../helpers.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-expand-'));
 const EXPAND = {

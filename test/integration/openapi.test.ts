@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { MEDIA_TYPES } from '../../src/encode/encoder-registry.js';
-import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
+import { ERROR_CATALOG, type ErrorCode } from '../../src/core/errors.js';
 import { PATH_EXAMPLES, renderTopicDocs } from '../../src/routes/topic-docs.js';
 import { generateOpenapi, OPENAPI_FILE } from '../../scripts/openapi.js';
 import { testApp } from '../helpers.js';

@@ -13,7 +13,7 @@ import {
   stringLiteral,
   timestampLiteral,
   varbinaryLiteral,
-} from '../../src/query/sql-text.js';
+} from '../../src/query/sql/sql-text.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';
 import { STRING_CASES } from '../cases/sql-text-cases.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStartupError, startServer } from '../../src/server.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/config.js';
 import { serverCommand, testApp, testConfig, trinoUrl } from '../helpers.js';
 
 /** A process that has not exited by then has started listening: a failure of the test, not a hang. */

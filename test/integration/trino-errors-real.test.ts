@@ -1,6 +1,6 @@
 /** Real Trino failures map to the error codes the table in src/trino/trino-errors.ts gives. */
 import { describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../src/errors.js';
+import type { ErrorCode } from '../../src/core/errors.js';
 import { TrinoQueryError, toApiError } from '../../src/trino/trino-errors.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/server/app.js';
+import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/server.js';
 import {
   loadSecureTopics,

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactUserinfo } from '../../src/config.js';
-import { DEV_CURSOR_SECRET } from '../../src/settings.js';
+import { ConfigError, loadConfig, redactUserinfo } from '../../src/config/config.js';
+import { DEV_CURSOR_SECRET } from '../../src/config/settings.js';
 import { createAccess } from '../../src/access/access.js';
 import { isLoopback, startupProblems } from '../../src/access/startup-checks.js';
 

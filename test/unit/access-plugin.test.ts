@@ -12,10 +12,10 @@ import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { loadConfig, type Config } from '../../src/config.js';
-import errorsPlugin from '../../src/plugins/errors.js';
-import accessPlugin, { type AccessPluginOptions } from '../../src/plugins/access.js';
-import openapiPlugin from '../../src/plugins/openapi.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import errorsPlugin from '../../src/server/plugins/errors.js';
+import accessPlugin, { type AccessPluginOptions } from '../../src/server/plugins/access.js';
+import openapiPlugin from '../../src/server/plugins/openapi.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { serverTimeouts } from '../../src/access/http-limits.js';
 

@@ -47,7 +47,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   catalog: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'encode', 'access'],
   cursors: ['app', 'server', 'routes', 'plugins', 'encode'],
   read: ['app', 'server', 'routes', 'plugins'],
-  access: ['app', 'server', 'routes', 'read', 'cursors', 'encode', 'trino'],
+  access: ['app', 'server', 'routes', 'cursors', 'encode', 'trino'],
 };
 
 const graph = new Map(files(SRC).map((f) => [f, runtimeImports(f)]));

@@ -7,14 +7,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { avroType } from '../../src/registry/avro-codec.js';
-import { avroShape, enumsAsText } from '../../src/registry/avro-shape.js';
-import { decimalText, timestampText } from '../../src/registry/avro-values.js';
-import { preparePayloads } from '../../src/registry/payload-decoder.js';
-import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/registry/schema-registry.js';
-import type { ResultStream } from '../../src/trino/result-stream.js';
-import { ApiError } from '../../src/errors.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { avroType } from '../../src/blob/avro/avro-codec.js';
+import { avroShape, enumsAsText } from '../../src/blob/avro/avro-shape.js';
+import { decimalText, timestampText } from '../../src/blob/avro/avro-values.js';
+import { preparePayloads } from '../../src/blob/avro/payload-decoder.js';
+import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
+import type { ResultStream } from '../../src/core/result-stream.js';
+import { ApiError } from '../../src/core/errors.js';
 
 const V1 = {
   type: 'record',

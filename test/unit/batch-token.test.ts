@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BatchTokens, batchId, type BatchBody } from '../../src/cursors/batch-token.js';
-import { ApiError } from '../../src/errors.js';
-import { PageTokens, queryHash } from '../../src/query/paging.js';
-import { Keyring } from '../../src/query/signed-token.js';
+import { ApiError } from '../../src/core/errors.js';
+import { PageTokens, queryHash } from '../../src/query/passes/paging.js';
+import { Keyring } from '../../src/core/signed-token.js';
 
 const SECRET = 'test-secret';
 const tokens = new BatchTokens(SECRET);

@@ -4,12 +4,12 @@
  * way: GET parameters or a POST body -> planRead (passes included, `now` pinned) -> compileQuery.
  */
 import { describe, expect, it } from 'vitest';
-import { compileCount, compileQuery, compileTailSummary } from '../../src/query/compile.js';
-import type { ColumnNode } from '../../src/query/nodes.js';
-import type { PagePosition } from '../../src/query/paging.js';
+import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile.js';
+import type { ColumnNode } from '../../src/query/tree/nodes.js';
+import type { PagePosition } from '../../src/query/passes/paging.js';
 import { planRead, resolver, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
-import type { QueryBody } from '../../src/schemas/read.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import type { QueryBody } from '../../src/query/request/read-schema.js';
 import { table } from '../cases/columns.js';
 
 const field = (name: string, type: string, path: (string | number)[]): ColumnNode => ({

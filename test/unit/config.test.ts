@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Config } from '../../src/config.js';
-import { SettingsSchema } from '../../src/settings.js';
+import { ConfigError, loadConfig, type Config } from '../../src/config/config.js';
+import { SettingsSchema } from '../../src/config/settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

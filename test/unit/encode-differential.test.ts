@@ -20,7 +20,7 @@ import { timestampToIso, timestampTzToIso } from '../../src/encode/text/timestam
 import { parseTimestamp, TimestampTzParser } from '../../src/encode/trino-timestamp.js';
 import { columnType } from '../../src/encode/column-type.js';
 import { minifyJson } from '../../src/encode/text/json-minify.js';
-import { knownBase, rowFields, typeArg, type TrinoType } from '../../src/trino/types.js';
+import { knownBase, rowFields, typeArg, type TrinoType } from '../../src/core/trino-types.js';
 
 // ---- The reference: every value as a string, built with Node's tools --------------------------------------
 

@@ -3,18 +3,18 @@
  * way they refuse input: the error code, the column named, the parameter named.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { compilePredicate } from '../../src/query/compile.js';
-import { buildPredicate, parseColumnFilter, parseLogic, splitList, unquote } from '../../src/query/filters.js';
-import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
+import { ApiError } from '../../src/core/errors.js';
+import { compilePredicate } from '../../src/query/sql/compile.js';
+import { buildPredicate, parseColumnFilter, parseLogic, splitList, unquote } from '../../src/query/request/filters.js';
+import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import {
   parseOrderParam,
   readRequestFromBody,
   readRequestFromQuery,
   whereFromJson,
-} from '../../src/query/read-request.js';
-import type { Where } from '../../src/schemas/where.js';
+} from '../../src/query/request/read-request.js';
+import type { Where } from '../../src/query/request/where-schema.js';
 import { table } from '../cases/columns.js';
 
 const COLUMNS = [

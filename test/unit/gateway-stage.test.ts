@@ -4,13 +4,13 @@
  * decoded rows held in memory. Expected results are computed here by plain filtering and sorting of the same rows.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { compileQuery } from '../../src/query/compile.js';
+import { ApiError } from '../../src/core/errors.js';
+import { compileQuery } from '../../src/query/sql/compile.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import { plan, type ReadPolicy } from '../../src/query/planner.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
-import { compareKeys, keyOf } from '../../src/read/gateway/evaluate.js';
-import { gatewayRun } from '../../src/read/gateway/gateway-stage.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { compareKeys, keyOf } from '../../src/read/post-decode/evaluate.js';
+import { gatewayRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { table } from '../cases/columns.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Grants, globRegExp } from '../../src/access/grants.js';
-import type { Action } from '../../src/access/access-schema.js';
+import type { Action } from '../../src/config/access-schema.js';
 import { ANONYMOUS, type Principal } from '../../src/access/principal.js';
 
 const who = (...roles: string[]): Principal => ({ name: 'p', roles, claims: {}, via: 'api-key' });

@@ -3,13 +3,13 @@
  * the exact SQL they compile to, the type a literal gives a comparison, and select/order/groupBy/aggregates.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { compileColumn, compilePredicate, compileQuery } from '../../src/query/compile.js';
-import { parseColumnRef, refText, splitAlias } from '../../src/query/column-ref.js';
-import type { ColumnNode } from '../../src/query/nodes.js';
+import { ApiError } from '../../src/core/errors.js';
+import { compileColumn, compilePredicate, compileQuery } from '../../src/query/sql/compile.js';
+import { parseColumnRef, refText, splitAlias } from '../../src/query/request/column-ref.js';
+import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import { planRead, resolver, type TopicModel } from '../../src/query/plan.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
-import { classifyPushdown } from '../../src/query/pushdown.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { classifyPushdown } from '../../src/query/passes/pushdown.js';
 import { table } from '../cases/columns.js';
 
 const COLUMNS = [

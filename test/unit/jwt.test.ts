@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/config.js';
 import { JwtKeysUnavailable, JwtRefused, createJwtVerifier, type JwtVerifier } from '../../src/access/jwt.js';
-import type { JwtSettings } from '../../src/access/access-schema.js';
+import type { JwtSettings } from '../../src/config/access-schema.js';
 
 const ISSUER = 'https://idp.test/';
 const AUDIENCE = 'topicgate';

@@ -3,9 +3,9 @@
  * stay bare-column comparisons the storage evaluates; ranges and patterns on framed bytes are refused.
  */
 import { describe, expect, it } from 'vitest';
-import { frameKeyFilters, keyFraming } from '../../src/registry/key-framing.js';
-import type { RegistryPort, SubjectVersion } from '../../src/registry/schema-registry.js';
-import type { ColumnNode, LiteralNode, PredicateNode } from '../../src/query/nodes.js';
+import { frameKeyFilters, keyFraming } from '../../src/query/passes/key-framing.js';
+import type { RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
+import type { ColumnNode, LiteralNode, PredicateNode } from '../../src/query/tree/nodes.js';
 
 /** Key subject with a string version (id 7), a record version (id 8, not writable from text) and a long (id 9). */
 const VERSIONS: Record<number, { id: number; schema: string }> = {

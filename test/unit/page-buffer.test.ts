@@ -11,7 +11,7 @@ import { encodeCsv } from '../../src/encode/text/csv-encoder.js';
 import { encodeNdjson } from '../../src/encode/text/ndjson-encoder.js';
 import { PageBuffer } from '../../src/encode/text/page-buffer.js';
 import type { Readable } from 'node:stream';
-import type { ResultColumn } from '../../src/trino/result-stream.js';
+import type { ResultColumn } from '../../src/core/result-stream.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 
 const page = (out: PageBuffer, text: string) => {

@@ -4,10 +4,16 @@
  * result of limit + 1 rows into one page and the next position.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
-import { PageTokens, nextPosition, queryHash, type PagePosition, type PageTimes } from '../../src/query/paging.js';
-import { Keyring } from '../../src/query/signed-token.js';
+import {
+  PageTokens,
+  nextPosition,
+  queryHash,
+  type PagePosition,
+  type PageTimes,
+} from '../../src/query/passes/paging.js';
+import { Keyring } from '../../src/core/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 
 const tokens = new PageTokens('test-secret');

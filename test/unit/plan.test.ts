@@ -3,10 +3,10 @@
  * on a hand-built tree; then planRead's refusals and the page position it chooses.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../src/query/nodes.js';
-import type { PagePosition } from '../../src/query/paging.js';
-import { applyLimit, applyPaging, applyTimeWindow } from '../../src/query/passes.js';
+import { ApiError } from '../../src/core/errors.js';
+import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../src/query/tree/nodes.js';
+import type { PagePosition } from '../../src/query/passes/paging.js';
+import { applyLimit, applyPaging, applyTimeWindow } from '../../src/query/passes/passes.js';
 import { planRead, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
 import { table } from '../cases/columns.js';
 

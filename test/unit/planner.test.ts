@@ -3,12 +3,12 @@
  * read the same way whichever route asked (events, explain, inference, cursor batches and lag).
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { loadConfig } from '../../src/config.js';
-import type { ColumnNode, PredicateNode } from '../../src/query/nodes.js';
+import { ApiError } from '../../src/core/errors.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
 import type { ReadRequest, TopicModel } from '../../src/query/plan.js';
 import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';
-import { trinoTimestampText } from '../../src/query/time.js';
+import { trinoTimestampText } from '../../src/query/request/time.js';
 import { table } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 

@@ -1,7 +1,7 @@
 /** One page fetched ahead, never more, and an early stop ends the source (which cancels its Trino query). */
 import { describe, expect, it } from 'vitest';
 import { prefetched } from '../../src/read/prefetch.js';
-import type { ResultStream } from '../../src/trino/result-stream.js';
+import type { ResultStream } from '../../src/core/result-stream.js';
 
 function source(pages: number) {
   const log: string[] = [];

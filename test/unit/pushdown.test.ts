@@ -4,11 +4,11 @@
  * top-level conjunct in the list it belongs to.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import type { PredicateNode } from '../../src/query/nodes.js';
+import { ApiError } from '../../src/core/errors.js';
+import type { PredicateNode } from '../../src/query/tree/nodes.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
-import { classifyPushdown, type PushdownReport } from '../../src/query/pushdown.js';
-import { readRequestFromQuery } from '../../src/query/read-request.js';
+import { classifyPushdown, type PushdownReport } from '../../src/query/passes/pushdown.js';
+import { readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { table, json } from '../cases/columns.js';
 
 const COLUMNS = [

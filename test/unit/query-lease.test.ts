@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { QueryLease } from '../../src/access/query-lease.js';
 import { QueryLimiter } from '../../src/access/quotas.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 const ONE = { columns: [{ name: 'n', type: 'bigint' }], batches: [[[1]]] };

@@ -3,7 +3,7 @@
  * past it a 429 TG_TOO_MANY_REQUESTS with Retry-After. Slots always come back.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { QueryLimiter } from '../../src/access/quotas.js';
 
 const limiter = (o: Partial<ConstructorParameters<typeof QueryLimiter>[0]> = {}) =>

@@ -1,13 +1,13 @@
 /** /readyz names the failing dependency (Trino, the cursor store) and recovers by itself (issue 11). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type Services } from '../../src/app.js';
-import { TopicCatalog } from '../../src/catalog/topic-catalog.js';
-import { loadConfig } from '../../src/config.js';
+import { buildApp, type Services } from '../../src/server/app.js';
+import { TopicCatalog } from '../../src/read/topic-catalog.js';
+import { loadConfig } from '../../src/config/config.js';
 import { CursorService } from '../../src/cursors/cursor-service.js';
 import type { CursorStore } from '../../src/cursors/cursor-store.js';
 import { openStore } from '../../src/cursors/open-store.js';
 import { guardStore } from '../../src/cursors/store-failures.js';
-import { Keyring } from '../../src/query/signed-token.js';
+import { Keyring } from '../../src/core/signed-token.js';
 import { TrinoRefusedError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 

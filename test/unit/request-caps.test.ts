@@ -4,12 +4,12 @@
  * the real request readers (GET parameters and POST bodies), planned by the one planning entry.
  */
 import { describe, expect, it } from 'vitest';
-import { limitsOf, type LimitSettings } from '../../src/access/access-schema.js';
-import { ApiError } from '../../src/errors.js';
+import { limitsOf, type LimitSettings } from '../../src/config/access-schema.js';
+import { ApiError } from '../../src/core/errors.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import { plan, type ReadPolicy } from '../../src/query/planner.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/read-request.js';
-import type { QueryBody } from '../../src/schemas/read.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import type { QueryBody } from '../../src/query/request/read-schema.js';
 import { json, table } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 

@@ -3,11 +3,11 @@
  * (never spliced into the text), several policies of one caller are ORed, and a missing claim matches nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { compileWhere } from '../../src/query/compile.js';
-import { ApiError } from '../../src/errors.js';
-import { compilePredicate } from '../../src/query/compile.js';
-import { readRequestFromQuery } from '../../src/query/read-request.js';
-import type { PredicateNode } from '../../src/query/nodes.js';
+import { compileWhere } from '../../src/query/sql/compile.js';
+import { ApiError } from '../../src/core/errors.js';
+import { compilePredicate } from '../../src/query/sql/compile.js';
+import { readRequestFromQuery } from '../../src/query/request/read-request.js';
+import type { PredicateNode } from '../../src/query/tree/nodes.js';
 import { resolver, type TopicModel } from '../../src/query/plan.js';
 import { bindRowFilter, claimValue, parseRowFilter, templateProblems } from '../../src/access/row-filter.js';
 import { RowPolicies, matchNothing } from '../../src/access/row-policy.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SchemaRegistry } from '../../src/registry/schema-registry.js';
+import { SchemaRegistry } from '../../src/blob/avro/schema-registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-sr-'));
 const passwordFile = join(dir, 'pw');

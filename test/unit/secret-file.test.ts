@@ -6,7 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_SECRET_FILE_BYTES, readSecretFile, readSecretFileAsync, SecretFileError } from '../../src/secret-file.js';
+import {
+  MAX_SECRET_FILE_BYTES,
+  readSecretFile,
+  readSecretFileAsync,
+  SecretFileError,
+} from '../../src/core/secret-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-secret-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { Keyring, SignedTokens, keyIdOf, type TokenFault } from '../../src/query/signed-token.js';
+import { Keyring, SignedTokens, keyIdOf, type TokenFault } from '../../src/core/signed-token.js';
 
 const Body = Type.Object({ n: Type.Integer({ minimum: 0 }), s: Type.String() }, { additionalProperties: false });
 const tokensOf = (keys: Keyring, kind = 'x1', maxLength = 256) =>

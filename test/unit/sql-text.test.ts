@@ -15,7 +15,7 @@ import {
   stringLiteral,
   timestampLiteral,
   varbinaryLiteral,
-} from '../../src/query/sql-text.js';
+} from '../../src/query/sql/sql-text.js';
 import { PATH_CASES, STRING_CASES, UNRENDERABLE } from '../cases/sql-text-cases.js';
 
 describe('stringLiteral', () => {

@@ -3,8 +3,13 @@
  * gateway writes and reads. Every accepted form with the exact instant it means, every refused form with its code.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
-import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../../src/query/time.js';
+import { ApiError } from '../../src/core/errors.js';
+import {
+  epochOfTrinoTimestamp,
+  parseDuration,
+  parseInstant,
+  trinoTimestampText,
+} from '../../src/query/request/time.js';
 
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const at = (iso: string) => Date.parse(iso);

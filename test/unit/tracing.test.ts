@@ -7,9 +7,9 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import tracingPlugin from '../../src/plugins/tracing.js';
+import tracingPlugin from '../../src/server/plugins/tracing.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { startTracing, type Tracing } from '../../src/tracing-sdk.js';
+import { startTracing, type Tracing } from '../../src/server/tracing-sdk.js';
 import { FakeTrinoHttp, QID } from '../fakes/fake-trino-http.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -3,7 +3,7 @@
  * first, then errorType; 5xx bodies carry nothing of Trino's message.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CATALOG, errorBody, type ErrorCode } from '../../src/errors.js';
+import { ApiError, ERROR_CATALOG, errorBody, type ErrorCode } from '../../src/core/errors.js';
 import {
   QueryCancelledError,
   TrinoQueryError,

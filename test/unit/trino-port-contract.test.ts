@@ -4,7 +4,7 @@
  * rows in order, one page per pull (at most one ahead), in-band errors, cancellation on stopping early and on abort.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ResultColumn } from '../../src/trino/result-stream.js';
+import type { ResultColumn } from '../../src/core/result-stream.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { QueryCancelledError, TrinoQueryError, type TrinoErrorInfo } from '../../src/trino/trino-errors.js';
 import type { TrinoPort } from '../../src/trino/trino-port.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { httpTrinoOptions } from '../../src/trino/trino-settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-trino-settings-'));

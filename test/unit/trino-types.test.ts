@@ -8,7 +8,7 @@ import {
   typeArg,
   TrinoTypeSyntaxError,
   type TrinoType,
-} from '../../src/trino/types.js';
+} from '../../src/core/trino-types.js';
 
 const t = (base: string, ...args: TrinoType['args']): TrinoType => ({ base, args });
 const ty = (type: TrinoType, name?: string) =>

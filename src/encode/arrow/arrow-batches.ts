@@ -4,7 +4,7 @@
  * Each field's metadata has `trino.type`, the Trino type text; the schema's metadata has `topicgate.query_id`.
  */
 import { Field, makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
-import type { ResultStream } from '../../trino/result-stream.js';
+import type { ResultStream } from '../../core/result-stream.js';
 import { columnType } from '../column-type.js';
 import { arrowColumnBuilder } from './arrow-column-builder.js';
 

@@ -28,7 +28,7 @@ import {
   TimeUnit,
   Utf8,
 } from 'apache-arrow';
-import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../trino/types.js';
+import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../core/trino-types.js';
 import { parseTimestamp, TimestampTzParser, type Instant } from '../trino-timestamp.js';
 import { BoolBuilder, BytesBuilder, Int64Builder, NumberBuilder, type ColumnBuilder } from './arrow-columns.js';
 import { DecimalBuilder } from './arrow-decimal.js';

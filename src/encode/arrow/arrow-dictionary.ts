@@ -4,7 +4,7 @@
  * one dictionary Vector shared by every batch, so the IPC writer sends the symbols once, before the first batch.
  */
 import { Dictionary, Int32, makeData, Utf8, vectorFromArray, type Data } from 'apache-arrow';
-import { rowFields, typeArg, type TrinoType } from '../../trino/types.js';
+import { rowFields, typeArg, type TrinoType } from '../../core/trino-types.js';
 import { BaseBuilder, grow } from './arrow-columns.js';
 
 export class DictionaryBuilder extends BaseBuilder {

@@ -8,7 +8,7 @@
  * without EOS). The next page's URL is in the `Link: <...>; rel="next"` header.
  */
 import { RecordBatchStreamWriter } from 'apache-arrow';
-import type { ResultStream } from '../../trino/result-stream.js';
+import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
 import { arrowBatches } from './arrow-batches.js';

@@ -25,7 +25,7 @@ import {
   WriterPropertiesBuilder,
   type RecordBatch as WasmRecordBatch,
 } from 'parquet-wasm';
-import type { ResultStream } from '../../trino/result-stream.js';
+import type { ResultStream } from '../../core/result-stream.js';
 import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
 import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';

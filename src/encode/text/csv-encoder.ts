@@ -10,7 +10,7 @@
  * HTTP transfer (the chunked body is not terminated), so every HTTP client reports the cut by itself.
  * The next page's URL is in the `Link: <...>; rel="next"` header.
  */
-import type { ResultStream } from '../../trino/result-stream.js';
+import type { ResultStream } from '../../core/result-stream.js';
 import { columnType } from '../column-type.js';
 import type { EncodeOptions } from '../encoder.js';
 import { streamErrorBody } from '../encoder.js';

@@ -3,7 +3,7 @@
  * rule). Values follow the text rules of json-value-writer.ts; nested values (array, map, row) are their JSON
  * text, as a field like any text.
  */
-import { knownBase, type TrinoType } from '../../trino/types.js';
+import { knownBase, type TrinoType } from '../../core/trino-types.js';
 import { CSV_PLAIN, csvFieldFrom, writeCsvField } from './csv-field.js';
 import { JsonScanner } from './json-scan.js';
 import { writeJsonTypeCsv } from './json-type-text.js';

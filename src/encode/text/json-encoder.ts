@@ -7,7 +7,7 @@
  * HTTP transfer is aborted (the chunked body is not terminated), so HTTP clients report the cut by themselves.
  * A body that does not parse (connection lost) is incomplete too.
  */
-import type { ResultStream } from '../../trino/result-stream.js';
+import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { streamErrorBody } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';

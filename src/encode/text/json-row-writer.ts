@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { ResultColumn } from '../../trino/result-stream.js';
+import type { ResultColumn } from '../../core/result-stream.js';
 import { columnType } from '../column-type.js';
 import { jsonValueWriter } from './json-value-writer.js';
 import type { PageBuffer } from './page-buffer.js';

@@ -19,7 +19,7 @@
  * timestamps, nested arrays and rows), since allocation (GC) was a quarter of the encoders' time.
  */
 import { Buffer } from 'node:buffer';
-import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../trino/types.js';
+import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../core/trino-types.js';
 import { JsonScanner } from './json-scan.js';
 import { jsonTypeText, writeJsonTypeJson } from './json-type-text.js';
 import { PageBuffer } from './page-buffer.js';

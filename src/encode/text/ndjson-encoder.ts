@@ -8,7 +8,7 @@
  * Rows are never empty lines (each is a `{...}` object), so the final empty line cannot be mistaken for a row.
  * The next page's URL is in the `Link: <...>; rel="next"` header.
  */
-import type { ResultStream } from '../../trino/result-stream.js';
+import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { streamErrorBody } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';

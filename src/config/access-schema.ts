@@ -1,0 +1,175 @@
+/**
+ * The access blocks of the config file (API.md "Access"; names there are the contract): `auth`, `access`,
+ * `rowPolicies` and `limits`. config.ts puts them into ConfigFileSchema; checkAccessConfig adds the rules a
+ * schema cannot say (one key source for JWT, filters that parse, no duplicate keys).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { CAP_CEILINGS } from '../query/request/read-schema.js';
+import { parseRowFilter } from '../access/row-filter.js';
+import { isLoopback } from '../access/startup-checks.js';
+
+/** Route groups that may be served without credentials (`auth.public`). */
+export const ROUTE_GROUPS = ['health', 'docs', 'metrics'] as const;
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+
+/** What a role may do on a topic (`access[].actions`). */
+export const ACTIONS = ['read', 'explain', 'infer', 'cursors', 'admin'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+const Name = Type.String({ minLength: 1, maxLength: 256 });
+const Roles = Type.Array(Name, { maxItems: 256 });
+
+const ApiKey = Type.Object(
+  {
+    principal: Name,
+    sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'hex SHA-256 of the key' }),
+    roles: Type.Optional(Roles),
+  },
+  { additionalProperties: false },
+);
+
+const Jwt = Type.Object(
+  {
+    jwksUrl: Type.Optional(Type.String({ minLength: 1 })),
+    publicKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+    secretFile: Type.Optional(Type.String({ minLength: 1 })),
+    issuer: Type.String({ minLength: 1 }),
+    audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+    principalClaim: Type.Optional(Type.String({ minLength: 1 })),
+    rolesClaim: Type.Optional(Type.String({ minLength: 1 })),
+    /** Clock skew allowed on exp/nbf/iat. */
+    clockToleranceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 300 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AuthSchema = Type.Object(
+  {
+    apiKeys: Type.Optional(Type.Array(ApiKey)),
+    jwt: Type.Optional(Jwt),
+    public: Type.Optional(Type.Array(Type.Union(ROUTE_GROUPS.map((g) => Type.Literal(g))))),
+  },
+  { additionalProperties: false },
+);
+
+const AccessRule = Type.Object(
+  {
+    roles: Type.Array(Name, { minItems: 1 }),
+    topics: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    actions: Type.Array(Type.Union(ACTIONS.map((a) => Type.Literal(a))), { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+export const AccessSchema = Type.Array(AccessRule);
+
+const RowPolicy = Type.Object(
+  { roles: Type.Array(Name, { minItems: 1 }), filter: Type.String({ minLength: 1, maxLength: 8192 }) },
+  { additionalProperties: false },
+);
+export const RowPoliciesSchema = Type.Record(Type.String({ pattern: '^.+$' }), Type.Array(RowPolicy), {
+  additionalProperties: false,
+});
+
+const count = (dflt: number, maximum: number, description: string) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum, default: dflt, description }));
+
+/**
+ * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
+ * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
+ * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured).
+ */
+export const LimitsSchema = Type.Object(
+  {
+    requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'requests a minute per principal' })),
+    concurrentQueries: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal' }),
+    ),
+    maxConcurrentQueries: count(32, 100_000, 'Trino queries running at once for the whole gateway'),
+    /** Queries that may wait for a free slot, and for how long, before a 429. */
+    queuedQueries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 64 })),
+    queueWaitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000 })),
+    // Per-request caps (a 422 TG_TOO_EXPENSIVE naming the cap; query/request-caps.ts).
+    maxSelectItems: count(200, CAP_CEILINGS.selectItems, 'columns and aggregates a request selects'),
+    maxOrderItems: count(20, CAP_CEILINGS.orderItems, 'sort keys of a request'),
+    maxGroupByItems: count(20, CAP_CEILINGS.groupByItems, 'group keys of a request'),
+    maxDedupeColumns: count(20, CAP_CEILINGS.dedupeColumns, 'columns a dedupe compares'),
+    maxFilters: count(200, 10_000, 'filter conditions of a request, all groups counted'),
+    maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
+    maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
+    maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
+  },
+  { additionalProperties: false },
+);
+
+export type AuthSettings = Static<typeof AuthSchema>;
+export type JwtSettings = NonNullable<AuthSettings['jwt']>;
+export type ApiKeySettings = NonNullable<AuthSettings['apiKeys']>[number];
+export type AccessRule = Static<typeof AccessRule>;
+export type RowPolicyRule = Static<typeof RowPolicy>;
+export type LimitSettings = Static<typeof LimitsSchema>;
+
+/** Limits in force: the schema's, with every default filled in (the two without a default stay optional). */
+export type Limits = Readonly<LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries'>>>;
+
+/** The per-request caps alone (query/request-caps.ts reads these). */
+export type RequestCaps = Pick<
+  Limits,
+  | 'maxSelectItems'
+  | 'maxOrderItems'
+  | 'maxGroupByItems'
+  | 'maxDedupeColumns'
+  | 'maxFilters'
+  | 'maxInValues'
+  | 'maxJsonPaths'
+  | 'maxBuckets'
+>;
+
+export function limitsOf(l: LimitSettings | undefined): Limits {
+  return Value.Default(LimitsSchema, structuredClone(l ?? {})) as Limits;
+}
+
+/** Problems the schema cannot express, one line each, named by their place in the file. */
+export function checkAccessConfig(file: {
+  auth?: AuthSettings;
+  access?: readonly AccessRule[];
+  rowPolicies?: Readonly<Record<string, readonly RowPolicyRule[]>>;
+}): string[] {
+  const problems: string[] = [];
+  const { auth } = file;
+  if (auth && !auth.apiKeys?.length && !auth.jwt) {
+    problems.push('auth: name apiKeys or jwt (an auth block without either lets no one in)');
+  }
+  // Without auth every caller is anonymous with no roles: grants and row policies would bind no one.
+  if (!auth && file.access !== undefined)
+    problems.push('access: needs an auth block (without one no caller has a role)');
+  if (!auth && Object.keys(file.rowPolicies ?? {}).length > 0)
+    problems.push('rowPolicies: need an auth block (without one no caller has a role, so no policy would apply)');
+  const seen = new Set<string>();
+  for (const [i, k] of (auth?.apiKeys ?? []).entries()) {
+    const h = k.sha256.toLowerCase();
+    if (seen.has(h)) problems.push(`auth.apiKeys[${i}]: the same sha256 is configured twice`);
+    seen.add(h);
+  }
+  const jwt = auth?.jwt;
+  if (jwt) {
+    const sources = [jwt.jwksUrl, jwt.publicKeyFile, jwt.secretFile].filter((s) => s !== undefined);
+    if (sources.length !== 1) problems.push('auth.jwt: name exactly one of jwksUrl, publicKeyFile, secretFile');
+    if (jwt.jwksUrl !== undefined) {
+      // Keys fetched over plain HTTP could be swapped on the way; only a loopback address is exempt (tests, sidecars).
+      const u = URL.canParse(jwt.jwksUrl) ? new URL(jwt.jwksUrl) : null;
+      const ok = u !== null && (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopback(u.hostname)));
+      if (!ok) problems.push('auth.jwt.jwksUrl: must be an https:// URL (http:// only on a loopback address)');
+    }
+  }
+  for (const [topic, rules] of Object.entries(file.rowPolicies ?? {})) {
+    for (const [i, rule] of rules.entries()) {
+      try {
+        parseRowFilter(rule.filter);
+      } catch (err) {
+        problems.push(`rowPolicies.${topic}[${i}].filter: ${(err as Error).message}`);
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,204 @@
+/**
+ * Decoded fields in a read (issue 13): `value.amount` exists only once the gateway has decoded the Avro payload, so
+ * a tree that names one is split in two. Trino reads the events (every table column, with every filter that does
+ * not name a decoded field, so the storage still narrows the scan); the gateway decodes them and does the rest: the
+ * filters on decoded fields, the projection, and, when the order or an aggregation names a decoded field, the sort
+ * or the grouping (read/gateway/). `explain` lists those filters as `gateway`, and the residual-scan guardrail
+ * counts them as evaluated after the scan.
+ *
+ * Two modes. `stream`: rows keep Trino's total order and pass through a filter; a page ends at its `limit`-th kept
+ * row, and its position counts the rows Trino returned up to there (kept or not), so paging stays exact under ties
+ * and duplicates. `gather`: the order or an aggregation needs every row of the window first; at most `maxRows`
+ * rows (or groups) are held, more is a 422 naming the cap, and pages are offsets into the sorted result.
+ */
+import { ApiError } from '../../core/errors.js';
+import {
+  and,
+  TIME_COLUMN,
+  type ColumnNode,
+  type OrderNode,
+  type PredicateNode,
+  type QueryNode,
+  type SelectNode,
+} from '../tree/nodes.js';
+import { isDecoded } from '../request/decoded-column.js';
+import { isAggregate } from '../tree/nodes.js';
+import { typeFamily } from '../request/values.js';
+import type { Plan } from '../plan.js';
+
+export interface GatewayStage {
+  mode: 'stream' | 'gather';
+  /** The filters naming a decoded field (with what they are ORed with), evaluated after decoding. */
+  where: PredicateNode | null;
+  /** What the response shows: the request's select items. */
+  select: readonly SelectNode[];
+  groupBy: readonly string[];
+  /** gather: the request's order (by output names); stream: rows come in Trino's order. */
+  order: readonly OrderNode[];
+  /** Rows per response (Infinity: limit=all). */
+  limit: number;
+  /** gather: rows of the sorted or aggregated result before this page. */
+  offset: number;
+  /** Columns the stage reads that are neither table columns nor decoded fields, selected by Trino under `as`. */
+  extra: readonly { column: ColumnNode; as: string }[];
+  /** The most rows (sorting) or groups (aggregating) the gateway holds for one response. */
+  maxRows: number;
+}
+
+/** Every column a predicate names. */
+export function predicateColumns(p: PredicateNode | null): ColumnNode[] {
+  if (!p) return [];
+  switch (p.kind) {
+    case 'and':
+    case 'or':
+      return p.items.flatMap(predicateColumns);
+    case 'not':
+      return predicateColumns(p.inner);
+    default:
+      return [p.column];
+  }
+}
+
+const selectColumns = (s: SelectNode): ColumnNode[] =>
+  s.kind === 'aggregate' ? [s.column, s.time].filter((c): c is ColumnNode => c !== null) : [s.column];
+
+/** True when the select or the filters name a decoded field. */
+export function namesDecoded(select: readonly SelectNode[], where: PredicateNode | null): boolean {
+  return select.some((s) => selectColumns(s).some(isDecoded)) || predicateColumns(where).some(isDecoded);
+}
+
+/** The column an order item sorts by (its own, or the selected item's of that name). */
+function orderColumn(q: QueryNode, o: OrderNode): ColumnNode | null {
+  if (o.column) return o.column;
+  const s = q.select.find((x) => x.as === o.name);
+  return s && s.kind !== 'aggregate' ? s.column : null;
+}
+
+/** A predicate with its decoded fields shown as columns named by the reference (explain; never sent to Trino). */
+export function forDisplay(p: PredicateNode | null): PredicateNode | null {
+  if (!p) return null;
+  switch (p.kind) {
+    case 'and':
+    case 'or':
+      return { ...p, items: p.items.map((i) => forDisplay(i) as PredicateNode) };
+    case 'not':
+      return { ...p, inner: forDisplay(p.inner) as PredicateNode };
+    default:
+      return isDecoded(p.column) ? { ...p, column: { ...p.column, source: { kind: 'table' } } } : p;
+  }
+}
+
+/**
+ * Splits a planned tree that names decoded fields into the Trino tree and the gateway stage; null when it names
+ * none. `tree` is the whole request's tree (row scope, window, paging and limit applied).
+ */
+export function splitGateway(tree: QueryNode, maxRows: number): { tree: QueryNode; stage: GatewayStage } | null {
+  const orderCols = tree.order.map((o) => orderColumn(tree, o));
+  const decodedOrder = orderCols.some(isDecoded);
+  if (!namesDecoded(tree.select, tree.where) && !decodedOrder) return null;
+  if (tree.dedupe?.by.some(isDecoded)) {
+    throw new ApiError(
+      'TG_BAD_REQUEST',
+      'dedupe: decoded fields cannot be dedupe keys; dedupe by key or table columns',
+      {
+        field: tree.dedupe.by.find(isDecoded)?.name,
+      },
+    );
+  }
+  const conjuncts = !tree.where ? [] : tree.where.kind === 'and' ? tree.where.items : [tree.where];
+  const inGateway = conjuncts.filter((c) => predicateColumns(c).some(isDecoded));
+  const inTrino = conjuncts.filter((c) => !inGateway.includes(c));
+  for (const c of inGateway) checkGatewayFilter(c, tree);
+  const gather = isAggregate(tree) || decodedOrder;
+
+  // Columns the stage reads that Trino must compute (expanded fields, JSON paths): selected under a private name.
+  const used = [...tree.select.flatMap(selectColumns), ...inGateway.flatMap(predicateColumns), ...orderCols];
+  const extra: { column: ColumnNode; as: string }[] = [];
+  for (const c of used) {
+    if (!c || c.source.kind === 'table' || isDecoded(c)) continue;
+    if (!extra.some((e) => e.column.name === c.name && e.column.type === c.type))
+      extra.push({ column: c, as: `__topicgate_g${extra.length}` });
+  }
+  const select: SelectNode[] = [
+    ...tree.source.columns.map((c): SelectNode => ({ kind: 'select-column', column: c, as: c.name })),
+    ...extra.map((e): SelectNode => ({ kind: 'select-column', column: e.column, as: e.as })),
+  ];
+  // stream: Trino's order is the response's (by columns, since the aliases of the request's select are gone).
+  const streamOrder = (): OrderNode[] =>
+    tree.order.map((o, i): OrderNode => {
+      const c = orderCols[i]!;
+      return c.source.kind === 'table'
+        ? { ...o, name: c.name, column: c }
+        : { ...o, name: extraName(extra, c), column: undefined };
+    });
+  const time = tree.source.columns.find((c) => c.name === TIME_COLUMN);
+  const gatherOrder: OrderNode[] = isAggregate(tree) || !time ? [] : [{ name: TIME_COLUMN, dir: 'asc', column: time }];
+  const trinoTree: QueryNode = {
+    ...tree,
+    select,
+    where: and(...inTrino),
+    groupBy: [],
+    order: gather ? gatherOrder : streamOrder(),
+    limit: Infinity,
+    offset: gather ? 0 : tree.offset,
+    // A sort in the gateway is stable: Trino's total order makes ties come out the same on every page.
+    totalOrder: gather ? !isAggregate(tree) : tree.totalOrder,
+  };
+  return {
+    tree: trinoTree,
+    stage: {
+      mode: gather ? 'gather' : 'stream',
+      where: and(...inGateway),
+      select: tree.select,
+      groupBy: tree.groupBy,
+      order: gather ? tree.order : [],
+      limit: tree.limit,
+      offset: gather ? tree.offset : 0,
+      extra,
+      maxRows,
+    },
+  };
+}
+
+function extraName(extra: readonly { column: ColumnNode; as: string }[], c: ColumnNode): string {
+  return extra.find((e) => e.column.name === c.name && e.column.type === c.type)!.as;
+}
+
+/**
+ * The plan with its decoded fields taken out of Trino's tree: the gateway stage beside it, no time slices (a page
+ * of kept rows has no row count to size them by), and the broker time's index in Trino's rows for anchored pages.
+ */
+export function withGateway(p: Plan, maxRows: number): Plan {
+  const split = splitGateway(p.tree, maxRows);
+  if (!split) return p;
+  const anchored = p.position.m === 'anchor';
+  const timeIndex = split.tree.select.findIndex((s) => s.as === TIME_COLUMN);
+  return {
+    ...p,
+    tree: split.tree,
+    slices: null,
+    bulk: split.stage.mode === 'stream' ? p.bulk : null,
+    timeIndex: anchored && timeIndex >= 0 ? timeIndex : null,
+    gateway: split.stage,
+  };
+}
+
+/** What the gateway cannot evaluate is refused while planning (a 400 naming the column, before any query runs). */
+function checkGatewayFilter(p: PredicateNode, tree: QueryNode): void {
+  if ('items' in p) {
+    for (const i of p.items) checkGatewayFilter(i, tree);
+    return;
+  }
+  if ('inner' in p) {
+    checkGatewayFilter(p.inner, tree);
+    return;
+  }
+  const c = p.column;
+  const bad = (why: string) => new ApiError('TG_BAD_OPERATOR', `${c.name}: ${why}`, { column: c.name });
+  if (p.kind === 'array') throw bad('array containment (cs, cd, ov) is not evaluated on decoded fields');
+  if ((p.kind === 'like' || p.kind === 'match') && isDecoded(c) && typeFamily(c.type) !== 'varchar')
+    throw bad(`${p.kind} applies to text; this decoded field is ${c.type}`);
+  const framed = c.source.kind === 'table' && c.source.framed === 'avro';
+  if (framed && tree.source.columns.includes(c))
+    throw bad(`a filter ORed with decoded fields cannot compare the raw ${c.name}; compare its decoded fields`);
+}

@@ -1,0 +1,337 @@
+/**
+ * The compiler: a query tree in, Trino SQL text out. The only place SQL text is produced (with sql-text.ts for
+ * every name and value). Predicates keep the column bare and the literal in the column's type, so the storage
+ * can evaluate them (VAST_TOPIC_TABLES.md "What the VAST connector pushes down"). Long file: one
+ * switch per node kind, all in the one module that writes SQL (STYLE.md habit 1).
+ */
+import { assertNever } from '../../core/errors.js';
+import type {
+  ColumnNode,
+  CompareOp,
+  IsWhat,
+  LiteralNode,
+  PredicateNode,
+  QueryNode,
+  SelectNode,
+} from '../tree/nodes.js';
+import { isAggregate } from '../tree/nodes.js';
+import {
+  booleanLiteral,
+  dateLiteral,
+  decimalLiteral,
+  doubleLiteral,
+  integerLiteral,
+  jsonPathLiteral,
+  quoteIdent,
+  stringLiteral,
+  timestampLiteral,
+  varbinaryLiteral,
+} from './sql-text.js';
+import { typeFamily } from '../request/values.js';
+
+const COMPARE_SQL = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  isdistinct: 'IS DISTINCT FROM',
+} as const satisfies Record<CompareOp, string>;
+
+/** `is` and its negation (`not.is`), as PostgreSQL's IS tests: `not.is.true` keeps NULLs (IS NOT TRUE). */
+const IS_SQL = {
+  null: ['IS NULL', 'IS NOT NULL'],
+  not_null: ['IS NOT NULL', 'IS NULL'],
+  true: ['= TRUE', 'IS DISTINCT FROM TRUE'],
+  false: ['= FALSE', 'IS DISTINCT FROM FALSE'],
+  unknown: ['IS NULL', 'IS NOT NULL'],
+} as const satisfies Record<IsWhat, readonly [string, string]>;
+
+/** Row number column used by dedupe; never shown (the outer select lists its columns). */
+const DEDUPE_RN = '__topicgate_rn';
+
+export function compileLiteral(lit: LiteralNode): string {
+  const v = lit.value;
+  switch (v.t) {
+    case 'varchar':
+      return stringLiteral(v.v);
+    case 'varbinary':
+      return varbinaryLiteral(v.v);
+    case 'integer': {
+      const base = lit.type.replace(/\(.*$/, '').toUpperCase();
+      // A typed literal (SMALLINT '5') so a narrow column is never widened by a cast.
+      return base === 'INTEGER' || base === 'BIGINT' || base === 'SMALLINT' || base === 'TINYINT'
+        ? `${base} '${integerLiteral(v.v)}'`
+        : integerLiteral(v.v);
+    }
+    case 'decimal':
+      return decimalLiteral(v.v);
+    case 'double':
+      return lit.type === 'real' && Number.isFinite(v.v) ? `REAL '${v.v}'` : doubleLiteral(v.v);
+    case 'boolean':
+      return booleanLiteral(v.v);
+    case 'timestamp':
+      return timestampLiteral(v.epochMs, v.subMs);
+    case 'date':
+      return dateLiteral(v.v);
+    default:
+      return assertNever(v, 'literal');
+  }
+}
+
+/** json-sr bytes without their Confluent frame when they have one (byte 0, a 4-byte schema id, then the JSON). */
+function unframed(raw: string): string {
+  return `IF(substr(${raw}, 1, 1) = X'00' AND length(${raw}) >= 5, substr(${raw}, 6), ${raw})`;
+}
+
+/** Text of UTF-8 bytes, or NULL when they are not UTF-8 (from_utf8 alone would substitute U+FFFD silently). */
+function utf8Text(raw: string): string {
+  return `CASE WHEN to_utf8(from_utf8(${raw})) = ${raw} THEN from_utf8(${raw}) END`;
+}
+
+/** A JSON scalar read as `type`: text as is, a timestamp from ISO-8601 text, anything else by try_cast. */
+function scalarAs(scalar: string, type: string): string {
+  const family = typeFamily(type);
+  if (family === 'varchar') return scalar;
+  if (family === 'timestamp') {
+    // ISO-8601 text with a zone (as JSON payloads carry it) to the zone-less UTC timestamp of the column type.
+    return `try(CAST(from_iso8601_timestamp(${scalar}) AT TIME ZONE 'UTC' AS ${type}))`;
+  }
+  return `try_cast(${scalar} AS ${type})`;
+}
+
+/**
+ * An ad-hoc arrow path (json-path-column.ts) over a JSON-holding column: varbinary must be UTF-8 (else NULL), text
+ * that is not JSON gives NULL (json_extract never fails on it). `->` is the JSON value; `->>` its text as
+ * PostgreSQL's `->>` gives it: a scalar unquoted (numbers as written), an object or array as JSON text, JSON null as
+ * NULL. A path
+ * retyped by a comparison's literal is the scalar read as that type (mistyped: NULL).
+ */
+function compileJsonPath(c: ColumnNode, src: Extract<ColumnNode['source'], { kind: 'json-path' }>): string {
+  const column = compileColumn(src.base);
+  const framed = src.base.source.kind === 'table' && src.base.source.framed === 'json-sr';
+  const base = framed ? unframed(column) : column;
+  const doc = typeFamily(src.base.type) === 'varbinary' ? utf8Text(base) : base;
+  const path = jsonPathLiteral(src.path);
+  if (c.type === 'json') return `json_extract(${doc}, ${path})`;
+  if (c.type === 'varchar') {
+    // A scalar costs one parse of the document (COALESCE is lazy); only objects, arrays, JSON null and missing keys
+    // take the second, where JSON null's text 'null' becomes NULL (a JSON string "null" is a scalar: kept).
+    return `COALESCE(json_extract_scalar(${doc}, ${path}), NULLIF(json_format(json_extract(${doc}, ${path})), 'null'))`;
+  }
+  if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${doc}, ${path}) AS ${c.type})`;
+  return scalarAs(`json_extract_scalar(${doc}, ${path})`, c.type);
+}
+
+/**
+ * A column reference. Expanded fields are Trino JSON functions over the payload: invalid UTF-8 gives NULL
+ * (from_utf8 would silently substitute U+FFFD), non-JSON and missing or mistyped fields give NULL (try_cast).
+ */
+export function compileColumn(c: ColumnNode): string {
+  const src = c.source;
+  if (src.kind === 'table') return quoteIdent(c.name);
+  if (src.kind === 'json-path') return compileJsonPath(c, src);
+  // The gateway plan takes every decoded field out of the tree before it is compiled (gateway-plan.ts).
+  if (src.kind === 'decoded') throw new Error(`the decoded field ${c.name} cannot be SQL: a planner defect`);
+  const from = quoteIdent(src.from);
+  const text = utf8Text(src.framed ? unframed(from) : from);
+  const path = jsonPathLiteral(src.path);
+  if (typeFamily(c.type) === 'other') return `try_cast(json_extract(${text}, ${path}) AS ${c.type})`;
+  return scalarAs(`json_extract_scalar(${text}, ${path})`, c.type);
+}
+
+/** A text column for pattern matching: varbinary through from_utf8 (invalid bytes become U+FFFD, as in like). */
+function textOf(c: ColumnNode): string {
+  const col = compileColumn(c);
+  return typeFamily(c.type) === 'varbinary' ? `from_utf8(${col})` : col;
+}
+
+/**
+ * cs / cd / ov as PostgreSQL's @>, <@ and && over Trino arrays; an array of rows is compared by its key field
+ * (`field`). An empty list: every non-null array contains it, only an empty array is contained by it, nothing
+ * overlaps it.
+ */
+function compileArray(p: Extract<PredicateNode, { kind: 'array' }>): string {
+  const col = compileColumn(p.column);
+  const elements = p.field ? `transform(${col}, e -> e.${quoteIdent(p.field)})` : col;
+  const list = `ARRAY[${p.values.map(compileLiteral).join(', ')}]`;
+  switch (p.op) {
+    case 'cs':
+      return p.values.length ? `cardinality(array_except(${list}, ${elements})) = 0` : `${col} IS NOT NULL`;
+    case 'cd':
+      return p.values.length ? `cardinality(array_except(${elements}, ${list})) = 0` : `cardinality(${col}) = 0`;
+    case 'ov':
+      return p.values.length ? `arrays_overlap(${elements}, ${list})` : 'FALSE';
+    default:
+      return assertNever(p.op, 'array operator');
+  }
+}
+
+export function compilePredicate(p: PredicateNode): string {
+  switch (p.kind) {
+    case 'compare':
+      return `${compileColumn(p.column)} ${COMPARE_SQL[p.op]} ${compileLiteral(p.value)}`;
+    case 'in':
+      // PostgREST's in.() (= ANY('{}')) matches nothing; SQL has no empty IN list.
+      if (p.values.length === 0) return 'FALSE';
+      return `${compileColumn(p.column)} IN (${p.values.map(compileLiteral).join(', ')})`;
+    case 'like': {
+      const col = textOf(p.column);
+      const pattern = stringLiteral(p.caseInsensitive ? p.pattern.toLowerCase() : p.pattern);
+      const esc = p.escape ? ` ESCAPE '\\'` : '';
+      return p.caseInsensitive ? `lower(${col}) LIKE ${pattern}${esc}` : `${col} LIKE ${pattern}${esc}`;
+    }
+    case 'match':
+      // try(): a construct Trino's regex engine refuses gives NULL (no row), never a failed query (patterns.ts).
+      return `try(regexp_like(${textOf(p.column)}, ${stringLiteral(p.caseInsensitive ? `(?i)${p.pattern}` : p.pattern)}))`;
+    case 'is':
+      return `${compileColumn(p.column)} ${IS_SQL[p.what][0]}`;
+    case 'array':
+      return compileArray(p);
+    case 'not':
+      if (p.inner.kind === 'is') return `${compileColumn(p.inner.column)} ${IS_SQL[p.inner.what][1]}`;
+      return `NOT (${compilePredicate(p.inner)})`;
+    case 'and':
+    case 'or':
+      return `(${p.items.map(compilePredicate).join(p.kind === 'and' ? ' AND ' : ' OR ')})`;
+    case 'anchor':
+      return `${compileColumn(p.column)} ${p.dir === 'asc' ? '>=' : '<='} ${compileLiteral(p.value)}`;
+    default:
+      return assertNever(p, 'predicate');
+  }
+}
+
+/** The WHERE clause text of a tree, without the keyword: top-level conjuncts stay separate for the storage. */
+export function compileWhere(p: PredicateNode | null): string | null {
+  if (!p) return null;
+  if (p.kind === 'and') return p.items.map(compilePredicate).join(' AND ');
+  return compilePredicate(p);
+}
+
+function compileSelectItem(s: SelectNode): string {
+  switch (s.kind) {
+    case 'select-column': {
+      const expr = compileColumn(s.column);
+      return s.column.source.kind === 'table' && s.as === s.column.name ? expr : `${expr} AS ${quoteIdent(s.as)}`;
+    }
+    case 'bucket': {
+      const col = compileColumn(s.column);
+      // Start of the UTC bucket holding the timestamp (buckets aligned to the Unix epoch).
+      return `date_add('millisecond', -mod(to_milliseconds(${col} - TIMESTAMP '1970-01-01 00:00:00.000'), ${s.ms}), ${col}) AS ${quoteIdent(s.as)}`;
+    }
+    case 'aggregate': {
+      const col = s.column ? compileColumn(s.column) : '*';
+      const time = s.time ? compileColumn(s.time) : '';
+      const expr = (() => {
+        switch (s.fn) {
+          case 'count':
+            return `count(${col})`;
+          case 'count_distinct':
+            return `count(DISTINCT ${col})`;
+          case 'approx_distinct':
+          case 'sum':
+          case 'avg':
+          case 'min':
+          case 'max':
+            return `${s.fn}(${col})`;
+          case 'approx_percentile':
+            // Trino would coerce a decimal to real (24-bit mantissa); double keeps cents.
+            return `approx_percentile(${s.column && typeFamily(s.column.type) === 'decimal' ? `CAST(${col} AS double)` : col}, ${doubleLiteral(s.p ?? 0.5)})`;
+          case 'latest':
+            return `max_by(${col}, ${time})`;
+          case 'earliest':
+            return `min_by(${col}, ${time})`;
+          default:
+            return assertNever(s.fn, 'aggregate');
+        }
+      })();
+      return `${expr} AS ${quoteIdent(s.as)}`;
+    }
+    default:
+      return assertNever(s, 'select item');
+  }
+}
+
+/** Types Trino can sort by (maps and json cannot). */
+function orderable(c: ColumnNode): boolean {
+  return !/\b(map|json)\b/.test(c.type.replace(/\b(row|array)\(/g, ''));
+}
+
+function compileOrder(q: QueryNode): string | null {
+  const parts = q.order.map((o) => {
+    const selected = q.select.some((s) => s.as === o.name);
+    const ref = o.column && !selected ? compileColumn(o.column) : quoteIdent(o.name);
+    return `${ref} ${o.dir.toUpperCase()}${o.nulls ? ` NULLS ${o.nulls.toUpperCase()}` : ''}`;
+  });
+  if (q.totalOrder) {
+    const dir = q.order[0]?.dir === 'desc' ? ' DESC' : '';
+    if (isAggregate(q)) {
+      for (const name of q.groupBy) if (!q.order.some((o) => o.name === name)) parts.push(`${quoteIdent(name)}${dir}`);
+    } else {
+      // Every column of the table breaks ties, so the order is total (identical duplicates are interchangeable).
+      for (const c of q.source.columns) {
+        if (orderable(c) && !q.order.some((o) => o.name === c.name)) parts.push(`${compileColumn(c)}${dir}`);
+      }
+    }
+  }
+  return parts.length ? parts.join(', ') : null;
+}
+
+export function compileFrom(q: QueryNode): string {
+  const s = q.source;
+  return `${quoteIdent(s.catalog)}.${quoteIdent(s.schema)}.${quoteIdent(s.table)}`;
+}
+
+/** The full SELECT. Asks for limit + 1 rows: the extra row says whether a next page exists. */
+export function compileQuery(q: QueryNode, opts: { extraRow?: boolean } = {}): string {
+  const select = q.select.map(compileSelectItem).join(', ');
+  const where = compileWhere(q.where);
+  let from = compileFrom(q);
+  let outerWhere = where;
+  if (q.dedupe) {
+    const d = q.dedupe;
+    const dir = d.keep === 'latest' ? 'DESC' : 'ASC';
+    const tie = q.source.columns
+      .filter((c) => orderable(c) && c.name !== d.time.name)
+      .map((c) => `${compileColumn(c)} ${dir}`);
+    const window = `row_number() OVER (PARTITION BY ${d.by.map(compileColumn).join(', ')} ORDER BY ${[`${compileColumn(d.time)} ${dir}`, ...tie].join(', ')})`;
+    from = `(SELECT *, ${window} AS ${quoteIdent(DEDUPE_RN)} FROM ${from}${where ? ` WHERE ${where}` : ''})`;
+    outerWhere = `${quoteIdent(DEDUPE_RN)} = 1`;
+  }
+  let sql = `SELECT ${select} FROM ${from}`;
+  if (outerWhere) sql += ` WHERE ${outerWhere}`;
+  if (q.groupBy.length) {
+    const ordinals = q.groupBy.map((name) => {
+      const i = q.select.findIndex((s) => s.as === name);
+      if (i < 0) throw new Error(`group by ${name} is not selected`);
+      return String(i + 1);
+    });
+    sql += ` GROUP BY ${ordinals.join(', ')}`;
+  }
+  const order = compileOrder(q);
+  if (order) sql += ` ORDER BY ${order}`;
+  if (q.offset > 0) sql += ` OFFSET ${q.offset}`;
+  // A bulk read (limit=all) has no LIMIT at all.
+  if (q.limit !== Infinity) sql += ` LIMIT ${q.limit + (opts.extraRow === false ? 0 : 1)}`;
+  return sql;
+}
+
+/**
+ * For a batch of a named cursor: how many rows the query returns, the broker time of its last row, and how
+ * many of its rows share that time. `q` must be ordered by broker time first.
+ */
+export function compileTailSummary(q: QueryNode, time: ColumnNode): string {
+  const inner = compileQuery(
+    { ...q, select: [{ kind: 'select-column', column: time, as: '__topicgate_t' }] },
+    { extraRow: false },
+  );
+  const t = quoteIdent('__topicgate_t');
+  return `WITH b AS (${inner}) SELECT count(*), max(${t}), count_if(${t} = (SELECT max(${t}) FROM b)) FROM b`;
+}
+
+/** How many rows the query's WHERE matches (no order, no paging). */
+export function compileCount(q: QueryNode): string {
+  const where = compileWhere(q.where);
+  return `SELECT count(*) FROM ${compileFrom(q)}${where ? ` WHERE ${where}` : ''}`;
+}

@@ -1,0 +1,111 @@
+/**
+ * The served topics as the live catalog lists them. Every name a request uses is looked up here before it is
+ * quoted into SQL (quoting is the second line of defence). Listings are cached briefly: Trino's metadata is
+ * cheap but not free, and a topic's columns rarely change.
+ */
+import { ApiError } from '../core/errors.js';
+import type { Config } from '../config/config.js';
+import { quoteIdent, stringLiteral } from '../query/sql/sql-text.js';
+import type { TrinoPort } from '../trino/trino-port.js';
+
+export interface ColumnInfo {
+  name: string;
+  /** Trino type text, e.g. `varbinary`, `timestamp(3)`. */
+  type: string;
+}
+
+export interface TableInfo {
+  /** The topic's id in URLs: the table name when one schema is served, else `<schema>:<table>`. */
+  id: string;
+  schema: string;
+  table: string;
+  kind: 'topic' | 'table';
+  columns: ColumnInfo[];
+}
+
+/** The columns that make a table a topic table (VAST_TOPIC_TABLES.md); `headers` may be absent or any array. */
+const TOPIC_LAYOUT: Record<string, (type: string) => boolean> = {
+  key: (t) => t === 'varbinary',
+  value: (t) => t === 'varbinary',
+  timestamp_broker: (t) => t.startsWith('timestamp'),
+};
+
+export function isTopicLayout(columns: readonly ColumnInfo[]): boolean {
+  return Object.entries(TOPIC_LAYOUT).every(([name, ok]) => columns.some((c) => c.name === name && ok(c.type)));
+}
+
+/** A name as it may appear in a URL: anything the connector gives special meaning to is rejected outright. */
+export function isPlausibleTopicId(id: string): boolean {
+  return id.length > 0 && id.length <= 512 && !/["\s$\u0000]/.test(id);
+}
+
+/** Catalog lookups run as the gateway's own user, tagged apart from the reads they serve. */
+const CATALOG_QUERY = { clientTags: ['catalog'] } as const;
+/** The 404 of an unknown topic; a topic a caller may not see gets the very same one (issue 10). */
+export function topicNotFound(id: string): ApiError {
+  return new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
+}
+
+export class TopicCatalog {
+  private cache: { at: number; tables: Map<string, TableInfo> } | undefined;
+  private loading: Promise<Map<string, TableInfo>> | undefined;
+
+  constructor(
+    private readonly trino: TrinoPort,
+    private readonly config: Pick<Config, 'catalog' | 'schemas'>,
+    private readonly ttlMs = 10_000,
+  ) {}
+
+  /** Fails with a one-line message when the catalog or a schema does not exist. */
+  async verify(): Promise<void> {
+    const { rows } = await this.trino
+      .all(`SELECT schema_name FROM ${quoteIdent(this.config.catalog)}.information_schema.schemata`, CATALOG_QUERY)
+      .catch((err: unknown) => {
+        if ((err as { info?: { errorName?: string } }).info?.errorName === 'CATALOG_NOT_FOUND') {
+          throw new Error(`TOPICGATE_CATALOG=${this.config.catalog}: Trino has no such catalog`);
+        }
+        throw err;
+      });
+    const have = new Set(rows.map((r) => r[0] as string));
+    const missing = this.config.schemas.filter((s) => !have.has(s));
+    if (missing.length) {
+      throw new Error(
+        `TOPICGATE_SCHEMAS: catalog ${this.config.catalog} has no schema ${missing.map((m) => JSON.stringify(m)).join(', ')}`,
+      );
+    }
+  }
+
+  async tables(): Promise<Map<string, TableInfo>> {
+    if (this.cache && Date.now() - this.cache.at < this.ttlMs) return this.cache.tables;
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  /** The table behind a topic id, or a 404 naming it. */
+  async get(id: string): Promise<TableInfo> {
+    const t = isPlausibleTopicId(id) ? (await this.tables()).get(id) : undefined;
+    if (!t) throw topicNotFound(id);
+    return t;
+  }
+
+  private async load(): Promise<Map<string, TableInfo>> {
+    const cat = quoteIdent(this.config.catalog);
+    const { rows } = await this.trino.all(
+      `SELECT table_schema, table_name, column_name, data_type FROM ${cat}.information_schema.columns ` +
+        `WHERE table_schema IN (${this.config.schemas.map(stringLiteral).join(', ')}) ` +
+        `ORDER BY table_schema, table_name, ordinal_position`,
+      CATALOG_QUERY,
+    );
+    const single = this.config.schemas.length === 1;
+    const tables = new Map<string, TableInfo>();
+    for (const [schema, table, column, type] of rows as [string, string, string, string][]) {
+      const id = single ? table : `${schema}:${table}`;
+      let t = tables.get(id);
+      if (!t) tables.set(id, (t = { id, schema, table, kind: 'table', columns: [] }));
+      t.columns.push({ name: column, type });
+    }
+    for (const t of tables.values()) t.kind = isTopicLayout(t.columns) ? 'topic' : 'table';
+    this.cache = { at: Date.now(), tables };
+    return tables;
+  }
+}

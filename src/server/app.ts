@@ -1,0 +1,142 @@
+/**
+ * The application as a fastify plugin tree: settings and services are built once and decorated onto the
+ * instance; each resource is its own route plugin. No listen() here (server.ts does that).
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { redactUserinfo, type Config } from '../config/config.js';
+import { TopicCatalog } from '../read/topic-catalog.js';
+import { HttpTrino } from '../trino/http-trino.js';
+import type { TrinoPort } from '../trino/trino-port.js';
+import { httpTrinoOptions } from '../trino/trino-settings.js';
+import errorsPlugin, { sendError } from './plugins/errors.js';
+import { ApiError, errorBody } from '../core/errors.js';
+import openapiPlugin from './plugins/openapi.js';
+import accessPlugin from './plugins/access.js';
+import { serverTimeouts } from '../access/http-limits.js';
+import type { JwtOptions } from '../access/jwt.js';
+import metricsPlugin from './plugins/metrics.js';
+import tracingPlugin from './plugins/tracing.js';
+import healthRoutes from '../routes/health.js';
+import topicRoutes from '../routes/topics.js';
+import eventRoutes from '../routes/events.js';
+import cursorRoutes from '../routes/cursors.js';
+import inferRoutes from '../routes/infer.js';
+import { CursorService } from '../cursors/cursor-service.js';
+import type { CursorStore } from '../cursors/cursor-store.js';
+import { openStore } from '../cursors/open-store.js';
+import { guardStore, storeTimeouts } from '../cursors/store-failures.js';
+import { HeldResults } from '../read/read-ahead.js';
+import { Keyring } from '../core/signed-token.js';
+import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
+
+export interface Services {
+  config: Config;
+  trino: TrinoPort;
+  catalog: TopicCatalog;
+  cursors: CursorService;
+  store: CursorStore;
+  /** Signs page cursors and batch tokens: the current secret signs, previous ones still verify. */
+  keyring: Keyring;
+  /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
+  registry?: RegistryPort;
+  /** Page results read on, held for the pages after them (read/read-ahead.ts). */
+  held: HeldResults;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tg: Services;
+  }
+}
+
+export async function createServices(config: Config): Promise<Services> {
+  const trino = new HttpTrino(httpTrinoOptions(config));
+  const opened = await openStore(config.stateUrl, { postgres: { pool: storeTimeouts(config.stateTimeoutMs) } }).catch(
+    (err: unknown) => {
+      const shown = redactUserinfo(config.stateUrl);
+      throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  );
+  // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working).
+  const store = guardStore(opened);
+  const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
+  const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
+  // A held query must not reach its deadline while a page reads on from it: half of it at most.
+  const held = new HeldResults(config.heldResults, config.queryTimeoutMs / 2);
+  const catalog = new TopicCatalog(trino, config);
+  const services = { config, trino, catalog, store, keyring, registry, held } as Omit<Services, 'cursors'> as Services;
+  services.cursors = new CursorService(services, store, keyring);
+  return services;
+}
+
+/** Builds the app (not listening). Tests drive it with app.inject(). */
+export async function buildApp(
+  config: Config,
+  opts: { logger?: FastifyServerOptions['logger']; services?: Services; jwt?: JwtOptions } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.logLevel },
+    // A slowly sent request, an idle connection and keep-alive are bounded (issue 10, HTTP hardening).
+    ...serverTimeouts(config),
+    // Filter values and cursors can be long; the largest URL fastify accepts by default is too small for `in` lists.
+    routerOptions: { maxParamLength: 1000 },
+    bodyLimit: 1_048_576,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // Failures before routing get the one error body too: a URL that is not valid percent-encoding, a path
+    // parameter longer than the router takes (fastify's defaults answer those in their own shape, 400 / 414).
+    frameworkErrors: (err, _request, reply) =>
+      sendError(
+        reply,
+        new ApiError(
+          'TG_BAD_REQUEST',
+          err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'a path segment is too long'
+            : 'the URL is not valid percent-encoding',
+        ),
+      ),
+    // The HTTP parser's own refusals (request line or headers over Node's limit, malformed requests): the same.
+    clientErrorHandler(err: NodeJS.ErrnoException, socket) {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      // Node's request timeout (TOPICGATE_REQUEST_TIMEOUT): the headers and body did not arrive in time.
+      const late = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const apiErr = late
+        ? new ApiError('TG_REQUEST_TIMEOUT', 'the request did not arrive in time; send it whole, without pauses')
+        : new ApiError(
+            'TG_BAD_REQUEST',
+            err.code === 'HPE_HEADER_OVERFLOW'
+              ? 'the request line or headers are too large'
+              : 'the request is not valid HTTP',
+          );
+      const body = JSON.stringify(errorBody(apiErr));
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${late ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(err);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  const services = opts.services ?? (await createServices(config));
+  app.decorate('tg', services);
+  // The app owns the services it made: close the cursor store with it, and end the queries held for a next page
+  // (their cancellations are awaited).
+  if (!opts.services) {
+    app.addHook('onClose', async () => services.store.close());
+    app.addHook('onClose', async () => services.held.close());
+  }
+  // First: every request's span, current for all that follows (a no-op while tracing is off).
+  await app.register(tracingPlugin);
+  await app.register(errorsPlugin);
+  // Before every route: authentication, limits and security headers apply to all of them (issue 10).
+  await app.register(accessPlugin, { config, jwt: opts.jwt });
+  await app.register(openapiPlugin);
+  await app.register(metricsPlugin);
+  await app.register(healthRoutes);
+  await app.register(topicRoutes, { prefix: '/v1' });
+  await app.register(eventRoutes, { prefix: '/v1' });
+  await app.register(cursorRoutes, { prefix: '/v1' });
+  await app.register(inferRoutes, { prefix: '/v1' });
+  await app.register(import('../routes/topic-docs.js'));
+  return app;
+}
