@@ -3,8 +3,9 @@
  * `rowPolicies` and `limits`. config.ts puts them into ConfigFileSchema; checkAccessConfig adds the rules a
  * schema cannot say (one key source for JWT, filters that parse, no duplicate keys).
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { literalUnion } from './schema-problems.js';
 import { CAP_CEILINGS } from '../query/request/read-schema.js';
 import { parseRowFilter } from '../access/row-filter.js';
 import { isLoopback } from '../access/startup-checks.js';
@@ -48,7 +49,7 @@ export const AuthSchema = Type.Object(
   {
     apiKeys: Type.Optional(Type.Array(ApiKey)),
     jwt: Type.Optional(Jwt),
-    public: Type.Optional(Type.Array(Type.Union(ROUTE_GROUPS.map((g) => Type.Literal(g))))),
+    public: Type.Optional(Type.Array(literalUnion(ROUTE_GROUPS))),
   },
   { additionalProperties: false },
 );
@@ -57,7 +58,7 @@ const AccessRule = Type.Object(
   {
     roles: Type.Array(Name, { minItems: 1 }),
     topics: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-    actions: Type.Array(Type.Union(ACTIONS.map((a) => Type.Literal(a))), { minItems: 1 }),
+    actions: Type.Array(literalUnion(ACTIONS), { minItems: 1 }),
   },
   { additionalProperties: false },
 );

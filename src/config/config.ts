@@ -4,8 +4,7 @@
  * file's schema and every check across settings sit beside the one reader.
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static, type TSchema } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { checkExpansion } from '../blob/json/expansion.js';
 import { durationMs } from '../core/duration.js';
@@ -29,6 +28,7 @@ import {
   registrySettings,
   type SchemaRegistrySettings,
 } from './registry-config.js';
+import { schemaProblems } from './schema-problems.js';
 
 const ExpandField = Type.Object(
   { path: Type.String({ minLength: 1 }), type: Type.String({ minLength: 1 }) },
@@ -219,8 +219,8 @@ function readConfigFile(file: string, problems: string[]): ConfigFile {
     return {};
   }
   doc ??= {};
-  const errors = [...Value.Errors(ConfigFileSchema, doc)];
-  for (const e of errors.slice(0, 5)) problems.push(`TOPICGATE_CONFIG=${file}: ${e.path || '/'} ${e.message}`);
+  const errors = schemaProblems(ConfigFileSchema, doc);
+  for (const e of errors.slice(0, 5)) problems.push(`TOPICGATE_CONFIG=${file}: ${e}`);
   return errors.length ? {} : (doc as ConfigFile);
 }
 

@@ -2,7 +2,8 @@
  * API.md "Schema Registry payloads": the `schemaRegistry` block of the config file, and how a topic's `key` and
  * `value` are framed. One schema each (the Config type is derived from it); the checks across settings are here.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
+import { literalUnion } from './schema-problems.js';
 
 /** `avro`: Confluent framing (magic 0, 4-byte big-endian schema id) around Avro binary; `json-sr`: around JSON. */
 export const PAYLOAD_FORMATS = ['avro', 'json-sr', 'raw'] as const;
@@ -10,7 +11,7 @@ export type PayloadFormat = (typeof PAYLOAD_FORMATS)[number];
 
 export const PayloadSettingsSchema = Type.Object(
   {
-    format: Type.Union(PAYLOAD_FORMATS.map((f) => Type.Literal(f))),
+    format: literalUnion(PAYLOAD_FORMATS),
     /** The reader schema: the subject's latest version when the response starts (default), or a pinned version. */
     readerVersion: Type.Optional(Type.Union([Type.Literal('latest'), Type.Integer({ minimum: 1 })])),
     /** The subject; default `<topic>-key` / `<topic>-value` (Confluent's TopicNameStrategy). */

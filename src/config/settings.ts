@@ -2,7 +2,7 @@
  * Long file: the table of every environment setting, one entry each (its variable, how its text is read, its
  * default, bounds and meaning). config.ts reads and checks it once at start-up.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 
 export const DEFAULT_TRINO_URL = 'http://127.0.0.1:18080';
 export const DEMO_SCHEMA = 'demo|kafka_topics';
@@ -32,7 +32,7 @@ export type Read =
   | 'file'
   | 'origins'
   | 'hosts';
-export interface SettingOptions {
+export type SettingOptions = {
   env: string;
   read: Read;
   /** The text used when the variable is unset (and, unless `blankIsValue`, when it is empty). */
@@ -40,7 +40,7 @@ export interface SettingOptions {
   /** An empty value is read as given (and then refused) instead of meaning the default. */
   blankIsValue?: boolean;
   description: string;
-}
+};
 const text = (o: SettingOptions) => Type.String(o);
 const int = (o: SettingOptions & { minimum: number; maximum: number }) => Type.Integer(o);
 

@@ -14,8 +14,8 @@
  * Decoding never throws: it answers a fault, which each caller maps to its own coded error.
  */
 import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { Static, TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import type { Static, TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 
 /** Why a token was refused. */
 export type TokenFault =

@@ -5,7 +5,7 @@
  * A batch's id (its history key, stable for a batch) is a hash of its token.
  */
 import { createHash } from 'node:crypto';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { ApiError } from '../core/errors.js';
 import { TrinoTimestampText } from '../query/passes/paging.js';
 import { Keyring, SignedTokens } from '../core/signed-token.js';

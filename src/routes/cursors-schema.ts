@@ -1,5 +1,5 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"): bodies and views. */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { Where } from '../query/request/where-schema.js';
 import { CAP_CEILINGS } from '../query/request/read-schema.js';
 

@@ -1,6 +1,6 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { ErrorCode } from '../core/errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';

@@ -4,7 +4,7 @@
  * per HTTP status whose description names each code with its meaning (test/integration/openapi.test.ts checks them
  * against the catalog and against what the routes answer).
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { ERROR_CATALOG, type ErrorCode } from '../core/errors.js';
 
 export const ErrorSchema = Type.Object(

@@ -1,6 +1,6 @@
 /** Liveness and readiness (API.md "Operations"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { ApiError } from '../core/errors.js';
 import { errorResponses } from './error-schema.js';
 import { toApiError } from '../trino/trino-errors.js';

@@ -1,6 +1,6 @@
 /** Schema inference for blob expansion (API.md "Blob expansion"): the sampled window and what was found. */
 import { SampledFramesSchema } from '../blob/avro/sample-frames.js';
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 
 export const InferQuery = Type.Object({
   since: Type.Optional(

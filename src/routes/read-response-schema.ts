@@ -3,7 +3,7 @@
  * (src/encode/text/*-encoder.ts, src/encode/arrow/arrow-encoder.ts, src/encode/parquet/parquet-encoder.ts), or the
  * explain body.
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 
 const QUERY_ID_HEADER = {
   type: 'string',

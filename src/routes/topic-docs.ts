@@ -5,7 +5,7 @@
  * allows no script at all).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Config } from '../config/config.js';
 import type { TableInfo } from '../read/topic-catalog.js';
 import { topicModel } from '../query/tree/topic-model.js';

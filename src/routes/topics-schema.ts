@@ -1,6 +1,6 @@
 /** The served topics and what is in them (API.md "Topics"), and the `{topic}` path parameter of every topic route. */
 import { PayloadsSchema } from '../blob/avro/payload-info.js';
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 
 export const TopicParams = Type.Object({
   topic: Type.String({

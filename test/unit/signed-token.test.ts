@@ -3,7 +3,7 @@
  * pinned by an HMAC computed here independently, and every defect is refused with its own fault.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { Keyring, SignedTokens, keyIdOf, type TokenFault } from '../../src/core/signed-token.js';
 

@@ -3,7 +3,7 @@
  * format, subject, the reader schema (latest or pinned: version, id, the schema itself) and the columns a read
  * returns in its place (the decoded record's Trino type and the three companion columns).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { enumsAsText } from './avro-shape.js';
 import { PAYLOAD_COLUMNS, readerSchema, subjectOf, type TopicPayloads } from './payload-decoder.js';
 import type { RegistryPort } from './schema-registry.js';

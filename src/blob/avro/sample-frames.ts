@@ -3,7 +3,7 @@
  * many events each, and which version of the subject each id is; unframed events counted. A json-sr value is
  * handed to the JSON inferrer without its frame, so inference proposes its fields as for plain JSON.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { frameIdOf, subjectOf } from './payload-decoder.js';
 import type { PayloadSettings } from '../../config/registry-config.js';
 import type { RegistryPort } from './schema-registry.js';

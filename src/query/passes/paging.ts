@@ -6,7 +6,7 @@
  * The token is signed (signed-token.ts): a tampered token, or one from another query, is refused.
  */
 import { createHash } from 'node:crypto';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { ApiError } from '../../core/errors.js';
 import { TIME_COLUMN, type ColumnNode, type PredicateNode } from '../tree/nodes.js';
 import type { ReadRequest, TopicModel } from '../plan.js';

@@ -3,7 +3,7 @@
  * with the aggregate functions and the select, group, order and dedupe specs the planner reads
  * (query/read-request.ts, query/plan.ts). Long file: both forms with their examples, which the OpenAPI test runs.
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { Where } from './where-schema.js';
 
 /** The aggregate functions of `select` (API.md "Aggregation"); query/nodes.ts AggregateFn is this list's union. */

@@ -1,5 +1,5 @@
 /** The JSON filter tree: the `where` of a POST query and the `filter` of a cursor (query/read-request.ts reads it). */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 
 const WhereLeaf = Type.Object(
   {
