@@ -4,7 +4,7 @@
  * everything this command started.
  */
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig } from '../src/server/load-config.js';
 import { describeStartupError, startServer } from '../src/server.js';
 import { down, up } from './local-trino.js';
 import { loadDemo, parseEventsArg } from './load-demo.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import type { TrinoPort } from '../src/trino/trino-port.js';
-import { DEFAULT_TRINO_URL } from '../src/config/settings.js';
+import { DEFAULT_TRINO_URL } from '../src/config/trino-settings.js';
 import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { DEMO_CATALOG, DEMO_SCHEMA, demoSizes, demoStatements, type DemoSizes } from './demo-data.js';
 

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/server/app.js';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig } from '../src/server/load-config.js';
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url));
 

@@ -4,7 +4,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig, redactUserinfo, type Config } from './config/config.js';
+import { ConfigError, type Config } from './config/config.js';
+import { loadConfig } from './server/load-config.js';
+import { redactUserinfo } from './config/read-settings.js';
 import { startupProblems } from './access/startup-checks.js';
 import { buildApp } from './server/app.js';
 import { topicModel } from './query/tree/topic-model.js';

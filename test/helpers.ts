@@ -2,7 +2,7 @@
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/server/app.js';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig } from '../src/server/load-config.js';
 import { startServer } from '../src/server.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { PROJECT_ROOT, startFlags } from '../scripts/start-command.js';

@@ -27,7 +27,7 @@ export function matchNothing(topic: TopicModel): PredicateNode {
 export class RowPolicies {
   private readonly byTopic: ReadonlyMap<string, readonly CompiledPolicy[]>;
 
-  /** Parses every filter; a defect throws (checkAccessConfig reports them at start-up first). */
+  /** Parses every filter; a defect throws (the settings loader reports them at start-up first). */
   constructor(policies: Readonly<Record<string, readonly RowPolicyRule[]>> = {}) {
     this.byTopic = new Map(
       Object.entries(policies).map(([topic, rules]) => [

@@ -1,28 +1,17 @@
 /**
- * What start-up refuses (issue 10; API.md "Access"), as a pure function of the settings so it is tested alone:
+ * What start-up refuses (API.md "Access"), as a pure function of the settings so it is tested alone:
  * - serving without an `auth` block on an address other than loopback, unless TOPICGATE_ALLOW_ANONYMOUS=true;
  * - the built-in development cursor secret on such an address (anyone could forge page and batch tokens);
  * - a cursor secret shorter than 32 bytes anywhere.
  * Problems are phrased like the other ConfigError problems: the variable first. No secret is ever repeated.
  */
-import { isIP } from 'node:net';
 import type { Config } from '../config/config.js';
-import { DEV_CURSOR_SECRET } from '../config/settings.js';
+import { isLoopback } from '../config/is-loopback.js';
+import { DEV_CURSOR_SECRET } from '../config/serving-settings.js';
 
 const MIN_SECRET_BYTES = 32;
 
-/** Is `host` (as TOPICGATE_HOST gives it) an address only this machine can reach? */
-export function isLoopback(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || /^::ffff:127\./.test(h) || h === '0:0:0:0:0:0:0:1';
-  return false;
-}
-
+/** What start-up refuses for these settings, one problem each (none: it may start). */
 export function startupProblems(config: Pick<Config, 'host' | 'auth' | 'allowAnonymous' | 'cursorSecret'>): string[] {
   const problems: string[] = [];
   const local = isLoopback(config.host);

@@ -1,14 +1,18 @@
 /**
  * The access blocks of the config file (API.md "Access"; names there are the contract): `auth`, `access`,
  * `rowPolicies` and `limits`. config.ts puts them into ConfigFileSchema; checkAccessConfig adds the rules a
- * schema cannot say (one key source for JWT, filters that parse, no duplicate keys).
+ * schema cannot say (one key source for JWT, no duplicate keys).
  */
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { literalUnion } from './schema-problems.js';
-import { CAP_CEILINGS } from '../query/request/read-schema.js';
-import { parseRowFilter } from '../access/row-filter.js';
-import { isLoopback } from '../access/startup-checks.js';
+import { isLoopback } from './is-loopback.js';
+
+/**
+ * The request schemas' own ceilings on list lengths: the `limits` caps below (default lower) are configured up to
+ * these, and a request past a cap gets a 422 naming it (query/passes/request-caps.ts).
+ */
+export const CAP_CEILINGS = { selectItems: 1000, orderItems: 100, groupByItems: 100, dedupeColumns: 100 } as const;
 
 /** Route groups that may be served without credentials (`auth.public`). */
 export const ROUTE_GROUPS = ['health', 'docs', 'metrics'] as const;
@@ -90,7 +94,7 @@ export const LimitsSchema = Type.Object(
     /** Queries that may wait for a free slot, and for how long, before a 429. */
     queuedQueries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 64 })),
     queueWaitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000 })),
-    // Per-request caps (a 422 TG_TOO_EXPENSIVE naming the cap; query/request-caps.ts).
+    // Per-request caps (a 422 TG_TOO_EXPENSIVE naming the cap; query/passes/request-caps.ts).
     maxSelectItems: count(200, CAP_CEILINGS.selectItems, 'columns and aggregates a request selects'),
     maxOrderItems: count(20, CAP_CEILINGS.orderItems, 'sort keys of a request'),
     maxGroupByItems: count(20, CAP_CEILINGS.groupByItems, 'group keys of a request'),
@@ -113,7 +117,7 @@ export type LimitSettings = Static<typeof LimitsSchema>;
 /** Limits in force: the schema's, with every default filled in (the two without a default stay optional). */
 export type Limits = Readonly<LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries'>>>;
 
-/** The per-request caps alone (query/request-caps.ts reads these). */
+/** The per-request caps alone (query/passes/request-caps.ts reads these). */
 export type RequestCaps = Pick<
   Limits,
   | 'maxSelectItems'
@@ -130,7 +134,10 @@ export function limitsOf(l: LimitSettings | undefined): Limits {
   return Value.Default(LimitsSchema, structuredClone(l ?? {})) as Limits;
 }
 
-/** Problems the schema cannot express, one line each, named by their place in the file. */
+/**
+ * Problems the schema cannot express, one line each, named by their place in the file. The row policies' filters
+ * are parsed by the loader (server/load-config.ts), which knows the filter grammar.
+ */
 export function checkAccessConfig(file: {
   auth?: AuthSettings;
   access?: readonly AccessRule[];
@@ -161,15 +168,6 @@ export function checkAccessConfig(file: {
       const u = URL.canParse(jwt.jwksUrl) ? new URL(jwt.jwksUrl) : null;
       const ok = u !== null && (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopback(u.hostname)));
       if (!ok) problems.push('auth.jwt.jwksUrl: must be an https:// URL (http:// only on a loopback address)');
-    }
-  }
-  for (const [topic, rules] of Object.entries(file.rowPolicies ?? {})) {
-    for (const [i, rule] of rules.entries()) {
-      try {
-        parseRowFilter(rule.filter);
-      } catch (err) {
-        problems.push(`rowPolicies.${topic}[${i}].filter: ${(err as Error).message}`);
-      }
     }
   }
   return problems;

@@ -1,7 +1,7 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"): bodies and views. */
 import { Type, type Static } from 'typebox';
 import { Where } from '../query/request/where-schema.js';
-import { CAP_CEILINGS } from '../query/request/read-schema.js';
+import { CAP_CEILINGS } from '../config/access-schema.js';
 
 export const CursorParams = Type.Object({
   name: Type.String({

@@ -4,11 +4,12 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { redactUserinfo, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
+import { redactUserinfo } from '../config/read-settings.js';
 import { TopicCatalog } from '../read/topic-catalog.js';
 import { HttpTrino } from '../trino/http-trino.js';
 import type { TrinoPort } from '../trino/trino-port.js';
-import { httpTrinoOptions } from '../trino/trino-settings.js';
+import { httpTrinoOptions } from './http-trino-options.js';
 import errorsPlugin, { sendError } from './plugins/errors.js';
 import { ApiError, errorBody } from '../core/errors.js';
 import openapiPlugin from './plugins/openapi.js';

@@ -9,7 +9,7 @@
  * prebuilt per platform). Node 20 has no zstd of its own (node:zlib gained it in 22.15).
  */
 import { uncompressSync as lz4Uncompress } from 'lz4-napi';
-import type { TrinoEncoding } from '../config/settings.js';
+import type { TrinoEncoding } from '../core/trino-encodings.js';
 import { arrayRows, type JsonRows } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 import { segmentBuffers } from './buffer-pool.js';

@@ -13,7 +13,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
 import { startServer } from '../../src/server.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
 import { startServer } from '../../src/server.js';
 import { pgDown, pgLayout, pgUp } from '../../scripts/local-postgres.js';
 import {

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
 import { startServer } from '../../src/server.js';
 import {
   loadSecureTopics,

@@ -6,10 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactUserinfo } from '../../src/config/config.js';
-import { DEV_CURSOR_SECRET } from '../../src/config/settings.js';
+import { ConfigError } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
+import { redactUserinfo } from '../../src/config/read-settings.js';
+import { DEV_CURSOR_SECRET } from '../../src/config/serving-settings.js';
 import { createAccess } from '../../src/access/access.js';
-import { isLoopback, startupProblems } from '../../src/access/startup-checks.js';
+import { startupProblems } from '../../src/access/startup-checks.js';
+import { isLoopback } from '../../src/config/is-loopback.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-access-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Config } from '../../src/config/config.js';
+import { ConfigError, type Config } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
 import { SettingsSchema } from '../../src/config/settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-config-'));

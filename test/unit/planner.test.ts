@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
 import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
 import type { ReadRequest, TopicModel } from '../../src/query/plan.js';
 import { batchUntil, plan, readPolicy, type ReadPolicy } from '../../src/query/planner.js';

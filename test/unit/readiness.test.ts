@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type Services } from '../../src/server/app.js';
 import { TopicCatalog } from '../../src/read/topic-catalog.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/server/load-config.js';
 import { CursorService } from '../../src/cursors/cursor-service.js';
 import type { CursorStore } from '../../src/cursors/cursor-store.js';
 import { openStore } from '../../src/cursors/open-store.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { httpTrinoOptions } from '../../src/trino/trino-settings.js';
+import { loadConfig } from '../../src/server/load-config.js';
+import { httpTrinoOptions } from '../../src/server/http-trino-options.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-trino-settings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,6 +4,7 @@
  * (query/read-request.ts, query/plan.ts). Long file: both forms with their examples, which the OpenAPI test runs.
  */
 import { Type, type Static } from 'typebox';
+import { CAP_CEILINGS } from '../../config/access-schema.js';
 import { Where } from './where-schema.js';
 
 /** The aggregate functions of `select` (API.md "Aggregation"); query/nodes.ts AggregateFn is this list's union. */
@@ -19,12 +20,6 @@ export const AGGREGATE_FNS = [
   'latest',
   'earliest',
 ] as const;
-
-/**
- * The request schemas' own ceilings on list lengths: the `limits` caps (access/access-schema.ts, default lower) are
- * configured up to these, and a request past a cap gets a 422 naming it (query/request-caps.ts).
- */
-export const CAP_CEILINGS = { selectItems: 1000, orderItems: 100, groupByItems: 100, dedupeColumns: 100 } as const;
 
 const ALIAS = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 

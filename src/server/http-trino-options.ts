@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/config.js';
 import { readSecretFile } from '../core/secret-file.js';
-import type { HttpTrinoOptions } from './trino-connection.js';
+import type { HttpTrinoOptions } from '../trino/trino-connection.js';
 
 /** Every query carries this source and this client tag, so resource-group selectors can cap the gateway. */
 export const TRINO_SOURCE = 'topicgate';
@@ -23,6 +23,7 @@ type ConnectionSettings = Pick<
   | 'trinoSegmentFetch'
 >;
 
+/** The options of the HTTP Trino port for these settings; a password file is read here. */
 export function httpTrinoOptions(config: ConnectionSettings): HttpTrinoOptions {
   const options: HttpTrinoOptions = {
     server: config.trinoUrl,

@@ -1,0 +1,154 @@
+/** The environment settings of serving: where the API listens, the cursor store, and the bounds of every read. */
+import { boolSetting, intSetting, listSetting, textSetting } from './setting-options.js';
+
+/** The cursor secret used when none is set: fine on a laptop, refused on any other address (access/startup-checks). */
+export const DEV_CURSOR_SECRET = 'topicgate-page-cursors';
+
+const rows = { minimum: 1, maximum: 10_000_000 };
+const window = { minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+
+export const servingSettings = {
+  host: textSetting({
+    env: 'TOPICGATE_HOST',
+    read: 'text',
+    fallback: '127.0.0.1',
+    description: 'address the API listens on',
+  }),
+  port: intSetting({
+    env: 'TOPICGATE_PORT',
+    read: 'int',
+    fallback: '3000',
+    minimum: 0,
+    maximum: 65535,
+    description: 'port the API listens on',
+  }),
+  stateUrl: textSetting({
+    env: 'TOPICGATE_STATE_URL',
+    read: 'state-url',
+    fallback: 'sqlite:./data/topicgate.db',
+    blankIsValue: true,
+    description: 'cursor store: `sqlite:<file>` or `postgres://...`',
+  }),
+  stateTimeoutMs: intSetting({
+    env: 'TOPICGATE_STATE_TIMEOUT_MS',
+    read: 'int',
+    fallback: '5000',
+    minimum: 100,
+    maximum: 600_000,
+    description:
+      'time limit of connecting to the PostgreSQL cursor store and of each of its statements (then 503 ' +
+      '`TG_STATE_UNAVAILABLE`)',
+  }),
+  cursorSecret: textSetting({
+    env: 'TOPICGATE_CURSOR_SECRET',
+    read: 'text',
+    fallback: DEV_CURSOR_SECRET,
+    shownDefault: 'a fixed development key',
+    description: 'key that signs page cursors and batch tokens; instances behind one load balancer share it',
+  }),
+  cursorPreviousSecrets: listSetting({
+    env: 'TOPICGATE_CURSOR_PREVIOUS_SECRETS',
+    read: 'secrets',
+    fallback: '',
+    description:
+      'earlier cursor secrets, comma-separated: tokens they signed are still accepted after a rotation (the ' +
+      'current secret signs)',
+  }),
+  defaultLimit: intSetting({
+    env: 'TOPICGATE_DEFAULT_LIMIT',
+    read: 'int',
+    fallback: '100',
+    ...rows,
+    description: 'rows per response by default (never above `TOPICGATE_MAX_LIMIT`)',
+  }),
+  maxLimit: intSetting({
+    env: 'TOPICGATE_MAX_LIMIT',
+    read: 'int',
+    fallback: '10000',
+    ...rows,
+    description: 'rows per response at most: the largest `limit` a request may ask for',
+  }),
+  queryTimeoutMs: intSetting({
+    env: 'TOPICGATE_QUERY_TIMEOUT_MS',
+    read: 'int',
+    fallback: '120000',
+    minimum: 1_000,
+    maximum: 86_400_000,
+    description: "time limit of every query (Trino's `query_max_run_time`, and the gateway cancels past it)",
+  }),
+  residualScanMaxWindowMs: intSetting({
+    env: 'TOPICGATE_RESIDUAL_SCAN_MAX_WINDOW',
+    read: 'duration',
+    fallback: '7d',
+    ...window,
+    description:
+      'widest `since`..`until` window for a query whose filters are all evaluated after the scan (unless the ' +
+      "topic's `allowFullScan`)",
+  }),
+  gatewayMaxRows: intSetting({
+    env: 'TOPICGATE_GATEWAY_MAX_ROWS',
+    read: 'int',
+    fallback: '100000',
+    ...rows,
+    description:
+      'most rows (or groups) one response holds to sort or aggregate decoded Avro fields; more is a 422 naming it',
+  }),
+  inferMaxSample: intSetting({
+    env: 'TOPICGATE_INFER_MAX_SAMPLE',
+    read: 'int',
+    fallback: '10000',
+    minimum: 1,
+    maximum: 1_000_000,
+    description: 'most events schema inference samples',
+  }),
+  inferMaxWindowMs: intSetting({
+    env: 'TOPICGATE_INFER_MAX_WINDOW',
+    read: 'duration',
+    fallback: '7d',
+    ...window,
+    description: 'widest window schema inference samples',
+  }),
+  complexPushdown: boolSetting({
+    env: 'TOPICGATE_COMPLEX_PUSHDOWN',
+    read: 'bool',
+    fallback: 'false',
+    description:
+      "the VAST catalog has `vast.complex_predicate_pushdown` on (OR across columns is pushed); only changes `explain`'s labels",
+  }),
+  prefetchRows: intSetting({
+    env: 'TOPICGATE_PREFETCH_ROWS',
+    read: 'int',
+    fallback: '10000',
+    minimum: 0,
+    maximum: 10_000_000,
+    description: 'rows a non-JSON page may read ahead so its `Link: next` header is exact',
+  }),
+  heldResults: intSetting({
+    env: 'TOPICGATE_HELD_RESULTS',
+    read: 'int',
+    fallback: '32',
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'page queries held open (15 s at most) for the next page to read on from, in this process; 0: every page its ' +
+      'own query',
+  }),
+  historyRetentionDays: intSetting({
+    env: 'TOPICGATE_CURSOR_HISTORY_DAYS',
+    read: 'int',
+    fallback: '7',
+    minimum: 1,
+    maximum: 3650,
+    description: 'how long committed cursor batches are listed',
+  }),
+  logLevel: textSetting({ env: 'TOPICGATE_LOG_LEVEL', read: 'text', fallback: 'info', description: 'pino log level' }),
+  shutdownGraceMs: intSetting({
+    env: 'TOPICGATE_SHUTDOWN_GRACE_MS',
+    read: 'int',
+    fallback: '20000',
+    minimum: 0,
+    maximum: 3_600_000,
+    description:
+      'on SIGTERM, how long running responses may take to finish before they are cut and their Trino queries cancelled',
+  }),
+};

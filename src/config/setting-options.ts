@@ -1,0 +1,43 @@
+/**
+ * How one environment setting is declared: its variable, how its text is read, its default and its meaning. The
+ * meaning is the setting's one description: README's settings table is generated from it (npm run docs:settings).
+ */
+import { Type } from 'typebox';
+
+/** How a setting's text is read (read-settings.ts). */
+export type Read =
+  | 'text'
+  | 'trimmed'
+  | 'url'
+  | 'list'
+  | 'secrets'
+  | 'int'
+  | 'bool'
+  | 'duration'
+  | 'state-url'
+  | 'encodings'
+  | 'optional-url'
+  | 'file'
+  | 'origins'
+  | 'hosts';
+
+export type SettingOptions = {
+  env: string;
+  read: Read;
+  /** The text used when the variable is unset (and, unless `blankIsValue`, when it is empty). */
+  fallback?: string;
+  /** An empty value is read as given (and then refused) instead of meaning the default. */
+  blankIsValue?: boolean;
+  /** The default as README's table says it, where the fallback text alone would not say it. */
+  shownDefault?: string;
+  description: string;
+};
+
+/** A setting read as text. */
+export const textSetting = (o: SettingOptions) => Type.String(o);
+/** A setting read as an integer within its bounds. */
+export const intSetting = (o: SettingOptions & { minimum: number; maximum: number }) => Type.Integer(o);
+/** A setting read as true or false. */
+export const boolSetting = (o: SettingOptions) => Type.Boolean(o);
+/** A setting read as a comma-separated list. */
+export const listSetting = (o: SettingOptions) => Type.Array(Type.String(), o);
