@@ -4,11 +4,9 @@
  * row scope for the planner comes from here too. Each decision is recorded for the request's audit line.
  */
 import type { FastifyRequest } from 'fastify';
-import { topicNotFound } from '../read/topic-catalog.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, topicNotFound } from '../core/errors.js';
 import type { RowScope } from '../query/passes/passes.js';
 import type { TopicModel } from '../query/plan.js';
-import type { CursorCaller } from '../cursors/cursor-service.js';
 import type { Action } from '../config/access-schema.js';
 
 const VERB: Record<Action, string> = {
@@ -46,16 +44,5 @@ export function rowScope(request: FastifyRequest, topic: TopicModel): RowScope {
   return {
     filter: request.server.access.rowPolicies.filterFor(topic, request.principal),
     principal: request.principal.name,
-  };
-}
-
-/** The request's caller as the cursor service sees it (ownership, the `cursors` action, row scope). */
-export function cursorCaller(request: FastifyRequest): CursorCaller {
-  return {
-    name: request.principal.name,
-    authorize: (topic) => authorize(request, topic, 'cursors'),
-    admin: (topic) => isAdmin(request, topic),
-    rows: (topic) => rowScope(request, topic),
-    trino: request.trino,
   };
 }

@@ -82,6 +82,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The 404 of a topic that is not served, or that the caller may not see: the two answers are the same. */
+export function topicNotFound(id: string): ApiError {
+  return new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
+}
+
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; status: number; details?: unknown; queryId?: string };
 }

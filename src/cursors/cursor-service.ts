@@ -12,7 +12,6 @@
 import { randomUUID } from 'node:crypto';
 import { frameKeyFilters, keyFraming, type KeyFraming } from '../query/passes/key-framing.js';
 import { ApiError } from '../core/errors.js';
-import type { Services } from '../server/app.js';
 import { topicModel } from '../query/tree/topic-model.js';
 import { compileCount } from '../query/sql/compile.js';
 import { summarizeBatch } from '../read/sliced-result.js';
@@ -24,6 +23,9 @@ import type { Where } from '../query/request/where-schema.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/request/time.js';
 import type { Keyring } from '../core/signed-token.js';
 import type { TrinoPort } from '../trino/trino-port.js';
+import type { Config } from '../config/config.js';
+import type { TopicCatalog } from '../read/topic-catalog.js';
+import type { RegistryPort } from '../blob/avro/schema-registry.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
@@ -66,6 +68,16 @@ export interface PendingBatch {
   limit: number | 'all';
 }
 
+/** What the cursor service reads besides its store and signing keys. */
+export interface CursorServiceParts {
+  /** The served topics: a cursor's topic is looked up here. */
+  catalog: Pick<TopicCatalog, 'get'>;
+  /** Per-topic settings, the query time limit and the history's retention. */
+  config: Config;
+  /** The Schema Registry, for topics whose key is Avro (a filter on the key compares framed bytes). */
+  registry?: RegistryPort | undefined;
+}
+
 export class CursorService {
   private readonly tokens: BatchTokens;
   /** The key framing of each topic model this service made (topic()), for plan(), which is synchronous. */
@@ -73,7 +85,7 @@ export class CursorService {
 
   /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
-    private readonly services: Services,
+    private readonly services: CursorServiceParts,
     private readonly store: CursorStore,
     keys: Keyring | string,
   ) {

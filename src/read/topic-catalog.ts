@@ -3,7 +3,7 @@
  * quoted into SQL (quoting is the second line of defence). Listings are cached briefly: Trino's metadata is
  * cheap but not free, and a topic's columns rarely change.
  */
-import { ApiError } from '../core/errors.js';
+import { topicNotFound } from '../core/errors.js';
 import type { Config } from '../config/config.js';
 import { quoteIdent, stringLiteral } from '../query/sql/sql-text.js';
 import type { TrinoPort } from '../trino/trino-port.js';
@@ -41,11 +41,6 @@ export function isPlausibleTopicId(id: string): boolean {
 
 /** Catalog lookups run as the gateway's own user, tagged apart from the reads they serve. */
 const CATALOG_QUERY = { clientTags: ['catalog'] } as const;
-/** The 404 of an unknown topic; a topic a caller may not see gets the very same one (issue 10). */
-export function topicNotFound(id: string): ApiError {
-  return new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
-}
-
 export class TopicCatalog {
   private cache: { at: number; tables: Map<string, TableInfo> } | undefined;
   private loading: Promise<Map<string, TableInfo>> | undefined;

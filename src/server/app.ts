@@ -66,9 +66,8 @@ export async function createServices(config: Config): Promise<Services> {
   // A held query must not reach its deadline while a page reads on from it: half of it at most.
   const held = new HeldResults(config.heldResults, config.queryTimeoutMs / 2);
   const catalog = new TopicCatalog(trino, config);
-  const services = { config, trino, catalog, store, keyring, registry, held } as Omit<Services, 'cursors'> as Services;
-  services.cursors = new CursorService(services, store, keyring);
-  return services;
+  const cursors = new CursorService({ catalog, config, registry }, store, keyring);
+  return { config, trino, catalog, cursors, store, keyring, registry, held };
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */

@@ -1,0 +1,14 @@
+import type { FastifyRequest } from 'fastify';
+import { authorize, isAdmin, rowScope } from '../access/authorize.js';
+import type { CursorCaller } from '../cursors/cursor-service.js';
+
+/** The request's caller as the cursor service sees it (ownership, the `cursors` action, row scope). */
+export function cursorCaller(request: FastifyRequest): CursorCaller {
+  return {
+    name: request.principal.name,
+    authorize: (topic) => authorize(request, topic, 'cursors'),
+    admin: (topic) => isAdmin(request, topic),
+    rows: (topic) => rowScope(request, topic),
+    trino: request.trino,
+  };
+}
