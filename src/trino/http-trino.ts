@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pageBuffers } from './buffer-pool.js';
 import type { HttpReply } from './http-transport.js';
 import { memberRows } from './json-rows.js';
-import { parseLosslessJson } from './lossless-json.js';
+import { parseLosslessJson } from '../core/lossless-json.js';
 import { gracedSignal, QueryControl } from './query-control.js';
 import { BATCH_ROWS, ResultReader, type Page } from './result-reader.js';
 import { SegmentFetch } from './segment-fetch.js';

@@ -9,7 +9,7 @@
  * The scan checks structure only (one array, balanced brackets, closed strings); each batch is parsed by
  * JSON.parse, which checks the rest. UTF-8 continuation bytes never equal the ASCII bytes looked for.
  */
-import { parseLosslessJson } from './lossless-json.js';
+import { parseLosslessJson } from '../core/lossless-json.js';
 
 /** The elements of a JSON array in `bytes`, as byte ranges of `batchRows` elements each (the last one fewer). */
 export class JsonRows {

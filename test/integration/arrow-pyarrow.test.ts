@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLosslessJson } from '../../src/trino/lossless-json.js';
+import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import { sql, testApp } from '../helpers.js';
 
 const hasPyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { stdio: 'ignore' }).status === 0;

@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { tableFromIPC } from 'apache-arrow';
 import { buildApp } from '../../src/server/app.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
-import { parseLosslessJson } from '../../src/trino/lossless-json.js';
+import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import { registerDemoSchemas } from '../../scripts/demo-avro.js';
 import { testApp, testConfig } from '../helpers.js';
 

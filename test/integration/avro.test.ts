@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseLosslessJson } from '../../src/trino/lossless-json.js';
+import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import { DEFAULT_DEMO_EVENTS, PG_CATALOG, PG_SCHEMA } from '../../scripts/load-demo.js';
 import { demoAvroEvent, registerDemoSchemas, UNKNOWN_SCHEMA_ID, type DemoSchemaIds } from '../../scripts/demo-avro.js';
 import { testApp } from '../helpers.js';

@@ -1,90 +1,151 @@
 /**
- * The shape of the house (STYLE.md): data flows one way, request -> plan -> passes -> compile -> Trino -> encode,
- * and each step knows nothing of the steps after it. This test reads every runtime import under src/ (type-only
- * imports are erased at run time and may point anywhere) and fails on an import against the flow or a cycle.
+ * The house by pipeline stage (STYLE.md): imports only go down the pipeline, type imports included, and no two
+ * modules import each other through any path. This test reads every import of every file under src/ (`import type`,
+ * `export ... from` and dynamic `import()` too) and fails on an import against the order below or on a cycle. The
+ * checks are first tried on small graphs, so a check that cannot fail fails here.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import {
+  areaOf,
+  cycles,
+  folderViolations,
+  graphOf,
+  importSpecifiers,
+  orderViolations,
+  readSources,
+  type Edge,
+} from '../import-graph.js';
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+const READ_DEPS = ['core', 'config', 'query', 'trino', 'blob', 'encode'];
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
-
-/** Relative runtime imports of a module (import/export ... from, not `import type`, not all-`type` lists). */
-function runtimeImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const out: string[] = [];
-  for (const m of text.matchAll(/^(?:import|export)\s+([^;]*?)\s+from\s+'(\.[^']+)'/gms)) {
-    const [, what, spec] = m as unknown as [string, string, string];
-    if (/^type\b/.test(what)) continue;
-    const names = /^\{([^}]*)\}$/.exec(what.trim())?.[1];
-    if (names?.split(',').every((n) => !n.trim() || /^type\s/.test(n.trim()))) continue;
-    out.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-  }
-  return out;
-}
-
-/** The area of a module: its folder under src/, or its own name for a top-level file. */
-const area = (file: string) => relative(SRC, file).split('/')[0]!.replace(/\.ts$/, '');
-
-/** Areas each area must not import at run time: everything downstream of it, and the app around it. */
-const FORBIDDEN: Record<string, readonly string[]> = {
-  errors: ['*'],
-  duration: ['*'],
-  settings: ['*'],
-  schemas: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'blob', 'query', 'trino', 'encode'],
-  trino: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'blob', 'query', 'encode', 'access'],
-  encode: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'blob', 'query', 'access'],
-  query: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'catalog', 'trino', 'encode', 'access'],
-  blob: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'encode', 'access'],
-  catalog: ['app', 'server', 'routes', 'plugins', 'read', 'cursors', 'encode', 'access'],
-  cursors: ['app', 'server', 'routes', 'plugins', 'encode'],
-  read: ['app', 'server', 'routes', 'plugins'],
-  access: ['app', 'server', 'routes', 'cursors', 'encode', 'trino'],
+/** Each area and the areas it may import (its own always): the stage order. src/server.ts is of area `server`. */
+const ORDER: Readonly<Record<string, readonly string[]>> = {
+  core: [],
+  config: ['core'],
+  query: ['core', 'config'],
+  encode: ['core'],
+  blob: ['core', 'config', 'query'],
+  trino: ['core'],
+  read: READ_DEPS,
+  cursors: [...READ_DEPS, 'read'],
+  access: [...READ_DEPS, 'read', 'cursors'],
+  routes: [...READ_DEPS, 'read', 'cursors', 'access'],
+  server: [...READ_DEPS, 'read', 'cursors', 'access', 'routes'],
 };
 
-const graph = new Map(files(SRC).map((f) => [f, runtimeImports(f)]));
+/** Inside query/: the node tree knows no step that uses it, and the compiler applies no pass. */
+const QUERY_FOLDERS: [string, string[]][] = [
+  ['query/tree', ['query/passes', 'query/sql']],
+  ['query/sql', ['query/passes']],
+];
 
-describe('imports follow the flow', () => {
-  it('reads every module', () => {
-    expect(graph.size).toBeGreaterThan(40);
+const show = (edges: Edge[]) => edges.map((e) => `${e.from} -> ${e.to}`);
+const graphFrom = (files: Record<string, string>) => graphOf(new Map(Object.entries(files)));
+
+describe('the checks, on small graphs', () => {
+  it.each([
+    ["import { a } from './a.js';", ['./a.js']],
+    ["import type { A } from '../x/a.js';", ['../x/a.js']],
+    ["import { type A, type B } from './a.js';", ['./a.js']],
+    ["import './side-effect.js';", ['./side-effect.js']],
+    ["export * from './a.js';", ['./a.js']],
+    ["export { a, type B } from './a.js';", ['./a.js']],
+    ["export type { A } from './a.js';", ['./a.js']],
+    ["const m = await import('./lazy.js');", ['./lazy.js']],
+    ["await app.register(import('../routes/docs.js'));", ['../routes/docs.js']],
+    ["import {\n  a,\n  type B,\n} from './a.js';", ['./a.js']],
+    ["import { Type } from 'typebox';", []],
+    ["// import { a } from './a.js';\n/* import { b } from './b.js'; */", []],
+    ["const s = 'import x from';", []],
+  ])('%j imports %j', (text, specifiers) => {
+    expect(importSpecifiers(text)).toEqual(specifiers);
   });
 
-  it('no area imports what comes after it', () => {
-    const against: string[] = [];
-    for (const [file, imports] of graph) {
-      const from = area(file);
-      const forbidden = FORBIDDEN[from] ?? [];
-      for (const target of imports) {
-        const to = area(target);
-        if (to !== from && (forbidden.includes(to) || forbidden.includes('*')))
-          against.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
-      }
-    }
-    expect(against).toEqual([]);
+  it('resolves specifiers to the files under src/', () => {
+    const g = graphFrom({
+      'query/tree/nodes.ts': "import type { T } from '../../core/trino-types.js';",
+      'server.ts': "import { buildApp } from './server/app.js';",
+    });
+    expect(Object.fromEntries(g)).toEqual({
+      'query/tree/nodes.ts': ['core/trino-types.ts'],
+      'server.ts': ['server/app.ts'],
+    });
   });
 
-  it('no runtime import cycle', () => {
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const visit = (f: string, path: string[]) => {
-      if (state.get(f) === 'done') return;
-      if (state.get(f) === 'open') {
-        cycles.push([...path.slice(path.indexOf(f)), f].map((p) => relative(SRC, p)).join(' -> '));
-        return;
-      }
-      state.set(f, 'open');
-      for (const t of graph.get(f) ?? []) visit(t, [...path, f]);
-      state.set(f, 'done');
-    };
-    for (const f of graph.keys()) visit(f, []);
-    expect(cycles).toEqual([]);
+  it('a cycle of type imports is reported', () => {
+    const g = graphFrom({
+      'read/a.ts': "import type { B } from './b.js';",
+      'read/b.ts': "import type { C } from './c.js';",
+      'read/c.ts': "import type { A } from './a.js';",
+      'read/d.ts': "import type { A } from './a.js';",
+    });
+    expect(cycles(g)).toEqual(['read/a.ts -> read/b.ts -> read/c.ts -> read/a.ts']);
+  });
+
+  it('a module importing itself is a cycle', () => {
+    expect(cycles(graphFrom({ 'core/a.ts': "export type { A } from './a.js';" }))).toEqual(['core/a.ts -> core/a.ts']);
+  });
+
+  it('an import against the order is reported, type-only or not', () => {
+    const g = graphFrom({
+      'core/errors.ts': "import type { Config } from '../config/config.js';",
+      'trino/port.ts': "import { x } from '../read/slices.js';",
+      'read/slices.ts': "import { e } from '../core/errors.js';",
+    });
+    expect(show(orderViolations(g, ORDER))).toEqual([
+      'core/errors.ts -> config/config.ts',
+      'trino/port.ts -> read/slices.ts',
+    ]);
+  });
+
+  it('a module of an area outside the order is reported', () => {
+    const g = graphFrom({ 'loads/load.ts': "import { e } from '../core/errors.js';" });
+    expect(show(orderViolations(g, ORDER))).toEqual(['loads/load.ts -> (area loads is not in the order)']);
+  });
+
+  it('an import between forbidden folders is reported', () => {
+    const g = graphFrom({
+      'query/tree/nodes.ts': "import type { P } from '../passes/limit.js';",
+      'query/passes/limit.ts': "import type { N } from '../tree/nodes.js';",
+    });
+    expect(show(folderViolations(g, 'query/tree', ['query/passes', 'query/sql']))).toEqual([
+      'query/tree/nodes.ts -> query/passes/limit.ts',
+    ]);
+  });
+
+  it('a clean graph passes every check', () => {
+    const g = graphFrom({
+      'core/errors.ts': '',
+      'config/config.ts': "import type { E } from '../core/errors.js';",
+      'query/tree/nodes.ts': "import { e } from '../../core/errors.js';",
+      'query/sql/compile.ts': "import type { N } from '../tree/nodes.js';",
+      'server/app.ts': "import { c } from '../query/sql/compile.js';\nimport type { C } from '../config/config.js';",
+      'server.ts': "const app = await import('./server/app.js');",
+    });
+    expect(orderViolations(g, ORDER)).toEqual([]);
+    expect(QUERY_FOLDERS.flatMap(([from, not]) => folderViolations(g, from, not))).toEqual([]);
+    expect(cycles(g)).toEqual([]);
+  });
+});
+
+describe('src/', () => {
+  const graph = graphOf(readSources(fileURLToPath(new URL('../../src', import.meta.url))));
+
+  it('every module is read, and every area has its place in the order', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect([...new Set([...graph.keys()].map(areaOf))].sort()).toEqual(Object.keys(ORDER).sort());
+  });
+
+  it('every import goes down the stage order', () => {
+    expect(show(orderViolations(graph, ORDER))).toEqual([]);
+  });
+
+  it('query/: the tree imports no pass or compiler; the compiler no pass', () => {
+    expect(show(QUERY_FOLDERS.flatMap(([from, not]) => folderViolations(graph, from, not)))).toEqual([]);
+  });
+
+  it('no import cycle, counting type imports', () => {
+    expect(cycles(graph)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * tokens of 16+ digits outside strings into strings (exact digits) and leaves everything else as JSON.parse would.
  */
 import { describe, expect, it } from 'vitest';
-import { parseLosslessJson, quoteLongIntegers } from '../../src/trino/lossless-json.js';
+import { parseLosslessJson, quoteLongIntegers } from '../../src/core/lossless-json.js';
 
 describe('parseLosslessJson: integers beyond 2^53 keep every digit', () => {
   it.each<[string, string, unknown]>([

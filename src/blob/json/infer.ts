@@ -5,7 +5,7 @@
  * blob-expansion `arrow_schema` list (nested names flattened with `__`).
  */
 import { isUtf8 } from 'node:buffer';
-import { parseLosslessJson } from '../../trino/lossless-json.js';
+import { parseLosslessJson } from '../../core/lossless-json.js';
 
 export type ScalarKind = 'boolean' | 'integer' | 'bigint' | 'double' | 'varchar' | 'timestamp(3)' | 'json';
 
