@@ -28,7 +28,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   }
   try {
     await app.tg.catalog.verify();
-    // Row policies name columns: each must exist on its served topic, or no caller could read it (issue 10).
+    // Row policies name columns: each must exist on its served topic, or no caller could read it.
     const policyProblems = await rowPolicyProblems(app, config);
     if (policyProblems.length) throw new ConfigError(policyProblems);
   } catch (err) {
@@ -47,7 +47,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
 }
 
 /**
- * Graceful shutdown (issue 11): stop accepting at once (fastify answers 503 to new requests on kept-alive
+ * Graceful shutdown: stop accepting at once (fastify answers 503 to new requests on kept-alive
  * connections), let running responses finish for `graceMs`, then cut the rest and cancel every Trino query still
  * running, waiting until Trino has been told, so none of the gateway's queries outlives it.
  */

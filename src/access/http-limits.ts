@@ -1,5 +1,5 @@
 /**
- * Connection limits (issue 10, HTTP hardening): a request must arrive whole within TOPICGATE_REQUEST_TIMEOUT (a
+ * Connection limits: a request must arrive whole within TOPICGATE_REQUEST_TIMEOUT (a
  * body sent one byte a second is cut off), idle connections close, and a response its client stops reading is cut
  * after TOPICGATE_WRITE_IDLE_TIMEOUT, which closes the socket and so cancels the response's Trino query.
  */

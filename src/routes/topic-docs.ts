@@ -52,7 +52,7 @@ export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
 const DEMO_DAY = 'since=2026-11-01T00:00:00Z&until=2026-11-02T00:00:00Z&limit=5';
 
 /**
- * JSON arrow paths into the payload of the demo topics (issue 16): each runs as shown (test/integration/openapi.test.ts).
+ * JSON arrow paths into the payload of the demo topics: each runs as shown (test/integration/openapi.test.ts).
  * Other topics get the generic form.
  */
 export const PATH_EXAMPLES: Readonly<Record<string, readonly string[]>> = {

@@ -77,7 +77,7 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? { level: config.logLevel },
-    // A slowly sent request, an idle connection and keep-alive are bounded (issue 10, HTTP hardening).
+    // A slowly sent request, an idle connection and keep-alive are bounded.
     ...serverTimeouts(config),
     // Filter values and cursors can be long; the largest URL fastify accepts by default is too small for `in` lists.
     routerOptions: { maxParamLength: 1000 },
@@ -128,7 +128,7 @@ export async function buildApp(
   // First: every request's span, current for all that follows (a no-op while tracing is off).
   await app.register(tracingPlugin);
   await app.register(errorsPlugin);
-  // Before every route: authentication, limits and security headers apply to all of them (issue 10).
+  // Before every route: authentication, limits and security headers apply to all of them.
   await app.register(accessPlugin, { config, jwt: opts.jwt });
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);

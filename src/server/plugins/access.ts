@@ -1,5 +1,5 @@
 /**
- * The HTTP side of access control (issue 10), one plugin registered before the routes:
+ * The HTTP side of access control, one plugin registered before the routes:
  * - security headers (@fastify/helmet; Swagger UI and the topic page set their own CSP, which wins);
  * - CORS (@fastify/cors) only when TOPICGATE_CORS_ORIGINS names origins;
  * - 503 TG_OVERLOADED with Retry-After when the event loop or heap is overloaded (@fastify/under-pressure);
@@ -186,7 +186,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
   });
 }
 
-/** The audit line of a data request (issue 10 item 7): never a credential, only who, what and how it ended. */
+/** The audit line of a data request: never a credential, only who, what and how it ended. */
 function audit(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -1,5 +1,5 @@
 /**
- * A span per request (issue 14): continues the caller's W3C trace (`traceparent`), and makes the span current for
+ * A span per request: continues the caller's W3C trace (`traceparent`), and makes the span current for
  * everything the request does, so each Trino query's span (http-trino.ts) is its child. A no-op while tracing is
  * off (src/tracer.ts).
  */
