@@ -3,7 +3,7 @@ import { TRINO_ENCODINGS } from '../core/trino-encodings.js';
 import { boolSetting, intSetting, listSetting, textSetting } from './setting-options.js';
 
 export const DEFAULT_TRINO_URL = 'http://127.0.0.1:18080';
-export const DEMO_SCHEMA = 'demo|kafka_topics';
+const DEMO_SCHEMA = 'demo|kafka_topics';
 
 export const trinoSettings = {
   trinoUrl: textSetting({

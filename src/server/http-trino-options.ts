@@ -9,7 +9,7 @@ import { readSecretFile } from '../core/secret-file.js';
 import type { HttpTrinoOptions } from '../trino/trino-connection.js';
 
 /** Every query carries this source and this client tag, so resource-group selectors can cap the gateway. */
-export const TRINO_SOURCE = 'topicgate';
+const TRINO_SOURCE = 'topicgate';
 
 type ConnectionSettings = Pick<
   Config,
