@@ -10,8 +10,8 @@ import { TopicCatalog } from '../read/topic-catalog.js';
 import { HttpTrino } from '../trino/http-trino.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { httpTrinoOptions } from './http-trino-options.js';
-import errorsPlugin, { sendError } from './plugins/errors.js';
-import { ApiError, errorBody } from '../core/errors.js';
+import errorsPlugin from './plugins/errors.js';
+import { preRouteErrors } from './pre-route-errors.js';
 import openapiPlugin from './plugins/openapi.js';
 import accessPlugin from './plugins/access.js';
 import { serverTimeouts } from '../access/http-limits.js';
@@ -83,39 +83,8 @@ export async function buildApp(
     routerOptions: { maxParamLength: 1000 },
     bodyLimit: 1_048_576,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
-    // Failures before routing get the one error body too: a URL that is not valid percent-encoding, a path
-    // parameter longer than the router takes (fastify's defaults answer those in their own shape, 400 / 414).
-    frameworkErrors: (err, _request, reply) =>
-      sendError(
-        reply,
-        new ApiError(
-          'TG_BAD_REQUEST',
-          err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? 'a path segment is too long'
-            : 'the URL is not valid percent-encoding',
-        ),
-      ),
-    // The HTTP parser's own refusals (request line or headers over Node's limit, malformed requests): the same.
-    clientErrorHandler(err: NodeJS.ErrnoException, socket) {
-      if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      // Node's request timeout (TOPICGATE_REQUEST_TIMEOUT): the headers and body did not arrive in time.
-      const late = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-      const apiErr = late
-        ? new ApiError('TG_REQUEST_TIMEOUT', 'the request did not arrive in time; send it whole, without pauses')
-        : new ApiError(
-            'TG_BAD_REQUEST',
-            err.code === 'HPE_HEADER_OVERFLOW'
-              ? 'the request line or headers are too large'
-              : 'the request is not valid HTTP',
-          );
-      const body = JSON.stringify(errorBody(apiErr));
-      if (socket.writable) {
-        socket.write(
-          `HTTP/1.1 ${late ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy(err);
-    },
+    // Failures before routing (a bad URL, the HTTP parser's refusals) get the one error body too.
+    ...preRouteErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
   const services = opts.services ?? (await createServices(config));
   app.decorate('tg', services);

@@ -82,7 +82,22 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('audit', null as unknown as AuditFacts);
   app.decorateRequest('trino', null as unknown as RequestTrino);
+  await registerHeaders(app, config);
+  await registerPressure(app, config, opts.pressure);
+  const writeIdle = new WriteIdleWatch(config.writeIdleTimeoutMs, (res) =>
+    app.log.info({ url: res.req?.url?.split('?')[0] }, 'the client stopped reading: response cut'),
+  );
+  app.addHook('onClose', async () => writeIdle.close());
+  const limit =
+    config.limits.requestsPerMinute === undefined
+      ? undefined
+      : await registerRateLimit(app, config.limits.requestsPerMinute);
+  app.addHook('onRequest', authenticating(app, { access, hosts: new Set(config.allowedHosts), writeIdle, limit }));
+  app.addHook('preHandler', leasingData(app, access));
+}
 
+/** Security headers on every response, and CORS when origins are configured. */
+async function registerHeaders(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(helmet, {
     // The API serves JSON and data: nothing in a response may load or frame anything. Swagger UI's pages and the
     // topic page send their own (self-only) policy, which replaces this one.
@@ -100,11 +115,19 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
       maxAge: 600,
     });
   }
+}
+
+/** Load shedding: 503 TG_OVERLOADED while the event loop is late or the heap near its limit. */
+async function registerPressure(
+  app: FastifyInstance,
+  config: Config,
+  pressure: Partial<FastifyUnderPressureOptions> | undefined,
+): Promise<void> {
   // Booting blocks the event loop for a while (schemas compiled, routes built); the first samples after it would
   // call a fresh gateway overloaded. Pressure counts from two samples after ready.
   let countsFrom = Number.POSITIVE_INFINITY;
   app.addHook('onReady', async () => {
-    countsFrom = Date.now() + 2 * (opts.pressure?.sampleInterval ?? PRESSURE_SAMPLE_MS);
+    countsFrom = Date.now() + 2 * (pressure?.sampleInterval ?? PRESSURE_SAMPLE_MS);
   });
   await app.register(underPressure, {
     // An event loop seconds late, or a heap near its limit, serves everyone badly: refuse new work for a while.
@@ -119,21 +142,19 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
       if (Date.now() < countsFrom) return;
       throw new ApiError('TG_OVERLOADED', `the gateway is overloaded (${type}); retry later`, undefined, undefined, 10);
     },
-    ...opts.pressure,
+    ...pressure,
   });
+}
 
-  const hosts = new Set(config.allowedHosts);
-  const writeIdle = new WriteIdleWatch(config.writeIdleTimeoutMs, (res) =>
-    app.log.info({ url: res.req?.url?.split('?')[0] }, 'the client stopped reading: response cut'),
-  );
-  app.addHook('onClose', async () => writeIdle.close());
+type RateLimit = Awaited<ReturnType<typeof registerRateLimit>>;
 
-  const limit =
-    config.limits.requestsPerMinute === undefined
-      ? undefined
-      : await registerRateLimit(app, config.limits.requestsPerMinute);
-
-  app.addHook('onRequest', async (request, reply) => {
+/** The onRequest hook: the Host allowlist, the write-idle watch, authentication and the rate limit. */
+function authenticating(
+  app: FastifyInstance,
+  edge: { access: Access; hosts: ReadonlySet<string>; writeIdle: WriteIdleWatch; limit: RateLimit | undefined },
+) {
+  const { access, hosts, writeIdle, limit } = edge;
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     request.principal = ANONYMOUS;
     request.audit = {};
     const group = routeGroup(request.routeOptions.config);
@@ -157,11 +178,16 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
       if (refused instanceof AuthRefused) request.log.info({ auth: refused.reason }, 'credentials refused');
       throw refused;
     }
-  });
+  };
+}
 
-  // Data requests (they read through Trino): a port whose queries take the caller's query slots (query-lease.ts)
-  // and are cancelled when the client goes away, and one audit line when the request ends, however it ends.
-  app.addHook('preHandler', async (request, reply) => {
+/**
+ * The preHandler hook of data requests (they read through Trino): a port whose queries take the caller's query
+ * slots (query-lease.ts) and are cancelled when the client goes away, and one audit line when the request ends,
+ * however it ends.
+ */
+function leasingData(app: FastifyInstance, access: Access) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!isDataRoute(request.routeOptions.config)) return;
     const started = Date.now();
     // The socket, held now: a finished response lets go of it (keep-alive).
@@ -183,7 +209,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     // A 'close' that already happened (the client left during authentication) fires no listener added now.
     if (reply.raw.closed) end();
     else reply.raw.once('close', end);
-  });
+  };
 }
 
 /** The audit line of a data request: never a credential, only who, what and how it ended. */
