@@ -16,13 +16,33 @@ export interface Edge {
   to: string;
 }
 
-const STATIC = /(?:^|[\s;}])(?:import|export)\s(?:[^'";=()]*?\sfrom\s*)?['"](\.{1,2}\/[^'"]+)['"]/g;
-const DYNAMIC = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const STATIC = /(?:^|[\s;}])(?:import|export)\s(?:[^'";=()]*?\sfrom\s*)?['"]([^'"\s]+)['"]/g;
+const DYNAMIC = /\bimport\(\s*['"]([^'"\s]+)['"]\s*\)/g;
 
-/** The relative module specifiers a source text imports, in order: static, type-only, re-exports, dynamic. */
-export function importSpecifiers(text: string): string[] {
+/** Every module specifier a source text imports, in order: static, type-only, re-exports, dynamic. */
+function allSpecifiers(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   return [...code.matchAll(STATIC), ...code.matchAll(DYNAMIC)].map((m) => m[1]!);
+}
+
+/** The relative module specifiers a source text imports (the modules of the graph). */
+export function importSpecifiers(text: string): string[] {
+  return allSpecifiers(text).filter((s) => s.startsWith('./') || s.startsWith('../'));
+}
+
+/** The packages a source text imports, by name (`@scope/name` or `name`); Node's built-ins are not packages. */
+export function packageImports(text: string): string[] {
+  const specifiers = allSpecifiers(text).filter((s) => !s.startsWith('.') && !s.startsWith('node:'));
+  return [
+    ...new Set(
+      specifiers.map((s) =>
+        s
+          .split('/')
+          .slice(0, s.startsWith('@') ? 2 : 1)
+          .join('/'),
+      ),
+    ),
+  ];
 }
 
 /** The graph of source texts keyed by their path under src/; specifiers resolve `.js` to the `.ts` file. */

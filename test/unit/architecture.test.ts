@@ -4,6 +4,7 @@
  * `export ... from` and dynamic `import()` too) and fails on an import against the order below or on a cycle. The
  * checks are first tried on small graphs, so a check that cannot fail fails here.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   graphOf,
   importSpecifiers,
   orderViolations,
+  packageImports,
   readSources,
   type Edge,
 } from '../import-graph.js';
@@ -63,6 +65,21 @@ describe('the checks, on small graphs', () => {
     ["const s = 'import x from';", []],
   ])('%j imports %j', (text, specifiers) => {
     expect(importSpecifiers(text)).toEqual(specifiers);
+  });
+
+  it.each([
+    ["import { Type } from 'typebox';\nimport { Value } from 'typebox/value';", ['typebox']],
+    [
+      "import type { FastifyInstance } from 'fastify';\nimport cors from '@fastify/cors';",
+      ['fastify', '@fastify/cors'],
+    ],
+    ["import { readFileSync } from 'node:fs';\nimport { a } from './a.js';", []],
+    [
+      "const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');",
+      ['@opentelemetry/exporter-trace-otlp-http'],
+    ],
+  ])('%j imports the packages %j', (text, packages) => {
+    expect(packageImports(text)).toEqual(packages);
   });
 
   it('resolves specifiers to the files under src/', () => {
@@ -150,5 +167,27 @@ describe('src/', () => {
 
   it('no import cycle, counting type imports', () => {
     expect(cycles(graph)).toEqual([]);
+  });
+});
+
+describe('packages', () => {
+  const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+  const pkg = JSON.parse(readFileSync(root('package.json'), 'utf8')) as Record<string, Record<string, string>>;
+  const runtime = new Set(Object.keys(pkg.dependencies ?? {}));
+  const all = new Set([...runtime, ...Object.keys(pkg.devDependencies ?? {})]);
+  const undeclared = (folder: string, declared: ReadonlySet<string>) =>
+    [...readSources(root(folder))].flatMap(([file, text]) =>
+      packageImports(text)
+        .filter((p) => !declared.has(p))
+        .map((p) => `${folder}/${file} -> ${p}`),
+    );
+
+  it('src/ imports only declared runtime dependencies (one TypeBox: the declared one)', () => {
+    expect(undeclared('src', runtime)).toEqual([]);
+    expect(runtime.has('typebox') && !all.has('@sinclair/typebox')).toBe(true);
+  });
+
+  it('tests, scripts and benchmarks import only declared packages', () => {
+    expect(['test', 'scripts', 'bench'].flatMap((f) => undeclared(f, all))).toEqual([]);
   });
 });
