@@ -83,7 +83,27 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
   app.decorateRequest('audit', null as unknown as AuditFacts);
   app.decorateRequest('trino', null as unknown as RequestTrino);
   await registerHeaders(app, config);
-  await registerPressure(app, config, opts.pressure);
+  // Booting blocks the event loop for a while (schemas compiled, routes built); the first samples after it would
+  // call a fresh gateway overloaded. Pressure counts from two samples after ready.
+  let countsFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    countsFrom = Date.now() + 2 * (opts.pressure?.sampleInterval ?? PRESSURE_SAMPLE_MS);
+  });
+  await app.register(underPressure, {
+    // An event loop seconds late, or a heap near its limit, serves everyone badly: refuse new work for a while.
+    // Not tighter: a Parquet row group is compressed in one synchronous step, which on two cores shared with
+    // Trino can hold the loop past a second without the gateway being overloaded.
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
+    maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.9),
+    sampleInterval: PRESSURE_SAMPLE_MS,
+    retryAfter: 10,
+    // A rejection goes to the error handler (the one error body); a resolution lets the request through.
+    pressureHandler: async (_request: FastifyRequest, _reply: FastifyReply, type: string) => {
+      if (Date.now() < countsFrom) return;
+      throw new ApiError('TG_OVERLOADED', `the gateway is overloaded (${type}); retry later`, undefined, undefined, 10);
+    },
+    ...opts.pressure,
+  });
   const writeIdle = new WriteIdleWatch(config.writeIdleTimeoutMs, (res) =>
     app.log.info({ url: res.req?.url?.split('?')[0] }, 'the client stopped reading: response cut'),
   );
@@ -115,35 +135,6 @@ async function registerHeaders(app: FastifyInstance, config: Config): Promise<vo
       maxAge: 600,
     });
   }
-}
-
-/** Load shedding: 503 TG_OVERLOADED while the event loop is late or the heap near its limit. */
-async function registerPressure(
-  app: FastifyInstance,
-  config: Config,
-  pressure: Partial<FastifyUnderPressureOptions> | undefined,
-): Promise<void> {
-  // Booting blocks the event loop for a while (schemas compiled, routes built); the first samples after it would
-  // call a fresh gateway overloaded. Pressure counts from two samples after ready.
-  let countsFrom = Number.POSITIVE_INFINITY;
-  app.addHook('onReady', async () => {
-    countsFrom = Date.now() + 2 * (pressure?.sampleInterval ?? PRESSURE_SAMPLE_MS);
-  });
-  await app.register(underPressure, {
-    // An event loop seconds late, or a heap near its limit, serves everyone badly: refuse new work for a while.
-    // Not tighter: a Parquet row group is compressed in one synchronous step, which on two cores shared with
-    // Trino can hold the loop past a second without the gateway being overloaded.
-    maxEventLoopDelay: config.maxEventLoopDelayMs,
-    maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.9),
-    sampleInterval: PRESSURE_SAMPLE_MS,
-    retryAfter: 10,
-    // A rejection goes to the error handler (the one error body); a resolution lets the request through.
-    pressureHandler: async (_request: FastifyRequest, _reply: FastifyReply, type: string) => {
-      if (Date.now() < countsFrom) return;
-      throw new ApiError('TG_OVERLOADED', `the gateway is overloaded (${type}); retry later`, undefined, undefined, 10);
-    },
-    ...pressure,
-  });
 }
 
 type RateLimit = Awaited<ReturnType<typeof registerRateLimit>>;
