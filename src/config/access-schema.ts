@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { CAP_CEILINGS } from '../query/request/read-schema.js';
+import { MAX_DEPTH } from '../query/request/filter-syntax.js';
 import { parseRowFilter } from '../access/row-filter.js';
 import { isLoopback } from '../access/startup-checks.js';
 
@@ -77,7 +78,8 @@ const count = (dflt: number, maximum: number, description: string) =>
 /**
  * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
  * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
- * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured).
+ * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured), and `maxDepth` takes
+ * DEFAULT_MAX_DEPTH where it is read.
  */
 export const LimitsSchema = Type.Object(
   {
@@ -98,6 +100,15 @@ export const LimitsSchema = Type.Object(
     maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
     maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
+    // Its default (DEFAULT_MAX_DEPTH) is applied where it is read, so the limits in force list it only when set.
+    maxDepth: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_DEPTH,
+        description:
+          'nesting depth of a request (default 64): JSON body, filter groups, not. chains, JSON arrow path steps',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -109,8 +120,13 @@ export type AccessRule = Static<typeof AccessRule>;
 export type RowPolicyRule = Static<typeof RowPolicy>;
 export type LimitSettings = Static<typeof LimitsSchema>;
 
-/** Limits in force: the schema's, with every default filled in (the two without a default stay optional). */
-export type Limits = Readonly<LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries'>>>;
+/** Limits in force: the schema's, with every default filled in (those without one stay optional). */
+export type Limits = Readonly<
+  LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries' | 'maxDepth'>>
+>;
+
+/** `limits.maxDepth` when the config file does not set it. */
+export const DEFAULT_MAX_DEPTH = 64;
 
 /** The per-request caps alone (query/request-caps.ts reads these). */
 export type RequestCaps = Pick<
@@ -123,6 +139,7 @@ export type RequestCaps = Pick<
   | 'maxInValues'
   | 'maxJsonPaths'
   | 'maxBuckets'
+  | 'maxDepth'
 >;
 
 export function limitsOf(l: LimitSettings | undefined): Limits {
