@@ -20,7 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), 'topicgate-depth-'));
 let app: FastifyInstance;
 /** The same gateway with limits.maxDepth at the most it can be set to. */
 let deepest: FastifyInstance;
-/** Milliseconds per answer at 10^5, by construct. */
+/** Milliseconds per refusal at 10^5, by construct. */
 const at100k: [string, number][] = [];
 
 beforeAll(async () => {
@@ -35,10 +35,11 @@ afterAll(async () => {
   await Promise.all([app?.close(), deepest?.close()]);
   rmSync(dir, { recursive: true, force: true });
   if (at100k.length > 0) {
-    const ms = at100k.map(([, t]) => t);
+    const sorted = at100k.sort((a, b) => a[1] - b[1]);
+    const shown = ([what, ms]: [string, number]) => `${what} ${ms.toFixed(1)} ms`;
     process.stderr.write(
-      `[hostile-depth] at 10^5: ${at100k.length} answers, ${Math.min(...ms).toFixed(1)}..${Math.max(...ms).toFixed(1)} ms ` +
-        `(median ${ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)]!.toFixed(1)} ms)\n`,
+      `[hostile-depth] ${sorted.length} refusals at 10^5: median ${shown(sorted[sorted.length >> 1]!)}, ` +
+        `slowest ${sorted.slice(-3).map(shown).join(', ')}\n`,
     );
   }
 });
@@ -102,7 +103,7 @@ async function refused(
   const started = performance.now();
   const res = await on.inject(req);
   const ms = performance.now() - started;
-  if (n === 100_000) at100k.push([what, ms]);
+  if (n === 100_000 && res.statusCode !== 200) at100k.push([what, ms]);
   expect(res.statusCode, `${what} at ${n}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
   if (!(data && res.statusCode === 200)) {
     expect(res.statusCode, `${what} at ${n}: ${res.body.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
