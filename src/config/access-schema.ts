@@ -78,8 +78,8 @@ const count = (dflt: number, maximum: number, description: string) =>
 /**
  * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
  * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
- * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured), and `maxDepth` takes
- * DEFAULT_MAX_DEPTH where it is read.
+ * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured), and
+ * `maxDepth` takes DEFAULT_MAX_DEPTH where it is read.
  */
 export const LimitsSchema = Type.Object(
   {

@@ -1,8 +1,8 @@
 /**
  * The JSON request body parser: fastify's own (the same errors for an empty or invalid body, the same guard against
  * prototype poisoning), after one scan of the raw text for how deep it nests. A body deeper than
- * `limits.maxDepth` is a 422 naming the cap before anything recursive sees it: JSON.parse, the schema validator
- * (which recurses once per level and overflows the stack near a few thousand) and the readers after it.
+ * `limits.maxDepth` is a 422 naming the cap before anything recursive sees it: the schema validator (which
+ * recurses once per level and overflows the stack a few thousand levels down) and the request readers after it.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
