@@ -14,6 +14,9 @@ import { isLoopback } from './is-loopback.js';
  */
 export const CAP_CEILINGS = { selectItems: 1000, orderItems: 100, groupByItems: 100, dedupeColumns: 100 } as const;
 
+/** The deepest nesting `limits.maxDepth` may allow: the filter grammar refuses deeper before it builds a tree. */
+export const MAX_DEPTH = 256;
+
 /** Route groups that may be served without credentials (`auth.public`). */
 export const ROUTE_GROUPS = ['health', 'docs', 'metrics'] as const;
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
@@ -82,7 +85,8 @@ const count = (dflt: number, maximum: number, description: string) =>
 /**
  * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
  * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
- * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured).
+ * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured), and
+ * `maxDepth` takes DEFAULT_MAX_DEPTH where it is read.
  */
 export const LimitsSchema = Type.Object(
   {
@@ -103,6 +107,15 @@ export const LimitsSchema = Type.Object(
     maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
     maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
+    // Its default (DEFAULT_MAX_DEPTH) is applied where it is read, so the limits in force list it only when set.
+    maxDepth: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_DEPTH,
+        description:
+          'nesting depth of a request (default 64): JSON body, filter groups, not. chains, JSON arrow path steps',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -114,8 +127,13 @@ export type AccessRule = Static<typeof AccessRule>;
 export type RowPolicyRule = Static<typeof RowPolicy>;
 export type LimitSettings = Static<typeof LimitsSchema>;
 
-/** Limits in force: the schema's, with every default filled in (the two without a default stay optional). */
-export type Limits = Readonly<LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries'>>>;
+/** Limits in force: the schema's, with every default filled in (those without one stay optional). */
+export type Limits = Readonly<
+  LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries' | 'maxDepth'>>
+>;
+
+/** `limits.maxDepth` when the config file does not set it. */
+export const DEFAULT_MAX_DEPTH = 64;
 
 /** The per-request caps alone (query/passes/request-caps.ts reads these). */
 export type RequestCaps = Pick<
@@ -128,6 +146,7 @@ export type RequestCaps = Pick<
   | 'maxInValues'
   | 'maxJsonPaths'
   | 'maxBuckets'
+  | 'maxDepth'
 >;
 
 export function limitsOf(l: LimitSettings | undefined): Limits {

@@ -11,6 +11,7 @@ import { HttpTrino } from '../trino/http-trino.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { httpTrinoOptions } from './http-trino-options.js';
 import errorsPlugin from './plugins/errors.js';
+import jsonBodyPlugin from './plugins/json-body.js';
 import { preRouteErrors } from './pre-route-errors.js';
 import openapiPlugin from './plugins/openapi.js';
 import accessPlugin from './plugins/access.js';
@@ -97,6 +98,7 @@ export async function buildApp(
   // First: every request's span, current for all that follows (a no-op while tracing is off).
   await app.register(tracingPlugin);
   await app.register(errorsPlugin);
+  await app.register(jsonBodyPlugin, { maxDepth: config.limits.maxDepth });
   // Before every route: authentication, limits and security headers apply to all of them.
   await app.register(accessPlugin, { config, jwt: opts.jwt });
   await app.register(openapiPlugin);

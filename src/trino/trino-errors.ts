@@ -80,7 +80,21 @@ const BY_NAME: Record<string, ErrorCode> = {
   NUMERIC_VALUE_OUT_OF_RANGE: 'TG_BAD_VALUE',
   INVALID_CAST_ARGUMENT: 'TG_BAD_VALUE',
   DIVISION_BY_ZERO: 'TG_BAD_VALUE',
+  // SQL Trino cannot parse is SQL the gateway should never have written: a defect, answered 500 and logged loudly
+  // (request caps refuse the known ways to reach it, size and depth, before any SQL is written).
+  SYNTAX_ERROR: 'TG_INTERNAL',
+  // A statement larger or deeper than Trino's own limits (reachable only with caps raised to their ceilings):
+  // the request is too expensive, and the details name the limit Trino hit.
+  STACK_OVERFLOW: 'TG_TOO_EXPENSIVE',
+  QUERY_TEXT_TOO_LARGE: 'TG_TOO_EXPENSIVE',
+  QUERY_EXCEEDED_COMPILER_LIMIT: 'TG_TOO_EXPENSIVE',
 };
+
+/** Trino's limits on one statement's size and depth (as opposed to its memory or time). */
+const STATEMENT_LIMITS = new Set(['STACK_OVERFLOW', 'QUERY_TEXT_TOO_LARGE', 'QUERY_EXCEEDED_COMPILER_LIMIT']);
+
+/** Trino failures that mean the gateway wrote SQL it should not have: logged as defects, not as failed queries. */
+const GATEWAY_DEFECTS = new Set(['SYNTAX_ERROR']);
 
 const BY_TYPE = {
   USER_ERROR: 'TG_TRINO_FAILED',
@@ -103,7 +117,11 @@ export function toApiError(err: unknown): ApiError {
         ? `a value could not be evaluated: ${err.info.message}`
         : code === 'TG_FORBIDDEN'
           ? `Trino denied the query: ${deniedWhat(err.info.message)}`
-          : `Trino ${err.info.errorType} ${err.info.errorName}`;
+          : STATEMENT_LIMITS.has(errorName)
+            ? `the query this request makes is beyond Trino's limit ${errorName}: name fewer filters, values or levels of nesting`
+            : code === 'TG_INTERNAL'
+              ? 'internal error'
+              : `Trino ${err.info.errorType} ${err.info.errorName}`;
     return new ApiError(
       code,
       message,
@@ -137,6 +155,17 @@ export function logFailure(log: FastifyBaseLogger, apiErr: ApiError, err: unknow
       { code: apiErr.code },
       'TRINO REFUSED THE GATEWAY CREDENTIALS: check TOPICGATE_TRINO_USER and TOPICGATE_TRINO_PASSWORD, ' +
         'TOPICGATE_TRINO_PASSWORD_FILE or TOPICGATE_TRINO_TOKEN_FILE; every query fails until they are fixed',
+    );
+  } else if (err instanceof TrinoQueryError && GATEWAY_DEFECTS.has(err.info.errorName)) {
+    // The message says where Trino's parser stopped; the SQL itself is not logged (it holds the request's values).
+    log.error(
+      {
+        code: apiErr.code,
+        queryId: err.queryId,
+        errorName: err.info.errorName,
+        trinoMessage: err.info.message.slice(0, 300),
+      },
+      'GATEWAY DEFECT: Trino could not parse SQL the gateway wrote',
     );
   } else if (apiErr.status >= 500) log.error({ err }, 'request failed');
   else log.info({ code: apiErr.code, msg: apiErr.message }, 'request refused');

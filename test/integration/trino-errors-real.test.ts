@@ -18,7 +18,7 @@ describe('real Trino failures map as the table says', () => {
       'TG_BAD_VALUE',
     ],
     ['a missing table', `SELECT * FROM ${t}.payroll`, undefined, 'TABLE_NOT_FOUND', 'TG_TRINO_FAILED'],
-    ['a syntax error', 'SELEC 1', undefined, 'SYNTAX_ERROR', 'TG_TRINO_FAILED'],
+    ['a syntax error', 'SELEC 1', undefined, 'SYNTAX_ERROR', 'TG_INTERNAL'],
     [
       'the time limit',
       `SELECT count(*) FROM ${t}.orders a CROSS JOIN ${t}.orders b CROSS JOIN ${t}.orders c`,

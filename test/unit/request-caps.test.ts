@@ -203,3 +203,72 @@ describe('per-request caps: at the cap passes, one past it is a 422 naming the c
     expect(refusal(batch)).toEqual(refused('maxInValues', 5, 6));
   });
 });
+
+describe('nesting depth (limits.maxDepth): a filter or column is 1, each group, not. and arrow step adds 1', () => {
+  const nots = (n: number) => `${'not.'.repeat(n)}eq.a`;
+  const deep = (depth: number): LimitSettings => ({ ...SMALL, maxDepth: depth });
+
+  it.each<[string, () => unknown, () => unknown, ReturnType<typeof refused>]>([
+    [
+      'not. chains at the default (64)',
+      () => get({ key: nots(63) }, {}),
+      () => get({ key: nots(64) }, {}),
+      refused('maxDepth', 64, 65),
+    ],
+    [
+      'not. chains under a configured cap',
+      () => get({ key: nots(4) }, deep(5)),
+      () => get({ key: nots(5) }, deep(5)),
+      refused('maxDepth', 5, 6),
+    ],
+    [
+      'groups and repeated parameters count as levels',
+      () => get({ key: 'neq.a', or: '(key.eq.b,and(key.not.eq.c,key.eq.d))' }, deep(5)),
+      () => get({ key: 'neq.a', or: '(key.eq.b,and(key.not.not.eq.c,key.eq.d))' }, deep(5)),
+      refused('maxDepth', 5, 6),
+    ],
+    [
+      'POST where nesting',
+      () => post({ where: { not: { not: { field: 'key', op: 'eq', value: 'a' } } } }, deep(3)),
+      () => post({ where: { not: { not: { not: { field: 'key', op: 'eq', value: 'a' } } } } }, deep(3)),
+      refused('maxDepth', 3, 4),
+    ],
+    [
+      'arrow steps of a filtered path',
+      () => get({ 'value->a->>b': 'eq.1', since: '-1h' }, deep(3)),
+      () => get({ 'value->a->b->>c': 'eq.1', since: '-1h' }, deep(3)),
+      refused('maxDepth', 3, 4),
+    ],
+  ])('%s', (_name, ok, over, expected) => {
+    expect(ok).not.toThrow();
+    expect(refusal(over)).toEqual(expected);
+  });
+
+  it('arrow steps of a selected, ordered or grouped path count too (the parameter named is select)', () => {
+    expect(() => get({ select: 'value->a->>b', since: '-1h' }, deep(3))).not.toThrow();
+    const e = refusal(() => get({ select: 'value->a->b->>c', since: '-1h' }, deep(3)));
+    expect(e).toEqual(refused('maxDepth', 3, 4));
+    expect(refusal(() => get({ order: 'value->a->b->>c', since: '-1h' }, deep(3)))).toEqual(refused('maxDepth', 3, 4));
+  });
+
+  it('past the most limits.maxDepth can be set to, the parser refuses the chain before any tree is built', () => {
+    const atCeiling = { ...SMALL, maxDepth: 256 };
+    expect(() => get({ key: nots(255) }, atCeiling)).not.toThrow();
+    for (const n of [256, 1000, 100_000]) {
+      const e = refusal(() => get({ key: nots(n) }, atCeiling));
+      expect(e).toEqual({
+        code: 'TG_TOO_EXPENSIVE',
+        status: 422,
+        limit: 'maxDepth',
+        max: 256,
+        found: n + 1,
+        named: false,
+      });
+    }
+    // Inside a group too.
+    expect(refusal(() => get({ or: `(key.${nots(300)},key.eq.b)` }, atCeiling))).toMatchObject({
+      limit: 'maxDepth',
+      max: 256,
+    });
+  });
+});

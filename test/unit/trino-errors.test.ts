@@ -41,7 +41,11 @@ describe('toApiError over Trino in-band errors', () => {
     ['EXCEEDED_TIME_LIMIT', 'USER_ERROR', 'TG_TIMEOUT', 504, undefined],
     ['INVALID_CAST_ARGUMENT', 'INTERNAL_ERROR', 'TG_BAD_VALUE', 400, undefined],
     // Otherwise the errorType decides: the gateway wrote the SQL, so a user error is a failed query.
-    ['SYNTAX_ERROR', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
+    // SQL Trino cannot parse is a gateway defect; a statement past Trino's own size limits is too expensive.
+    ['SYNTAX_ERROR', 'USER_ERROR', 'TG_INTERNAL', 500, undefined],
+    ['STACK_OVERFLOW', 'USER_ERROR', 'TG_TOO_EXPENSIVE', 422, undefined],
+    ['QUERY_TEXT_TOO_LARGE', 'USER_ERROR', 'TG_TOO_EXPENSIVE', 422, undefined],
+    ['QUERY_EXCEEDED_COMPILER_LIMIT', 'USER_ERROR', 'TG_TOO_EXPENSIVE', 422, undefined],
     ['TABLE_NOT_FOUND', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
     ['INVALID_FUNCTION_ARGUMENT', 'USER_ERROR', 'TG_TRINO_FAILED', 502, undefined],
     ['GENERIC_INTERNAL_ERROR', 'INTERNAL_ERROR', 'TG_TRINO_FAILED', 502, undefined],
@@ -75,12 +79,12 @@ describe('toApiError over Trino in-band errors', () => {
   });
 
   it('the body has the one error shape', () => {
-    expect(errorBody(toApiError(trinoError('SYNTAX_ERROR', 'USER_ERROR')))).toEqual({
+    expect(errorBody(toApiError(trinoError('TABLE_NOT_FOUND', 'USER_ERROR')))).toEqual({
       error: {
         code: 'TG_TRINO_FAILED',
         message: expect.any(String),
         status: 502,
-        details: { errorName: 'SYNTAX_ERROR', errorType: 'USER_ERROR' },
+        details: { errorName: 'TABLE_NOT_FOUND', errorType: 'USER_ERROR' },
         queryId: '20261130_080000_00001_abcde',
       },
     });
@@ -196,10 +200,31 @@ describe('logFailure', () => {
   it('a 403 is a refusal (info), a 5xx an error', () => {
     const { log, lines } = capture();
     logFailure(log, toApiError(new TrinoRefusedError(403)), undefined);
-    logFailure(log, toApiError(trinoError('SYNTAX_ERROR', 'USER_ERROR')), undefined);
+    logFailure(log, toApiError(trinoError('TABLE_NOT_FOUND', 'USER_ERROR')), undefined);
     expect(lines.map((l) => [l[0], l[2]])).toEqual([
       ['info', 'request refused'],
       ['error', 'request failed'],
     ]);
+  });
+
+  it('SQL Trino cannot parse: a 500 with no internals, logged loudly as a gateway defect with its query id', () => {
+    const { log, lines } = capture();
+    const failure = trinoError('SYNTAX_ERROR', 'USER_ERROR', "line 1:15: mismatched input 'payroll'");
+    const err = toApiError(failure);
+    expect({ code: err.code, status: err.status, message: err.message }).toEqual({
+      code: 'TG_INTERNAL',
+      status: 500,
+      message: 'internal error',
+    });
+    logFailure(log, err, failure);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]![0]).toBe('error');
+    expect(lines[0]![2]).toBe('GATEWAY DEFECT: Trino could not parse SQL the gateway wrote');
+    expect(lines[0]![1]).toMatchObject({ queryId: '20261130_080000_00001_abcde', errorName: 'SYNTAX_ERROR' });
+  });
+
+  it("a statement past Trino's size limits names the limit it hit", () => {
+    const err = toApiError(trinoError('QUERY_TEXT_TOO_LARGE', 'USER_ERROR'));
+    expect(err.message).toMatch(/beyond Trino's limit QUERY_TEXT_TOO_LARGE/);
   });
 });

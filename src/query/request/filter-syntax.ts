@@ -8,6 +8,11 @@ import { ApiError } from '../../core/errors.js';
 import { refLength } from './column-ref.js';
 import { parseOperator, type FilterOp, type Quantifier } from './filter-operators.js';
 import { splitList } from './filter-lists.js';
+import { MAX_DEPTH } from '../../config/access-schema.js';
+
+// MAX_DEPTH: the deepest a request may nest whatever the configuration, the ceiling of `limits.maxDepth` (default
+// 64, checked in query/passes/request-caps.ts). Trino's parser overflows its stack near 800 nested NOTs, and every
+// walker of a predicate tree recurses, so `not.` chains are refused here, before a tree is built, when they pass it.
 
 /** A filter as written. `quoted`: the filter sits in a group, where a value may be double-quoted. */
 export type FilterSyntax =
@@ -32,6 +37,13 @@ export function opSyntax(column: string, expr: string): OpSyntax {
   while (expr.startsWith('not.')) {
     nots++;
     expr = expr.slice(4);
+  }
+  if (nots >= MAX_DEPTH) {
+    throw new ApiError(
+      'TG_TOO_EXPENSIVE',
+      `${column}: ${nots} not. prefixes nest deeper than limits.maxDepth can be set (at most ${MAX_DEPTH})`,
+      { limit: 'maxDepth', max: MAX_DEPTH, found: nots + 1, parameter: 'where' },
+    );
   }
   const dot = expr.indexOf('.');
   const opText = dot < 0 ? expr : expr.slice(0, dot);
