@@ -200,4 +200,32 @@ describe('Parquet output read by pyarrow', () => {
     expect(result.closed).toBe(true);
     expect(result.pulled).toBeLessThan(40);
   });
+
+  /** A column of `depth` rows nested in each other around an integer, and its one value. */
+  const nestedRow = (depth: number) => {
+    let type = 'integer';
+    let value: unknown = 7;
+    for (let i = 0; i < depth; i++) {
+      type = `row(f ${type})`;
+      value = [value];
+    }
+    return inMemoryResult([{ name: 'deep', type }], [[[value]]]);
+  };
+
+  it('writes the deepest nesting it takes (60 levels) as a whole file', async () => {
+    const chunks = await drain(encodeParquet(nestedRow(60), { next: null }));
+    expect(parquetFooterRows(Buffer.concat(chunks))).toBe(1n);
+  });
+
+  it('refuses a deeper column before any byte or page with a 406 naming it and the format', async () => {
+    const result = nestedRow(61);
+    const chunks: Uint8Array[] = [];
+    await expect(drain(encodeParquet(result, { next: null }), chunks)).rejects.toMatchObject({
+      code: 'TG_NOT_ACCEPTABLE',
+      status: 406,
+      details: { parameter: 'format', column: 'deep' },
+    });
+    expect(chunks).toEqual([]);
+    expect(result.pulled).toBe(0);
+  });
 });

@@ -25,7 +25,9 @@ import {
   WriterPropertiesBuilder,
   type RecordBatch as WasmRecordBatch,
 } from 'parquet-wasm';
-import type { ResultStream } from '../../core/result-stream.js';
+import { ApiError } from '../../core/errors.js';
+import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
+import { parseTrinoType, type TrinoType } from '../../core/trino-types.js';
 import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
 import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
@@ -41,6 +43,32 @@ const ROW_GROUP_BYTES = 8 * 1024 * 1024;
 const ROW_GROUP_ROWS = 128 * 1024;
 
 type Rows = readonly (readonly unknown[])[];
+
+/**
+ * The deepest nesting of rows, arrays and maps the writer takes: parquet-wasm reads its input as an Arrow IPC
+ * message whose FlatBuffers verifier stops at a fixed depth (a row or array 61 levels deep fails, 60 passes).
+ */
+const MAX_NESTING = 60;
+
+/** Levels of nesting of a type: a row or an array is one, a map two (Arrow's map is a list of key-value structs). */
+function nesting(type: TrinoType): number {
+  const inner = Math.max(0, ...type.args.map((a) => (a.kind === 'type' ? nesting(a.type) : 0)));
+  return type.base === 'map' ? inner + 2 : type.base === 'row' || type.base === 'array' ? inner + 1 : inner;
+}
+
+/** A column nested deeper than the writer takes is the request's to change (another format), before any byte. */
+function checkNesting(columns: readonly ResultColumn[]): void {
+  for (const c of columns) {
+    const depth = nesting(parseTrinoType(c.type));
+    if (depth > MAX_NESTING) {
+      throw new ApiError(
+        'TG_NOT_ACCEPTABLE',
+        `column ${JSON.stringify(c.name)} nests ${depth} levels, more than Parquet is written with here (${MAX_NESTING}): ask for format=arrow or ndjson`,
+        { parameter: 'format', column: c.name },
+      );
+    }
+  }
+}
 
 /** An Arrow JS batch moved into the writer's WebAssembly memory (through one IPC message). */
 function toWasm(batch: RecordBatch): WasmRecordBatch {
@@ -112,6 +140,7 @@ export async function* encodeParquet(
   const feed: Feed = { rows: 0, ended: false, closed: false, failure: null };
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
+    checkNesting(result.columns);
     const input = writerInput(arrowBatches(result), pages, feed);
     const file = (await transformParquetStream(input, writerProperties(result.queryId))) as ReadableStream<Uint8Array>;
     reader = file.getReader();
