@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, redactUserinfo, type Config } from './config/config.js';
 import { startupProblems } from './access/startup-checks.js';
 import { buildApp } from './server/app.js';
-import { topicModel } from './query/tree/topic-model.js';
+import { topicModel } from './read/topic-catalog.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */

@@ -6,8 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import { topicNotFound } from '../read/topic-catalog.js';
 import { ApiError } from '../core/errors.js';
-import type { RowScope } from '../query/passes/passes.js';
-import type { TopicModel } from '../query/plan.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
 import type { CursorCaller } from '../cursors/cursor-service.js';
 import type { Action } from '../config/access-schema.js';
 

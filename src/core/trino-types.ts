@@ -245,3 +245,8 @@ class Parser {
     }
   }
 }
+
+/** A type as the text formats and discovery name it: every enum as `varchar` (what its values are there). */
+export function enumsAsText(type: string): string {
+  return type.replace(/enum\(row\((?:"[A-Za-z_][A-Za-z0-9_]*" boolean(?:, )?)*\)\)/g, 'varchar');
+}

@@ -7,7 +7,7 @@
  */
 import { compileQuery } from '../query/sql/compile.js';
 import { applySlice } from '../query/passes/passes.js';
-import type { BulkPlan, Plan } from '../query/plan.js';
+import type { BulkPlan, Plan } from '../query/tree/plan.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../trino/trino-port.js';
 import type { ResultStream } from '../core/result-stream.js';
 

@@ -4,11 +4,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SchemaInferrer } from '../blob/json/infer.js';
-import { topicModel } from '../query/tree/topic-model.js';
+import { topicModel } from './topic-catalog.js';
 import { compileQuery } from '../query/sql/compile.js';
-import type { RowScope } from '../query/passes/passes.js';
-import type { TopicModel } from '../query/plan.js';
-import { plan, readPolicy, type Caller } from '../query/planner.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
+import { plan } from '../query/planner.js';
+import { readPolicy } from '../query/read-policy.js';
+import type { Caller } from '../query/tree/read-policy.js';
 import { FrameSampler } from '../blob/avro/sample-frames.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 

@@ -6,7 +6,7 @@
  * result is not ended with the page but handed over, for the next page to read on from.
  */
 import type { ResultStream } from '../core/result-stream.js';
-import { nextPosition, type PagePosition, type PageTimes } from '../query/passes/paging.js';
+import { nextPosition, type PagePosition, type PageTimes } from '../query/tree/page-position.js';
 
 type Row = readonly unknown[];
 

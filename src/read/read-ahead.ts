@@ -55,9 +55,6 @@ interface Held {
   timer: NodeJS.Timeout;
 }
 
-/** Pages the first slice of a page read on asks for (sliced-result.ts); the slices after it grow. */
-export const READ_ON_PAGES = 10;
-
 export class HeldResults {
   private readonly entries = new Map<string, Held>();
 

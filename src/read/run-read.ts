@@ -18,10 +18,13 @@ import {
   type MediaType,
 } from '../encode/encoder-registry.js';
 import { compileQuery, compileWhere } from '../query/sql/compile.js';
-import { PageTokens } from '../query/passes/paging.js';
-import type { ReadRequest, TopicModel } from '../query/plan.js';
-import type { RowScope } from '../query/passes/passes.js';
-import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
+import { PageTokens } from '../query/page-tokens.js';
+import type { ReadRequest } from '../query/tree/read-request.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import { plan, type PlannedRead } from '../query/planner.js';
+import { readPolicy } from '../query/read-policy.js';
+import type { Caller } from '../query/tree/read-policy.js';
 import { classifyPushdown } from '../query/passes/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import type { TrinoPort } from '../trino/trino-port.js';
@@ -32,7 +35,8 @@ import { pageRead } from './read-ahead.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../blob/avro/payload-decoder.js';
 import { frameKeyFilters, keyFraming } from '../query/passes/key-framing.js';
-import { forDisplay, type GatewayStage } from '../query/passes/post-decode-split.js';
+import { forDisplay } from '../query/passes/post-decode-split.js';
+import type { PostDecodeStage } from '../query/tree/plan.js';
 import { isDecoded } from '../query/request/decoded-column.js';
 import { and, TIME_COLUMN } from '../query/tree/nodes.js';
 import type { ResultStream } from '../core/result-stream.js';
@@ -110,7 +114,7 @@ export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: Pla
   const body = {
     sql,
     // Trino's filters and the gateway's (decoded fields), each labelled where it is evaluated.
-    pushdown: classifyPushdown(and(p.tree.where, p.gateway?.where), {
+    pushdown: classifyPushdown(and(p.tree.where, p.postDecode?.where), {
       complexPredicates: app.tg.config.complexPushdown,
     }),
     filters: compileWhere(forDisplay(p.userWhere)),
@@ -186,7 +190,7 @@ export async function streamPlan(
       })
     : null;
   const slices: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
-  const pageLimit = plan.gateway?.limit ?? plan.tree.limit;
+  const pageLimit = plan.postDecode?.limit ?? plan.tree.limit;
   const port: PortRef = {
     trino,
     opts: { ...plan.run, signal: abort.signal, timeoutMs: config.queryTimeoutMs },
@@ -200,7 +204,7 @@ export async function streamPlan(
     port,
     {
       // A plain page read in time slices: no gateway stage, not a bulk read.
-      eligible: o.paged && Boolean(plan.slices) && !plan.gateway && !plan.bulk,
+      eligible: o.paged && Boolean(plan.slices) && !plan.postDecode && !plan.bulk,
       limit: pageLimit,
       token: o.token,
       caller: callerOf(request)?.name ?? '',
@@ -215,8 +219,8 @@ export async function streamPlan(
   reply.header('X-Trino-Query-Id', result.queryId);
   const entry = encoderRegistry[media];
   // Decoded Avro fields named: the gateway filters, sorts or groups the decoded rows (read/gateway/).
-  if (plan.gateway && !payloads) throw new Error('a gateway stage needs decoded payloads: a planner defect');
-  const gateway = plan.gateway && payloads ? gatewayOf(plan.gateway, payloads.wrap(page.source), plan) : null;
+  if (plan.postDecode && !payloads) throw new Error('a gateway stage needs decoded payloads: a planner defect');
+  const gateway = plan.postDecode && payloads ? gatewayOf(plan.postDecode, payloads.wrap(page.source), plan) : null;
   const cutter = gateway
     ? new PageCutter(gateway.run.source, pageLimit, gateway.timeIndex, gateway.run.keep)
     : new PageCutter(page.source, plan.tree.limit, plan.timeIndex, undefined, page.readOn, page.first);
@@ -289,7 +293,7 @@ export async function streamPlan(
  * The gateway stage over the decoded result: its run, the broker time's index in the decoded rows (anchored pages),
  * and the outputs that come from decoding (CSV flattens their records).
  */
-function gatewayOf(stage: GatewayStage, decoded: ResultStream, plan: PlannedRead) {
+function gatewayOf(stage: PostDecodeStage, decoded: ResultStream, plan: PlannedRead) {
   const payloadColumns = new Set(
     ['key', 'value'].filter((n) => decoded.columns.some((c) => c.name === `${n}_schema_id`)),
   );

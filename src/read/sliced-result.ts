@@ -11,14 +11,16 @@ import { compileQuery, compileTailSummary } from '../query/sql/compile.js';
 import { bulkResult } from './bulk-result.js';
 import { applySlice } from '../query/passes/passes.js';
 import type { ColumnNode } from '../query/tree/nodes.js';
-import type { PagePosition } from '../query/passes/paging.js';
-import type { Plan, SlicePlan } from '../query/plan.js';
+import type { PagePosition } from '../query/tree/page-position.js';
+import type { Plan, SlicePlan } from '../query/tree/plan.js';
 import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
-import { READ_ON_PAGES } from './read-ahead.js';
 
 type Rows = readonly (readonly unknown[])[];
+
+/** Pages the first slice of a page read on asks for (sliced-result.ts); the slices after it grow. */
+export const READ_ON_PAGES = 10;
 
 /** What a sliced read learnt: how wide the slices were, and how many queries it ran. */
 export interface SliceStats {

@@ -2,9 +2,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../core/errors.js';
-import { topicModel } from '../query/tree/topic-model.js';
+import { topicModel } from '../read/topic-catalog.js';
 import { readRequestFromBody, readRequestFromQuery } from '../query/request/read-request.js';
-import { resolver, type TopicModel } from '../query/plan.js';
+import { resolver } from '../query/request/resolver.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
 import { decodedTypes } from '../blob/avro/decoded-types.js';
 import { runRead } from '../read/run-read.js';
 import {

@@ -7,8 +7,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/config.js';
-import type { TableInfo } from '../read/topic-catalog.js';
-import { topicModel } from '../query/tree/topic-model.js';
+import type { TableInfo } from '../query/tree/topic-model.js';
+import { topicModel } from '../read/topic-catalog.js';
 import { expansionOf, nativeExpansionOf } from '../blob/json/native-expansion.js';
 import { typeFamily } from '../query/request/values.js';
 import type { ColumnNode } from '../query/tree/nodes.js';

@@ -6,13 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
-import {
-  PageTokens,
-  nextPosition,
-  queryHash,
-  type PagePosition,
-  type PageTimes,
-} from '../../src/query/passes/paging.js';
+import { PageTokens } from '../../src/query/page-tokens.js';
+import { nextPosition, type PagePosition, type PageTimes } from '../../src/query/tree/page-position.js';
+import { queryHash } from '../../src/query/passes/paging.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 

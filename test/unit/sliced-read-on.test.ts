@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/query/planner.js';
-import { READ_ON_PAGES } from '../../src/read/read-ahead.js';
-import { slicedResult } from '../../src/read/sliced-result.js';
+import { READ_ON_PAGES, slicedResult } from '../../src/read/sliced-result.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';

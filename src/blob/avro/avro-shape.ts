@@ -145,11 +145,6 @@ function enumShape(s: Record<string, unknown>, branch: string, ctx: Ctx): Shape 
   return { type: ctx.hexBytes ? 'varchar' : `enum(row(${symbols.join(', ')}))`, branch, convert: same };
 }
 
-/** A type as the text formats and discovery name it: every enum as `varchar` (what its values are there). */
-export function enumsAsText(type: string): string {
-  return type.replace(/enum\(row\((?:"[A-Za-z_][A-Za-z0-9_]*" boolean(?:, )?)*\)\)/g, 'varchar');
-}
-
 function decimal(s: Record<string, unknown>, branch: string): Shape {
   const precision = Number(s.precision);
   const scale = Number(s.scale ?? 0);

@@ -4,28 +4,9 @@
 import { ApiError } from '../../core/errors.js';
 import { and, type ColumnNode, type PredicateNode, type QueryNode } from '../tree/nodes.js';
 import { classifyPushdown } from './pushdown.js';
-import type { PagePosition } from './paging.js';
+import type { PagePosition } from '../tree/page-position.js';
+import type { GuardrailPolicy, LimitPolicy, RowScope } from '../tree/read-policy.js';
 import { epochOfTrinoTimestamp } from '../request/time.js';
-import type { RequestCaps } from './request-caps.js';
-
-export interface LimitPolicy {
-  defaultLimit: number;
-  maxLimit: number;
-  /** The caller's row scope (issue 10): planRead ANDs its filter to the request's and binds page tokens to it. */
-  rows?: RowScope;
-  /** Caps on what a request may name (issue 10; request-caps.ts); absent: a read the gateway itself shapes. */
-  caps?: RequestCaps;
-}
-
-/**
- * What a caller may see of a topic (API.md "Access", row policies): the filter its policies give (null: every
- * row), and who it is. Every read ANDs the filter to the request's own, so nothing a request says widens it; page
- * tokens hash both, so a token cannot be replayed by another caller.
- */
-export interface RowScope {
-  readonly filter: PredicateNode | null;
-  readonly principal: string;
-}
 
 /** The caller's row filter ANDed to the request's own (the policy first, so explain shows it first). */
 export function applyRowScope(q: QueryNode, rows: RowScope | undefined): QueryNode {
@@ -82,13 +63,6 @@ export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | nu
     where = and({ kind: 'anchor', column: time, dir, value }, where);
   }
   return { ...q, where, offset: p.s };
-}
-
-export interface GuardrailPolicy {
-  /** Widest window a query filtering only after the scan may read; 0 or allowFullScan disables the check. */
-  maxWindowMs: number;
-  allowFullScan: boolean;
-  complexPredicates: boolean;
 }
 
 /** Every filter is evaluated after the scan (none narrows what the storage reads). */

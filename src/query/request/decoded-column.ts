@@ -7,11 +7,11 @@
  * has a type; there is no JSON text to unquote).
  */
 import { ApiError } from '../../core/errors.js';
-import { enumsAsText } from '../../blob/avro/avro-shape.js';
+import { enumsAsText } from '../../core/trino-types.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { MAX_PATH_STEPS, refText, type ColumnRef } from './column-ref.js';
 import { arrayElementType, rowFieldsOf } from './values.js';
-import type { TopicModel } from '../plan.js';
+import type { TopicModel } from '../tree/topic-model.js';
 
 export type DecodedBase = 'key' | 'value';
 

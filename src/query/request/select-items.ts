@@ -3,7 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import type { SelectNode, ColumnNode } from '../tree/nodes.js';
 import type { AggregateSpec } from './read-schema.js';
 import { TIME_COLUMN } from '../tree/nodes.js';
-import type { TopicModel } from '../plan.js';
+import type { TopicModel } from '../tree/topic-model.js';
 import { parseDuration } from './time.js';
 import { typeFamily } from './values.js';
 import { splitAlias } from './column-ref.js';

@@ -6,7 +6,7 @@
  * before the response starts.
  */
 import type { ColumnNode, OrderNode, SelectNode } from '../../query/tree/nodes.js';
-import type { GatewayStage } from '../../query/passes/post-decode-split.js';
+import type { PostDecodeStage } from '../../query/tree/plan.js';
 import { COMPANION_SUFFIXES } from '../../blob/avro/payload-decoder.js';
 import { flattenRow, type Flattening } from '../../blob/avro/flatten-rows.js';
 import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
@@ -51,7 +51,7 @@ function outputs(select: readonly SelectNode[], columns: readonly ResultColumn[]
 }
 
 /** The stage over a decoded result. `decoded`: the payload columns the result holds decoded. */
-export function gatewayRun(stage: GatewayStage, result: ResultStream, decoded: ReadonlySet<string>): GatewayRun {
+export function gatewayRun(stage: PostDecodeStage, result: ResultStream, decoded: ReadonlySet<string>): GatewayRun {
   const read = reader(result.columns, stage.extra);
   const test = stage.where ? compileTest(stage.where, read, decoded) : undefined;
   if (stage.mode === 'stream') {
@@ -118,7 +118,7 @@ function fromOffset(queryId: string, columns: ResultColumn[], all: () => Promise
 
 /** Events sorted by decoded fields: every kept row held (up to the cap), sorted stably, projected. */
 function sorted(
-  stage: GatewayStage,
+  stage: PostDecodeStage,
   result: ResultStream,
   read: (c: ColumnNode) => Reading,
   test: ((row: Row) => boolean | null) | undefined,
@@ -152,7 +152,7 @@ function sorted(
 
 /** An aggregation over decoded rows: groups by the group keys, in the order asked, then by the keys. */
 function grouped(
-  stage: GatewayStage,
+  stage: PostDecodeStage,
   result: ResultStream,
   read: (c: ColumnNode) => Reading,
   test: ((row: Row) => boolean | null) | undefined,

@@ -1,129 +1,24 @@
 /**
- * The planner: a read request (from GET parameters or a POST body) becomes a query tree. Names are resolved
- * against the topic's columns here, before anything is quoted; then the policy passes shape the tree. Long file: the
- * read request, the plan and its slice shapes are declared beside the one builder that fills them.
+ * A read request's tree: the request (from GET parameters or a POST body) becomes a positioned query tree. Names
+ * are resolved against the topic's columns here, before anything is quoted; then the policy passes shape the tree.
  */
 import { ApiError } from '../core/errors.js';
-import {
-  TIME_COLUMN,
-  type ColumnNode,
-  type OrderNode,
-  type PredicateNode,
-  type QueryNode,
-  type SelectNode,
-  type SourceNode,
-} from './tree/nodes.js';
-import type { GroupSpec, OrderSpec, SelectSpec } from './request/read-schema.js';
+import { TIME_COLUMN, type ColumnNode, type OrderNode, type QueryNode, type SelectNode } from './tree/nodes.js';
 import { aggregateNode, bucketNode, outputName, selectColumn, uniqueNames } from './request/select-items.js';
-import { parseColumnRef } from './request/column-ref.js';
-import { jsonPathColumn } from './request/json-path-column.js';
-import { decodedRef, undecodedField } from './request/decoded-column.js';
-import { namesDecoded, type GatewayStage } from './passes/post-decode-split.js';
+import { resolver } from './request/resolver.js';
+import { namesDecoded } from './passes/post-decode-split.js';
 import { epochOfTrinoTimestamp } from './request/time.js';
-import { canonicalWhere, firstPosition, queryHash, type PagePosition } from './passes/paging.js';
+import { canonicalWhere, firstPosition, queryHash } from './passes/paging.js';
+import type { PagePosition } from './tree/page-position.js';
 import { checkRequestCaps } from './passes/request-caps.js';
-import { applyLimit, applyPaging, applyRowScope, applyTimeWindow, type LimitPolicy } from './passes/passes.js';
-
-/** What a topic offers to a query: its table and every column a request may name. */
-export interface TopicModel {
-  id: string;
-  source: SourceNode;
-  /** Table columns and expanded fields, by name. */
-  columns: ReadonlyMap<string, ColumnNode>;
-  /** The broker time column, when the table has one. */
-  time: ColumnNode | null;
-  /**
-   * The Trino types of the decoded Avro key / value (their reader schemas, fetched for this request): their fields
-   * are columns too (query/decoded-column.ts). Absent when nothing is decoded (or `decode=false`).
-   */
-  decoded?: ReadonlyMap<'key' | 'value', string>;
-}
-
-export interface ReadRequest {
-  select?: readonly SelectSpec[];
-  where: PredicateNode | null;
-  since?: string;
-  until?: string;
-  groupBy?: readonly GroupSpec[];
-  order?: readonly OrderSpec[];
-  /** Rows per response; `all`: every row of a closed window (bulk reads). */
-  limit?: number | 'all';
-  /** Bulk reads: time slices read at once (API.md "Bulk reads"). */
-  parallel?: number;
-  /** `order=none`: no order promised, so slices may interleave (bulk reads only). */
-  unordered?: boolean;
-  dedupe?: { by?: readonly string[]; keep?: 'latest' | 'earliest' };
-}
-
-export interface Plan {
-  tree: QueryNode;
-  /** The page this tree reads; the next page's position is derived from it. */
-  position: PagePosition;
-  /** Index of the broker time in each output row, when pages are anchored on it. */
-  timeIndex: number | null;
-  /** The request's own filters (without paging and window), for explain. */
-  userWhere: PredicateNode | null;
-  /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */
-  slices: SlicePlan | null;
-  /** A bulk read (`limit=all`): the window as adjacent slices read `concurrency` at a time. */
-  bulk: BulkPlan | null;
-  /** What the gateway does after decoding, when the request names decoded Avro fields (gateway-plan.ts). */
-  gateway: GatewayStage | null;
-}
-
-/** Every row of a closed window, as adjacent whole-millisecond slices [bounds[i], bounds[i + 1]). */
-export interface BulkPlan {
-  time: ColumnNode;
-  bounds: readonly number[];
-  /** Slice queries running at once (`parallel`). */
-  concurrency: number;
-  /** Rows come in the query's order (slices written one after another); false: slices may interleave. */
-  ordered: boolean;
-}
-
-/**
- * A page read as adjacent time slices [from, from + width), [.., .. + 2 * width), ... until it has its rows or the
- * window ends (read/sliced-result.ts). Each slice is a range the storage evaluates, so a page reads about the
- * rows it returns, wherever it sits in the window.
- */
-export interface SlicePlan {
-  time: ColumnNode;
-  /** Start of the first slice (the anchor's millisecond, or since), epoch ms. */
-  fromMs: number;
-  /** End of the window (exclusive), epoch ms. */
-  hi: number;
-  /** Width of the first slice, ms. */
-  widthMs: number;
-  /** How much wider each next slice is than the one before. */
-  growth: number;
-}
+import { applyLimit, applyPaging, applyRowScope, applyTimeWindow } from './passes/passes.js';
+import type { LimitPolicy } from './tree/read-policy.js';
+import type { ReadRequest } from './tree/read-request.js';
+import type { TopicModel } from './tree/topic-model.js';
+import type { Plan } from './tree/plan.js';
 
 /** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
 const FIRST_SLICE_SHARE = 64;
-
-/**
- * Resolves a column reference of a request against the topic: a column or expanded field, double-quoted or not, or
- * an arrow path into a JSON-holding one (column-ref.ts, json-path-column.ts).
- */
-export function resolver(topic: TopicModel): (name: string) => ColumnNode {
-  return (text) => {
-    const ref = parseColumnRef(text);
-    const name = ref.name;
-    // A field of a decoded Avro key or value (`value.amount`, `value->customer->country`), unless a column has the name.
-    const decoded = topic.columns.has(text) ? null : decodedRef(topic.decoded, text, ref);
-    if (decoded) return decoded;
-    const c = topic.columns.get(name);
-    if (c && ref.path.length) return jsonPathColumn(c, ref);
-    if (!c) {
-      undecodedField(topic, text);
-      throw new ApiError('TG_UNKNOWN_COLUMN', `${topic.id} has no column ${JSON.stringify(name)}`, {
-        column: name,
-        available: [...topic.columns.keys()],
-      });
-    }
-    return c;
-  };
-}
 
 /** Builds the tree for a read, positioned at `token` (already decoded) or at the first page. */
 export function planRead(
@@ -218,7 +113,7 @@ export function planRead(
   const timeIndex = select.findIndex(
     (s) => s.kind === 'select-column' && s.as === TIME_COLUMN && s.column.source.kind === 'table',
   );
-  // With decoded fields named, Trino's query selects every table column, broker time included (gateway-plan.ts).
+  // With decoded fields named, Trino's query selects every table column, broker time included (passes/post-decode-split.ts).
   const carriesTime = timeIndex >= 0 || namesDecoded(select, req.where);
   const anchored = !aggregate && !dedupe && topic.time !== null && first?.name === TIME_COLUMN && carriesTime;
 
@@ -295,6 +190,6 @@ export function planRead(
     userWhere,
     slices: tree.limit === Infinity ? null : slices,
     bulk: null,
-    gateway: null,
+    postDecode: null,
   };
 }
