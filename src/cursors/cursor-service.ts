@@ -10,7 +10,7 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
-import { frameKeyFilters, keyFraming, type KeyFraming } from '../query/passes/key-framing.js';
+import { keyFraming, keyFrames, type KeyFraming } from '../blob/avro/key-frames.js';
 import { ApiError } from '../core/errors.js';
 import type { Services } from '../server/app.js';
 import { topicModel } from '../read/topic-catalog.js';
@@ -56,6 +56,12 @@ export interface CursorCaller {
   trino: TrinoPort;
 }
 
+/** A cursor's topic: its model, and its Avro key's framing (null when the key is not Avro). */
+interface CursorTopic {
+  model: TopicModel;
+  framing: KeyFraming | null;
+}
+
 export interface PendingBatch {
   generation: number;
   token: string;
@@ -71,8 +77,6 @@ export interface PendingBatch {
 
 export class CursorService {
   private readonly tokens: BatchTokens;
-  /** The key framing of each topic model this service made (topic()), for plan(), which is synchronous. */
-  private readonly framings = new WeakMap<TopicModel, KeyFraming>();
 
   /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
@@ -83,13 +87,13 @@ export class CursorService {
     this.tokens = new BatchTokens(keys);
   }
 
-  private async topic(id: string): Promise<TopicModel> {
-    const t = topicModel(await this.services.catalog.get(id), this.services.config);
-    if (!t.time) throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
-    // An Avro key: the cursor's filters on it compare framed bytes (registry/key-framing.ts), as reads do.
+  private async topic(id: string): Promise<CursorTopic> {
+    const model = topicModel(await this.services.catalog.get(id), this.services.config);
+    if (!model.time)
+      throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
+    // An Avro key: the cursor's filters on it compare framed bytes (blob/avro/key-frames.ts), as reads do.
     const framing = await keyFraming(id, this.services.config.topics[id]?.key, this.services.registry);
-    if (framing) this.framings.set(t, framing);
-    return t;
+    return { model, framing };
   }
 
   /** The cursor, if the caller owns it (or administers its topic); the same 404 as a missing one otherwise. */
@@ -118,7 +122,7 @@ export class CursorService {
     parseDuration(def.settle, 'settle');
     const position = positionAt(def.start, 'start');
     // Validates filter, select and the guardrail.
-    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic));
+    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic.model));
     const canonical = JSON.stringify(def);
     const existing = await this.store.get(name);
     if (existing) return this.same(existing, canonical, caller);
@@ -161,7 +165,7 @@ export class CursorService {
    * end it earlier (the residual-scan guardrail): the plan's window says where it ends.
    */
   plan(
-    topic: TopicModel,
+    topic: CursorTopic,
     def: CursorDefinition,
     from: Position,
     untilMs: number,
@@ -169,17 +173,26 @@ export class CursorService {
     rows: RowScope,
     caller?: Caller,
   ): PlannedRead {
+    const { model, framing } = topic;
     const read = {
       select: def.select,
-      where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
+      where: def.filter ? whereFromJson(def.filter, resolver(model)) : null,
     };
-    const framing = this.framings.get(topic);
     // The caller's row policy too: a policy naming an Avro key must compare the stored frames.
-    if (framing) read.where = frameKeyFilters(read.where, framing);
-    const scope = framing ? { ...rows, filter: frameKeyFilters(rows.filter, framing) } : rows;
+    const frames = framing && keyFrames(framing, [read.where, rows.filter]);
     return plan(
-      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
-      readPolicy(this.services.config, topic.id, scope),
+      {
+        kind: 'batch',
+        topic: model,
+        read,
+        from,
+        untilMs,
+        limit: limit.asked,
+        pendingLimit: limit.pending,
+        keyFrames: frames,
+        caller,
+      },
+      readPolicy(this.services.config, model.id, rows),
     );
   }
 
@@ -192,7 +205,7 @@ export class CursorService {
     const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const rowScope = caller.rows(topic);
+    const rowScope = caller.rows(topic.model);
     const old = this.pendingOf(cursor);
     // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
@@ -217,7 +230,7 @@ export class CursorService {
     let rows = 0;
     let to = from;
     if (!empty) {
-      const summary = await summarizeBatch(caller.trino, plan, topic.time!, {
+      const summary = await summarizeBatch(caller.trino, plan, topic.model.time!, {
         ...plan.run,
         timeoutMs: this.services.config.queryTimeoutMs,
       });
@@ -299,7 +312,7 @@ export class CursorService {
     const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic)); // the guardrail may refuse it
+    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic.model)); // the guardrail may refuse it
     if (!(await this.store.seek(name, position))) throw notFound(name);
     return position;
   }
@@ -312,7 +325,7 @@ export class CursorService {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
-    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic), caller);
+    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic.model), caller);
     const { rows } = await caller.trino.all(compileCount(plan.tree), {
       ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,

@@ -18,6 +18,7 @@ import type { ReadRequest } from './tree/read-request.js';
 import type { TopicModel } from './tree/topic-model.js';
 import type { Caller, ReadAction, ReadPolicy, TrinoRun } from './tree/read-policy.js';
 import { withPostDecode } from './passes/post-decode-split.js';
+import { frameKeyFilters, type KeyFrames } from './passes/key-framing.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './request/time.js';
 
 /** A cursor's position: all events before `ts` consumed, plus the first `skip` at `ts` (null: the beginning). */
@@ -36,6 +37,8 @@ export type PlanRequest =
         token: ((h: string) => PagePosition) | null;
         /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
         explain?: boolean;
+        /** An Avro key's frames for the texts the filters name (blob/avro/key-frames.ts); absent: not framed. */
+        keyFrames?: KeyFrames | null;
       }
     /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
     | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
@@ -51,6 +54,7 @@ export type PlanRequest =
         untilMs: number;
         limit?: number | 'all';
         pendingLimit?: number | 'all';
+        keyFrames?: KeyFrames | null;
       }
   ) & { caller?: Caller };
 
@@ -66,12 +70,28 @@ export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now())
   const run = (action: ReadAction) => trinoRun(action, request.caller, policy);
   switch (request.kind) {
     case 'read':
-      return { ...planEvents(request, policy, now), run: run(request.explain ? 'explain' : 'read') };
+      return { ...planEvents(...framedKeys(request, policy), now), run: run(request.explain ? 'explain' : 'read') };
     case 'sample':
       return { ...planSample(request, policy, now), run: run('infer') };
     case 'batch':
-      return { ...planBatch(request, policy), run: run('cursors') };
+      return { ...planBatch(...framedKeys(request, policy)), run: run('cursors') };
   }
+}
+
+/**
+ * Key framing, the first pass: the request's filters and the caller's row filter (a policy naming an Avro key must
+ * match the stored frames too) compare the framed key bytes.
+ */
+function framedKeys<R extends { read: ReadRequest; keyFrames?: KeyFrames | null }>(
+  r: R,
+  policy: ReadPolicy,
+): [R, ReadPolicy] {
+  const frames = r.keyFrames;
+  if (!frames) return [r, policy];
+  return [
+    { ...r, read: { ...r.read, where: frameKeyFilters(r.read.where, frames) } },
+    { ...policy, rows: { ...policy.rows, filter: frameKeyFilters(policy.rows.filter, frames) } },
+  ];
 }
 
 /**

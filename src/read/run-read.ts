@@ -34,7 +34,8 @@ import { PageCutter } from './page-cutter.js';
 import { pageRead } from './read-ahead.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../blob/avro/payload-decoder.js';
-import { frameKeyFilters, keyFraming } from '../query/passes/key-framing.js';
+import { keyFramesFor } from '../blob/avro/key-frames.js';
+import type { KeyFrames } from '../query/passes/key-framing.js';
 import { forDisplay } from '../query/passes/post-decode-split.js';
 import type { PostDecodeStage } from '../query/tree/plan.js';
 import { isDecoded } from '../query/request/decoded-column.js';
@@ -92,7 +93,12 @@ export function requestTrino(request: FastifyRequest): RequestTrino {
 }
 
 /** Plans a read with this topic's policy (the one planning entry runs every pass). */
-export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | undefined): PlannedRead {
+export function planFor(
+  app: FastifyInstance,
+  o: ReadOptions,
+  caller: Caller | undefined,
+  keyFrames: KeyFrames | null = null,
+): PlannedRead {
   const tokens = new PageTokens(app.tg.keyring);
   const cursor = o.cursor;
   return plan(
@@ -102,6 +108,7 @@ export function planFor(app: FastifyInstance, o: ReadOptions, caller: Caller | u
       read: o.req,
       token: cursor !== undefined ? (h) => tokens.decode(cursor, h) : null,
       explain: o.explain === true,
+      keyFrames,
       caller,
     },
     readPolicy(app.tg.config, o.topic.id, o.rows),
@@ -125,15 +132,15 @@ export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: Pla
 
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
-  // An Avro key: filters on it compare framed bytes, one per key schema version (registry/key-framing.ts).
-  const framing =
-    o.decode === false ? null : await keyFraming(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry);
-  // The caller's row policy is framed the same way: a policy naming the key must match the stored frames too.
-  if (framing) {
-    const rows = { ...o.rows, filter: frameKeyFilters(o.rows.filter, framing) };
-    o = { ...o, rows, req: { ...o.req, where: frameKeyFilters(o.req.where, framing) } };
-  }
-  const planned = planFor(app, o, callerOf(request));
+  // An Avro key: filters on it (the caller's row policy too) compare framed bytes, one per key schema version.
+  const keyFrames =
+    o.decode === false
+      ? null
+      : await keyFramesFor(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry, [
+          o.req.where,
+          o.rows.filter,
+        ]);
+  const planned = planFor(app, o, callerOf(request), keyFrames);
   if (o.explain) {
     const body = await explainRead(app, requestTrino(request), planned);
     return reply.type('application/json; charset=utf-8').send(body);
