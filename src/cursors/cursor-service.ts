@@ -14,7 +14,6 @@ import { keyFraming, keyFrames, type KeyFraming } from '../blob/avro/key-frames.
 import { ApiError } from '../core/errors.js';
 import type { Services } from '../server/app.js';
 import { topicModel } from '../read/topic-catalog.js';
-import { compileCount } from '../query/sql/compile.js';
 import { summarizeBatch } from '../read/sliced-result.js';
 import { resolver } from '../query/request/resolver.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
@@ -230,7 +229,7 @@ export class CursorService {
     let rows = 0;
     let to = from;
     if (!empty) {
-      const summary = await summarizeBatch(caller.trino, plan, topic.model.time!, {
+      const summary = await summarizeBatch(caller.trino, plan, {
         ...plan.run,
         timeoutMs: this.services.config.queryTimeoutMs,
       });
@@ -326,7 +325,7 @@ export class CursorService {
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
     const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic.model), caller);
-    const { rows } = await caller.trino.all(compileCount(plan.tree), {
+    const { rows } = await caller.trino.all(plan.countSql(), {
       ...plan.run,
       timeoutMs: this.services.config.queryTimeoutMs,
     });

@@ -14,11 +14,13 @@ import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
 import { planRead } from './plan-read.js';
 import type { Plan } from './tree/plan.js';
+import { planSql, type PlanSql } from './plan-sql.js';
 import type { ReadRequest } from './tree/read-request.js';
 import type { TopicModel } from './tree/topic-model.js';
 import type { Caller, ReadAction, ReadPolicy, TrinoRun } from './tree/read-policy.js';
 import { withPostDecode } from './passes/post-decode-split.js';
-import { frameKeyFilters, type KeyFrames } from './passes/key-framing.js';
+import { frameKeyFilters } from './passes/key-framing.js';
+import type { KeyFrames } from './tree/key-frames.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './request/time.js';
 
 /** A cursor's position: all events before `ts` consumed, plus the first `skip` at `ts` (null: the beginning). */
@@ -58,23 +60,29 @@ export type PlanRequest =
       }
   ) & { caller?: Caller };
 
-export interface PlannedRead extends Plan {
+/** A finished plan: frozen, and it gives the SQL of its page, slices and summaries (plan-sql.ts). */
+export interface PlannedRead extends Plan, PlanSql {
   /** Explain only: the refusal the guardrail would give this query. */
-  refused?: ApiError;
+  readonly refused?: ApiError;
   /** How this read goes to Trino. */
-  run: TrinoRun;
+  readonly run: TrinoRun;
 }
 
 /** Plans one read; throws the ApiError of the first pass that refuses it. */
 export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now()): PlannedRead {
-  const run = (action: ReadAction) => trinoRun(action, request.caller, policy);
+  const finish = (p: Plan & { refused?: ApiError }, action: ReadAction): PlannedRead =>
+    Object.freeze({
+      ...p,
+      ...planSql(p, request.topic.time, policy.guardrail.complexPredicates),
+      run: trinoRun(action, request.caller, policy),
+    });
   switch (request.kind) {
     case 'read':
-      return { ...planEvents(...framedKeys(request, policy), now), run: run(request.explain ? 'explain' : 'read') };
+      return finish(planEvents(...framedKeys(request, policy), now), request.explain ? 'explain' : 'read');
     case 'sample':
-      return { ...planSample(request, policy, now), run: run('infer') };
+      return finish(planSample(request, policy, now), 'infer');
     case 'batch':
-      return { ...planBatch(...framedKeys(request, policy)), run: run('cursors') };
+      return finish(planBatch(...framedKeys(request, policy)), 'cursors');
   }
 }
 

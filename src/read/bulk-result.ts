@@ -5,9 +5,8 @@
  * the one Trino page it has fetched: the next page is asked for only when its rows are taken, so the client's
  * reading speed paces every slice (bounded buffering, flat memory).
  */
-import { compileQuery } from '../query/sql/compile.js';
-import { applySlice } from '../query/passes/passes.js';
-import type { BulkPlan, Plan } from '../query/tree/plan.js';
+import type { BulkPlan } from '../query/tree/plan.js';
+import type { PlannedRead } from '../query/planner.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../trino/trino-port.js';
 import type { ResultStream } from '../core/result-stream.js';
 
@@ -15,20 +14,12 @@ type Rows = readonly (readonly unknown[])[];
 
 export async function bulkResult(
   trino: TrinoPort,
-  plan: Plan & { bulk: BulkPlan },
+  plan: PlannedRead & { bulk: BulkPlan },
   opts: QueryOptions,
 ): Promise<ResultStream> {
-  const { bulk, tree } = plan;
+  const { bulk } = plan;
   const count = bulk.bounds.length - 1;
-  const start = (i: number): Promise<TrinoResult> => {
-    const sliced = applySlice(tree, bulk.time, {
-      fromMs: bulk.bounds[i],
-      toMs: bulk.bounds[i + 1]!,
-      limit: Infinity,
-      first: false,
-    });
-    return trino.query(compileQuery(sliced), opts);
-  };
+  const start = (i: number): Promise<TrinoResult> => trino.query(plan.bulkSliceSql(i), opts);
   /** A started slice: its query, its rows, and (in order) its first batch, asked for as soon as it starts. */
   interface Slice {
     result: Promise<TrinoResult>;

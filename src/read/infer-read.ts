@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SchemaInferrer } from '../blob/json/infer.js';
 import { topicModel } from './topic-catalog.js';
-import { compileQuery } from '../query/sql/compile.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import { plan } from '../query/planner.js';
@@ -34,7 +33,7 @@ export async function inferRead(
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
   const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id, rows(topic)));
-  const sql = compileQuery(planned.tree, { extraRow: false });
+  const sql = planned.sql({ extraRow: false });
   const inferrer = new SchemaInferrer();
   const payload = config.topics[topic.id]?.value;
   const frames =

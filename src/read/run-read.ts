@@ -17,7 +17,6 @@ import {
   negotiateMediaType,
   type MediaType,
 } from '../encode/encoder-registry.js';
-import { compileQuery, compileWhere } from '../query/sql/compile.js';
 import { PageTokens } from '../query/page-tokens.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
@@ -25,7 +24,6 @@ import type { RowScope } from '../query/tree/read-policy.js';
 import { plan, type PlannedRead } from '../query/planner.js';
 import { readPolicy } from '../query/read-policy.js';
 import type { Caller } from '../query/tree/read-policy.js';
-import { classifyPushdown } from '../query/passes/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import type { RequestTrino } from '../access/query-lease.js';
@@ -35,11 +33,10 @@ import { pageRead } from './read-ahead.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../blob/avro/payload-decoder.js';
 import { keyFramesFor } from '../blob/avro/key-frames.js';
-import type { KeyFrames } from '../query/passes/key-framing.js';
-import { forDisplay } from '../query/passes/post-decode-split.js';
+import type { KeyFrames } from '../query/tree/key-frames.js';
 import type { PostDecodeStage } from '../query/tree/plan.js';
 import { isDecoded } from '../query/request/decoded-column.js';
-import { and, TIME_COLUMN } from '../query/tree/nodes.js';
+import { TIME_COLUMN } from '../query/tree/nodes.js';
 import type { ResultStream } from '../core/result-stream.js';
 import { flattenDecoded, gatewayRun } from './post-decode/post-decode-stage.js';
 
@@ -116,17 +113,9 @@ export function planFor(
 }
 
 export async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRead) {
-  const sql = compileQuery(p.tree);
+  const { sql, pushdown, filters } = p.explain();
   const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
-  const body = {
-    sql,
-    // Trino's filters and the gateway's (decoded fields), each labelled where it is evaluated.
-    pushdown: classifyPushdown(and(p.tree.where, p.postDecode?.where), {
-      complexPredicates: app.tg.config.complexPushdown,
-    }),
-    filters: compileWhere(forDisplay(p.userWhere)),
-    plan: String(rows[0]?.[0] ?? ''),
-  };
+  const body = { sql, pushdown, filters, plan: String(rows[0]?.[0] ?? '') };
   return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
 }
 

@@ -7,12 +7,10 @@
  * the same rows, in the same total order, as one query over the whole rest of the window: ties and identical
  * duplicates stay exact.
  */
-import { compileQuery, compileTailSummary } from '../query/sql/compile.js';
 import { bulkResult } from './bulk-result.js';
-import { applySlice } from '../query/passes/passes.js';
-import type { ColumnNode } from '../query/tree/nodes.js';
 import type { PagePosition } from '../query/tree/page-position.js';
-import type { Plan, SlicePlan } from '../query/tree/plan.js';
+import type { SlicePlan } from '../query/tree/plan.js';
+import type { PlannedRead } from '../query/planner.js';
 import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
@@ -89,7 +87,7 @@ export interface ReadOnResult extends ResultStream {
  */
 export async function slicedResult(
   ref: PortRef,
-  plan: Plan & { slices: SlicePlan },
+  plan: PlannedRead & { slices: SlicePlan },
   readOn = false,
 ): Promise<ReadOnResult> {
   const { slices, tree } = plan;
@@ -106,7 +104,7 @@ export async function slicedResult(
     stats.queries++;
     stats.widthMs = w.widthMs;
     stats.endMs = w.toMs;
-    return ref.trino.query(compileQuery(applySlice(tree, slices.time, { ...w, limit: rows - 1 })), ref.opts);
+    return ref.trino.query(plan.sliceSql({ ...w, limit: rows - 1 }), ref.opts);
   };
   const firstWindow = windows.next();
   // The planner makes slices only for a window that is not empty (fromMs < hi).
@@ -139,18 +137,18 @@ export async function slicedResult(
 }
 
 /** The plan's result: sliced when the plan says how, one query otherwise; `readOn`: past a sliced page. */
-export function openResult(ref: PortRef, plan: Plan, readOn = false): Promise<ResultStream> {
+export function openResult(ref: PortRef, plan: PlannedRead, readOn = false): Promise<ResultStream> {
   if (plan.bulk) return bulkResult(ref.trino, { ...plan, bulk: plan.bulk }, ref.opts);
   if (plan.slices) return slicedResult(ref, { ...plan, slices: plan.slices }, readOn);
   ref.stats.queries++;
-  return ref.trino.query(compileQuery(plan.tree), ref.opts);
+  return ref.trino.query(plan.sql(), ref.opts);
 }
 
 /**
  * The next position with the width its first slice should have: the rows this page returned came from
  * [fromMs, next anchor], so about as many come from a slice of that width (a quarter more, for the variation).
  */
-export function withSliceWidth(plan: Plan, next: PagePosition | null, stats: SliceStats): PagePosition | null {
+export function withSliceWidth(plan: PlannedRead, next: PagePosition | null, stats: SliceStats): PagePosition | null {
   if (!next || !plan.slices || next.loose || next.a === undefined) return next;
   if (next.a === plan.position.a) return { ...next, w: Math.max(1, stats.widthMs) };
   const span = epochOfTrinoTimestamp(next.a) - plan.slices.fromMs + 1;
@@ -170,22 +168,17 @@ export interface BatchSummary {
  * Summarises the first `limit` rows of a batch plan slice by slice (the same slices as its read), so a loader's
  * batch costs about its own rows even when the backlog behind it is long.
  */
-export async function summarizeBatch(
-  trino: TrinoPort,
-  plan: Plan,
-  time: ColumnNode,
-  opts: QueryOptions,
-): Promise<BatchSummary> {
+export async function summarizeBatch(trino: TrinoPort, plan: PlannedRead, opts: QueryOptions): Promise<BatchSummary> {
   const slices = plan.slices;
   if (!slices) {
-    const { rows } = await trino.all(compileTailSummary(plan.tree, time), opts);
+    const { rows } = await trino.all(plan.summarySql(), opts);
     return { ...summaryRow(rows), endMs: plan.position.hi! };
   }
   const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: slices.fromMs };
   for (const w of sliceWindows(slices)) {
     if (total.rows >= plan.tree.limit) break;
-    const tree = applySlice(plan.tree, time, { ...w, limit: plan.tree.limit - total.rows });
-    const part = summaryRow((await trino.all(compileTailSummary(tree, time), opts)).rows);
+    const sql = plan.summarySql({ ...w, limit: plan.tree.limit - total.rows });
+    const part = summaryRow((await trino.all(sql, opts)).rows);
     // Later slices hold only later times, so the last time and its count come from the last slice with rows.
     if (part.rows > 0) Object.assign(total, { last: part.last, trailing: part.trailing });
     total.rows += part.rows;

@@ -6,7 +6,8 @@
  */
 import type { PayloadSettings } from '../../config/registry-config.js';
 import type { PredicateNode } from '../../query/tree/nodes.js';
-import { keyTexts, type KeyFrames } from '../../query/passes/key-framing.js';
+import { keyTexts } from '../../query/passes/key-framing.js';
+import type { KeyFrames } from '../../query/tree/key-frames.js';
 import { avroType } from './avro-codec.js';
 import type { RegistryPort } from './schema-registry.js';
 

@@ -9,14 +9,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import type { LiteralNode, PredicateNode } from '../tree/nodes.js';
-
-/** The framed bytes of each key text a read's filters name: one per key schema version that can hold the text. */
-export interface KeyFrames {
-  /** The key subject (named in the refusal of an operator framed bytes cannot take). */
-  readonly subject: string;
-  /** By key text; a text no version can hold has no frames (its comparison matches nothing). */
-  readonly frames: ReadonlyMap<string, readonly Buffer[]>;
-}
+import type { KeyFrames } from '../tree/key-frames.js';
 
 /** A comparison with the table's `key` column, the only filters framing rewrites. */
 type KeyFilter = Extract<PredicateNode, { kind: 'compare' | 'in' | 'like' | 'match' }>;
