@@ -16,6 +16,7 @@ import type { LimitPolicy } from './tree/read-policy.js';
 import type { ReadRequest } from './tree/read-request.js';
 import type { TopicModel } from './tree/topic-model.js';
 import type { Plan } from './tree/plan.js';
+import { orderable } from '../core/type-family.js';
 
 /** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
 const FIRST_SLICE_SHARE = 64;
@@ -94,7 +95,7 @@ export function planRead(
     const col =
       o.column ??
       (outputs.get(o.name)?.kind === 'select-column' ? (outputs.get(o.name) as { column: ColumnNode }).column : null);
-    if (col && /^(map|json)\b/.test(col.type))
+    if (col && !orderable(col.type))
       throw new ApiError('TG_BAD_VALUE', `order: ${o.name} (${col.type}) cannot be sorted`);
   }
   if (!aggregate && order.length === 0 && topic.time && !req.unordered)

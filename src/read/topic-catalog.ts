@@ -10,12 +10,13 @@ import type { TrinoPort } from '../trino/trino-port.js';
 import { expansionColumns } from '../blob/json/expansion.js';
 import { TIME_COLUMN, type ColumnNode } from '../query/tree/nodes.js';
 import type { ColumnInfo, TableInfo, TopicModel } from '../query/tree/topic-model.js';
+import { isTimestamp } from '../core/type-family.js';
 
 /** The columns that make a table a topic table (VAST_TOPIC_TABLES.md); `headers` may be absent or any array. */
 const TOPIC_LAYOUT: Record<string, (type: string) => boolean> = {
   key: (t) => t === 'varbinary',
   value: (t) => t === 'varbinary',
-  timestamp_broker: (t) => t.startsWith('timestamp'),
+  timestamp_broker: isTimestamp,
 };
 
 export function isTopicLayout(columns: readonly ColumnInfo[]): boolean {
@@ -129,6 +130,6 @@ export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topic
       columns: tableColumns,
     },
     columns,
-    time: time && time.source.kind === 'table' && time.type.startsWith('timestamp') ? time : null,
+    time: time && time.source.kind === 'table' && isTimestamp(time.type) ? time : null,
   };
 }

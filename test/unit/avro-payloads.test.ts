@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { avroType } from '../../src/blob/avro/avro-codec.js';
 import { avroShape } from '../../src/blob/avro/avro-shape.js';
-import { enumsAsText } from '../../src/core/trino-types.js';
+import { enumsAsText } from '../../src/core/type-family.js';
 import { decimalText, timestampText } from '../../src/blob/avro/avro-values.js';
 import { preparePayloads } from '../../src/blob/avro/payload-decoder.js';
 import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';

@@ -23,7 +23,7 @@ import {
 } from '../tree/nodes.js';
 import { isDecoded } from '../request/decoded-column.js';
 import { isAggregate } from '../tree/nodes.js';
-import { typeFamily } from '../request/values.js';
+import { typeFamily } from '../../core/type-family.js';
 import type { Plan, PostDecodeStage } from '../tree/plan.js';
 
 /** Every column a predicate names. */

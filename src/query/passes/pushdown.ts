@@ -8,7 +8,7 @@
  */
 import type { ColumnNode, PredicateNode } from '../tree/nodes.js';
 import { compilePredicate } from '../sql/compile.js';
-import { typeFamily } from '../request/values.js';
+import { typeFamily } from '../../core/type-family.js';
 import { forDisplay, predicateColumns } from './post-decode-split.js';
 import { isDecoded } from '../request/decoded-column.js';
 

@@ -7,10 +7,9 @@
  * has a type; there is no JSON text to unquote).
  */
 import { ApiError } from '../../core/errors.js';
-import { enumsAsText } from '../../core/trino-types.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { MAX_PATH_STEPS, refText, type ColumnRef } from './column-ref.js';
-import { arrayElementType, rowFieldsOf } from './values.js';
+import { arrayElementType, enumsAsText, mapValueType, rowFieldsOf } from '../../core/type-family.js';
 import type { TopicModel } from '../tree/topic-model.js';
 
 export type DecodedBase = 'key' | 'value';
@@ -28,8 +27,8 @@ function step(type: string, key: string | number): string | { why: string } {
   if (element !== null) {
     return typeof key === 'number' ? element : { why: `is an array: step into it with an index (->0)` };
   }
-  const map = /^map\(varchar,\s*(.*)\)$/s.exec(type);
-  if (map) return String(key) === key ? map[1]!.trim() : { why: 'is a map: step into it with a key' };
+  const value = mapValueType(type);
+  if (value !== null) return String(key) === key ? value : { why: 'is a map: step into it with a key' };
   return { why: `(${enumsAsText(type)}) has no fields` };
 }
 

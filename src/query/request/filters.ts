@@ -6,7 +6,8 @@
  */
 import { ApiError, assertNever } from '../../core/errors.js';
 import type { ArrayOp, ColumnNode, CompareOp, IsWhat, LiteralNode, PredicateNode } from '../tree/nodes.js';
-import { arrayElementType, literalFor, rowFieldType, typeFamily, type Rounding } from './values.js';
+import { arrayElementType, rowFieldsOf, rowFieldType, typeFamily } from '../../core/type-family.js';
+import { literalFor, type Rounding } from './values.js';
 import { likePattern, regexPattern } from './patterns.js';
 import { pathColumnFor } from './json-path-column.js';
 import { badOp, isArrayOp, type FilterOp, type Quantifier } from './filter-operators.js';
@@ -182,7 +183,7 @@ function arrayPredicate(column: ColumnNode, op: ArrayOp, value: unknown): Predic
     );
   let type = arrayElementType(column.type);
   let field: string | null = null;
-  if (type?.startsWith('row(')) {
+  if (type !== null && rowFieldsOf(type) !== null) {
     type = rowFieldType(type, 'key');
     field = 'key';
   }

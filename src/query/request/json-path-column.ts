@@ -9,7 +9,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { refText, type ColumnRef } from './column-ref.js';
-import { typeFamily } from './values.js';
+import { typeFamily } from '../../core/type-family.js';
 
 /** Builds the path column over `base`; a base that cannot hold JSON text is a 400 naming it. */
 export function jsonPathColumn(base: ColumnNode, ref: ColumnRef): ColumnNode {

@@ -27,7 +27,7 @@ import {
   timestampLiteral,
   varbinaryLiteral,
 } from './sql-text.js';
-import { typeFamily } from '../request/values.js';
+import { orderable, typeFamily } from '../../core/type-family.js';
 
 const COMPARE_SQL = {
   eq: '=',
@@ -253,11 +253,6 @@ function compileSelectItem(s: SelectNode): string {
   }
 }
 
-/** Types Trino can sort by (maps and json cannot). */
-function orderable(c: ColumnNode): boolean {
-  return !/\b(map|json)\b/.test(c.type.replace(/\b(row|array)\(/g, ''));
-}
-
 function compileOrder(q: QueryNode): string | null {
   const parts = q.order.map((o) => {
     const selected = q.select.some((s) => s.as === o.name);
@@ -271,7 +266,7 @@ function compileOrder(q: QueryNode): string | null {
     } else {
       // Every column of the table breaks ties, so the order is total (identical duplicates are interchangeable).
       for (const c of q.source.columns) {
-        if (orderable(c) && !q.order.some((o) => o.name === c.name)) parts.push(`${compileColumn(c)}${dir}`);
+        if (orderable(c.type) && !q.order.some((o) => o.name === c.name)) parts.push(`${compileColumn(c)}${dir}`);
       }
     }
   }
@@ -293,7 +288,7 @@ export function compileQuery(q: QueryNode, opts: { extraRow?: boolean } = {}): s
     const d = q.dedupe;
     const dir = d.keep === 'latest' ? 'DESC' : 'ASC';
     const tie = q.source.columns
-      .filter((c) => orderable(c) && c.name !== d.time.name)
+      .filter((c) => orderable(c.type) && c.name !== d.time.name)
       .map((c) => `${compileColumn(c)} ${dir}`);
     const window = `row_number() OVER (PARTITION BY ${d.by.map(compileColumn).join(', ')} ORDER BY ${[`${compileColumn(d.time)} ${dir}`, ...tie].join(', ')})`;
     from = `(SELECT *, ${window} AS ${quoteIdent(DEDUPE_RN)} FROM ${from}${where ? ` WHERE ${where}` : ''})`;

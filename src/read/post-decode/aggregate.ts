@@ -8,7 +8,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { SelectNode } from '../../query/tree/nodes.js';
 import { epochOfTrinoTimestamp, trinoTimestampText } from '../../query/request/time.js';
-import { timestampPrecision, typeFamily } from '../../query/request/values.js';
+import { decimalDigits, timestampPrecision, typeFamily } from '../../core/type-family.js';
 import { compareKeys, keyOf, type Key, type Reading } from './evaluate.js';
 import type { ColumnNode } from '../../query/tree/nodes.js';
 
@@ -35,7 +35,7 @@ interface Accumulator {
   result(): unknown;
 }
 
-const scaleOf = (type: string) => Number(/^decimal\(\s*\d+\s*,\s*(\d+)\s*\)/.exec(type)?.[1] ?? 0);
+const scaleOf = (type: string) => decimalDigits(type).scale;
 
 /** A decimal's text as its unscaled integer at `scale`. */
 function unscaled(text: string, scale: number): bigint {

@@ -11,7 +11,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../query/tree/nodes.js';
 import { trinoTimestampText } from '../../query/request/time.js';
-import { arrayElementType, rowFieldsOf, typeFamily, type TypeFamily } from '../../query/request/values.js';
+import { arrayElementType, mapValueType, rowFieldsOf, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import type { ResultColumn } from '../../core/result-stream.js';
 
 type Row = readonly unknown[];
@@ -55,7 +55,7 @@ export function reader(columns: readonly ResultColumn[], extra: readonly { colum
         type = arrayElementType(type)!;
         steps.push((v) => (v as unknown[])[key as number]);
       } else {
-        type = type.replace(/^map\(varchar,\s*/, '').replace(/\)$/, '');
+        type = mapValueType(type) ?? type;
         steps.push((v) => (Object.hasOwn(v as object, key) ? (v as Record<string, unknown>)[key as string] : null));
       }
     }

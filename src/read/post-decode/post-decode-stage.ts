@@ -12,7 +12,7 @@ import { flattenRow, type Flattening } from '../../blob/avro/flatten-rows.js';
 import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
 import { accumulator, aggregateType, bucketOf, Held } from './aggregate.js';
 import { compareKeys, compileTest, keyOf, reader, type Key, type Reading } from './evaluate.js';
-import { typeFamily } from '../../query/request/values.js';
+import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 
 type Row = readonly unknown[];
 const BATCH = 1024;
@@ -221,7 +221,7 @@ function grouped(
 export function flattenDecoded(view: ResultStream, decodedOutputs: ReadonlySet<string>): ResultStream {
   const flat = new Map<number, Flattening>();
   view.columns.forEach((c, i) => {
-    if (decodedOutputs.has(c.name) && c.type.startsWith('row(')) flat.set(i, flattenRow(c.name, c.type));
+    if (decodedOutputs.has(c.name) && trinoTypeOf(c.type).base === 'row') flat.set(i, flattenRow(c.name, c.type));
   });
   if (flat.size === 0) return view;
   const columns = view.columns.flatMap((c, i) => flat.get(i)?.columns ?? [c]);
