@@ -6,7 +6,8 @@
  * path is read as the literal's type (PostgREST compares `->` as jsonb, where a number is a number; a text
  * comparison of numbers would order 10 before 9).
  */
-import { ApiError } from '../../core/errors.js';
+import { ApiError, assertNever } from '../../core/errors.js';
+import { OPERANDS, type FilterOp } from './filter-operators.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { refText, type ColumnRef } from './column-ref.js';
 import { typeFamily } from '../../core/type-family.js';
@@ -62,37 +63,27 @@ export function retype(c: ColumnNode, type: string): ColumnNode {
  * The path column as an operator and its value(s) need it: comparisons take the literal's type, text operators
  * take text, `is.true|false|unknown` a boolean, and array operators an array of the values' type.
  */
-export function pathColumnFor(c: ColumnNode, op: string, value: unknown): ColumnNode {
+export function pathColumnFor(c: ColumnNode, op: FilterOp, value: unknown): ColumnNode {
   if (c.source.kind !== 'json-path') return c;
-  switch (op) {
-    case 'eq':
-    case 'neq':
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte':
-    case 'isdistinct':
+  const operand = OPERANDS[op];
+  switch (operand) {
+    case 'value':
       return retype(c, valueType(value));
-    case 'in':
+    case 'paren-list':
       return retype(c, Array.isArray(value) ? listType(value) : 'varchar');
-    case 'like':
-    case 'ilike':
-    case 'match':
-    case 'imatch':
+    case 'pattern':
       return retype(c, 'varchar');
-    case 'is': {
+    case 'is-word': {
       const what = String(value).toLowerCase();
       return what === 'true' || what === 'false' || what === 'unknown' ? retype(c, 'boolean') : c;
     }
-    case 'cs':
-    case 'cd':
-    case 'ov':
+    case 'brace-list':
       return retype(
         c,
         `array(${Array.isArray(value) && value.length && listType(value) === 'double' ? 'double' : 'varchar'})`,
       );
     default:
-      return c;
+      return assertNever(operand, 'operand');
   }
 }
 
