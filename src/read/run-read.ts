@@ -29,7 +29,7 @@ import type { TrinoPort } from '../trino/trino-port.js';
 import type { RequestTrino } from '../access/query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
-import { pageRead } from './read-ahead.js';
+import { pageRead } from './held-results.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
 import { preparePayloads } from '../blob/avro/payload-decoder.js';
 import { keyFramesFor } from '../blob/avro/key-frames.js';
@@ -38,7 +38,7 @@ import type { PostDecodeStage } from '../query/tree/plan.js';
 import { isDecoded } from '../query/request/decoded-column.js';
 import { TIME_COLUMN } from '../query/tree/nodes.js';
 import type { ResultStream } from '../core/result-stream.js';
-import { flattenDecoded, gatewayRun } from './post-decode/post-decode-stage.js';
+import { flattenDecoded, postDecodeRun } from './post-decode/post-decode-stage.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -206,7 +206,7 @@ export async function streamPlan(
       caller: callerOf(request)?.name ?? '',
       signal: abort.signal,
     },
-    (readOn) => openResult(port, plan, readOn),
+    (holding) => openResult(port, plan, holding),
   ).catch((err: unknown) => {
     app.metrics.trinoQueries.inc({ outcome: 'failed' });
     throw err;
@@ -216,16 +216,16 @@ export async function streamPlan(
   const entry = encoderRegistry[media];
   // Decoded Avro fields named: the gateway filters, sorts or groups the decoded rows (read/gateway/).
   if (plan.postDecode && !payloads) throw new Error('a gateway stage needs decoded payloads: a planner defect');
-  const gateway = plan.postDecode && payloads ? gatewayOf(plan.postDecode, payloads.wrap(page.source), plan) : null;
+  const gateway = plan.postDecode && payloads ? postDecodeOf(plan.postDecode, payloads.wrap(page.source), plan) : null;
   const cutter = gateway
     ? new PageCutter(gateway.run.source, pageLimit, gateway.timeIndex, gateway.run.keep)
-    : new PageCutter(page.source, plan.tree.limit, plan.timeIndex, undefined, page.readOn, page.first);
+    : new PageCutter(page.source, plan.tree.limit, plan.timeIndex, undefined, page.holding, page.first);
   // Errors in the first page still get a proper status; non-JSON formats read ahead to make Link exact (with a
   // filter in the gateway, up to the page's end: its position is known only then).
   // A bulk read (limit=all) is one response: no next page to link.
   const paged = o.paged && pageLimit !== Infinity;
   const lookahead = gateway?.run.keep ? pageLimit + 1 : Math.max(1, config.prefetchRows);
-  await cutter.prefetch(entry.format === 'json' || !paged ? 1 : lookahead);
+  await cutter.lookAhead(entry.format === 'json' || !paged ? 1 : lookahead);
   let headerToken: string | undefined;
   if (paged && entry.format !== 'json') {
     const next = withSliceWidth(
@@ -264,7 +264,7 @@ export async function streamPlan(
     options.next = token && o.nextUrl ? o.nextUrl(token) : token;
     // The rest of the result, held for the next page: only under the token the client was given.
     const rest = cutter.rest();
-    if (rest) page.handOn(token && (headerToken === undefined || headerToken === token) ? token : null, rest);
+    if (rest) page.holdRest(token && (headerToken === undefined || headerToken === token) ? token : null, rest);
   });
   const shown = gateway
     ? entry.format === 'csv'
@@ -289,11 +289,11 @@ export async function streamPlan(
  * The gateway stage over the decoded result: its run, the broker time's index in the decoded rows (anchored pages),
  * and the outputs that come from decoding (CSV flattens their records).
  */
-function gatewayOf(stage: PostDecodeStage, decoded: ResultStream, plan: PlannedRead) {
+function postDecodeOf(stage: PostDecodeStage, decoded: ResultStream, plan: PlannedRead) {
   const payloadColumns = new Set(
     ['key', 'value'].filter((n) => decoded.columns.some((c) => c.name === `${n}_schema_id`)),
   );
-  const run = gatewayRun(stage, decoded, payloadColumns);
+  const run = postDecodeRun(stage, decoded, payloadColumns);
   const timeIndex = plan.timeIndex === null ? null : decoded.columns.findIndex((c) => c.name === TIME_COLUMN);
   const decodedOutputs = new Set(
     stage.select.flatMap((s) =>

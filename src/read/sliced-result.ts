@@ -1,5 +1,5 @@
 /**
- * A page read in time slices (issue 12): VAST pushes no TopN or LIMIT into the scan, so a page query bounded only
+ * A page read in time slices: VAST pushes no TopN or LIMIT into the scan, so a page query bounded only
  * by the window's end reads (and sorts) every event from its anchor to that end, and paging N rows costs
  * O(N^2 / page). Here each query is bounded on both sides: the first slice starts at the anchor and is as wide as
  * the rows per millisecond seen so far suggest; when it runs out before the page is full, the next slice (twice as
@@ -17,8 +17,8 @@ import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 
 type Rows = readonly (readonly unknown[])[];
 
-/** Pages the first slice of a page read on asks for (sliced-result.ts); the slices after it grow. */
-export const READ_ON_PAGES = 10;
+/** Pages the first slice of a held page asks for; the slices after it grow. */
+export const HELD_PAGES = 10;
 
 /** What a sliced read learnt: how wide the slices were, and how many queries it ran. */
 export interface SliceStats {
@@ -49,8 +49,8 @@ function* sliceWindows(slices: SlicePlan): Generator<SliceWindow> {
 }
 
 /**
- * Where a sliced read runs its queries. A result held for the next page (read-ahead.ts) runs its later slices
- * for the request that reads on, so that request sets its own port (its query slots), options (its signal) and
+ * Where a sliced read runs its queries. A result held for the next page (held-results.ts) runs its later slices
+ * for the request that continues it, so that request sets its own port (its query slots), options (its signal) and
  * stats here.
  */
 export interface PortRef {
@@ -60,10 +60,10 @@ export interface PortRef {
 }
 
 /**
- * How far a result read on (read-ahead.ts) may be read: its first slice asks for a bounded number of rows (a first
+ * How far a held result (held-results.ts) may be read: its first slice asks for a bounded number of rows (a first
  * slice denser than expected costs Trino a bounded top-N, not a sort of everything in it, and a reader who only
  * wants the first page waits for no more), and when it returns all it asked for it may hold more. The result stops
- * there, so its end is then not the window's end: a page reads on from it only while its rows up to that point are
+ * there, so its end is then not the window's end: a page continues it only while its rows up to that point are
  * enough to show whether a next page exists. The slices after it ask for every row they hold (a top-N of many rows
  * is slower in Trino than the sort of them): their width follows the density of the first.
  */
@@ -74,31 +74,31 @@ export interface Reach {
   sure: number;
 }
 
-/** A result read on past its page: how far it may be read. */
-export interface ReadOnResult extends ResultStream {
+/** A result held past its page: how far it may be read. */
+export interface HoldingResult extends ResultStream {
   reach: Reach;
 }
 
 /**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
- * started only when the consumer has taken every row of the previous one and still wants more. `readOn`: the
- * result goes on past the page, for the next pages (read-ahead.ts): its first slice asks for READ_ON_PAGES pages
+ * started only when the consumer has taken every row of the previous one and still wants more. `holding`: the
+ * result goes on past the page, for the next pages (held-results.ts): its first slice asks for HELD_PAGES pages
  * and is half as many times as wide, the slices after it ask for all their rows, up to the window's end (Reach).
  */
 export async function slicedResult(
   ref: PortRef,
   plan: PlannedRead & { slices: SlicePlan },
-  readOn = false,
-): Promise<ReadOnResult> {
+  holding = false,
+): Promise<HoldingResult> {
   const { slices, tree } = plan;
   const wanted = tree.limit + 1;
-  // The first slice's width is learnt for one page: reading on, it should hold half the pages it asks for, so that
+  // The first slice's width is learnt for one page: held, it should hold half the pages it asks for, so that
   // only a slice twice as dense as the last page stops the walk's query there.
-  const widen = readOn ? READ_ON_PAGES / 2 : 1;
+  const widen = holding ? HELD_PAGES / 2 : 1;
   const windows = sliceWindows({ ...slices, widthMs: Math.ceil(slices.widthMs * widen) });
-  let asked = readOn ? READ_ON_PAGES * wanted : wanted;
-  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (reading
-  // on: as many for ten pages), a later one for the rows still missing (reading on: all of them).
+  let asked = holding ? HELD_PAGES * wanted : wanted;
+  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (held: as
+  // many for ten pages), a later one for the rows still missing (held: all of them).
   const run = (w: SliceWindow, rows: number) => {
     const { stats } = ref;
     stats.queries++;
@@ -122,7 +122,7 @@ export async function slicedResult(
         reach.yielded += batch.length;
         yield batch;
       }
-      if (readOn) {
+      if (holding) {
         // A slice that returned every row it asked for may hold more: the result stops here.
         if (reach.yielded - from >= asked) return void (reach.sure = reach.yielded);
         asked = Infinity;
@@ -136,10 +136,10 @@ export async function slicedResult(
   return { queryId: first.queryId, columns, batches: batches(), reach };
 }
 
-/** The plan's result: sliced when the plan says how, one query otherwise; `readOn`: past a sliced page. */
-export function openResult(ref: PortRef, plan: PlannedRead, readOn = false): Promise<ResultStream> {
+/** The plan's result: sliced when the plan says how, one query otherwise; `holding`: past a sliced page. */
+export function openResult(ref: PortRef, plan: PlannedRead, holding = false): Promise<ResultStream> {
   if (plan.bulk) return bulkResult(ref.trino, { ...plan, bulk: plan.bulk }, ref.opts);
-  if (plan.slices) return slicedResult(ref, { ...plan, slices: plan.slices }, readOn);
+  if (plan.slices) return slicedResult(ref, { ...plan, slices: plan.slices }, holding);
   ref.stats.queries++;
   return ref.trino.query(plan.sql(), ref.opts);
 }

@@ -26,7 +26,7 @@ import { CursorService } from '../cursors/cursor-service.js';
 import type { CursorStore } from '../cursors/cursor-store.js';
 import { openStore } from '../cursors/open-store.js';
 import { guardStore, storeTimeouts } from '../cursors/store-failures.js';
-import { HeldResults } from '../read/read-ahead.js';
+import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
 
@@ -40,7 +40,7 @@ export interface Services {
   keyring: Keyring;
   /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
   registry?: RegistryPort;
-  /** Page results read on, held for the pages after them (read/read-ahead.ts). */
+  /** Page results read on, held for the pages after them (read/held-results.ts). */
   held: HeldResults;
 }
 

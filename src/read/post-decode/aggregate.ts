@@ -1,5 +1,5 @@
 /**
- * Aggregation of decoded rows in the gateway (query/gateway-plan.ts `gather`), with Trino's result types and exact
+ * Aggregation of decoded rows in the post-decode stage (query/passes/post-decode-split.ts `gather`), with Trino's result types and exact
  * arithmetic: integer sums as bigint, decimal sums and averages on the unscaled integer (sum: decimal(38,s); avg:
  * the column's decimal, rounded half up), doubles as doubles. `approx_distinct` and `approx_percentile` are exact
  * here (nearest rank). Every group, distinct value and percentile value held counts towards the cap; past it the
@@ -14,7 +14,7 @@ import type { ColumnNode } from '../../query/tree/nodes.js';
 
 type Row = readonly unknown[];
 
-/** Counts what the gateway holds for one response against the cap. */
+/** Counts what the post-decode stage holds for one response against the cap. */
 export class Held {
   private n = 0;
   constructor(private readonly max: number) {}

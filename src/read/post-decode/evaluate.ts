@@ -1,5 +1,5 @@
 /**
- * The gateway's side of a read that names decoded Avro fields (query/gateway-plan.ts): reading a column of a decoded
+ * The post-decode side of a read that names decoded Avro fields (query/passes/post-decode-split.ts): reading a column of a decoded
  * row, comparing values of a Trino type as Trino does, and evaluating a filter with SQL's three-valued logic (a
  * comparison with NULL is unknown, and an unknown row is not kept). Values are as the encoders take them
  * (trino/result-stream.ts): bigint a number or its digits, decimal and timestamp as text, varbinary base64 (or `\x`
@@ -29,7 +29,7 @@ export interface Reading {
 export function reader(columns: readonly ResultColumn[], extra: readonly { column: ColumnNode; as: string }[]) {
   const index = (name: string) => {
     const i = columns.findIndex((c) => c.name === name);
-    if (i < 0) throw new Error(`the gateway stage reads ${name}, which the query does not return`);
+    if (i < 0) throw new Error(`the post-decode stage reads ${name}, which the query does not return`);
     return i;
   };
   return (c: ColumnNode): Reading => {
@@ -179,7 +179,7 @@ function unsupported(c: ColumnNode, what: string): ApiError {
   return new ApiError('TG_BAD_OPERATOR', `${c.name}: ${what} is not evaluated on decoded fields`, { column: c.name });
 }
 
-/** Compiles a filter over decoded rows; an operator the gateway cannot evaluate is a 400 before any row is read. */
+/** Compiles a filter over decoded rows; an operator the post-decode stage cannot evaluate is a 400 before any row is read. */
 export function compileTest(p: PredicateNode, read: (c: ColumnNode) => Reading, decoded: ReadonlySet<string>): Test {
   const col = (c: ColumnNode) => {
     if (c.source.kind === 'table' && decoded.has(c.name)) {
@@ -272,6 +272,6 @@ export function compileTest(p: PredicateNode, read: (c: ColumnNode) => Reading, 
       };
     }
     case 'anchor':
-      throw new Error('a paging anchor is Trino’s, never the gateway’s');
+      throw new Error('a paging anchor is Trino’s, never the post-decode stage’s');
   }
 }

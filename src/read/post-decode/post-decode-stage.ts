@@ -1,8 +1,8 @@
 /**
- * Runs a gateway stage (query/gateway-plan.ts) over a decoded result. `stream`: a filter for the page cutter and a
+ * Runs a post-decode stage (query/passes/post-decode-split.ts) over a decoded result. `stream`: a filter for the page cutter and a
  * projection of the rows it passes; `gather`: every row of the window read, filtered, then sorted (stable, so
  * Trino's total order settles ties the same way on every page) or grouped, and handed on from the page's offset.
- * Everything that can be refused (an operator the gateway does not evaluate) is refused when the stage is built,
+ * Everything that can be refused (an operator the post-decode stage does not evaluate) is refused when the stage is built,
  * before the response starts.
  */
 import type { ColumnNode, OrderNode, SelectNode } from '../../query/tree/nodes.js';
@@ -17,7 +17,7 @@ import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 type Row = readonly unknown[];
 const BATCH = 1024;
 
-export interface GatewayRun {
+export interface PostDecodeRun {
   /** The page cutter's filter (stream mode with filters on decoded fields). */
   keep?: (row: Row) => boolean | null;
   /** The rows the page is cut from: the decoded rows (stream), or the sorted or grouped result (gather). */
@@ -51,7 +51,11 @@ function outputs(select: readonly SelectNode[], columns: readonly ResultColumn[]
 }
 
 /** The stage over a decoded result. `decoded`: the payload columns the result holds decoded. */
-export function gatewayRun(stage: PostDecodeStage, result: ResultStream, decoded: ReadonlySet<string>): GatewayRun {
+export function postDecodeRun(
+  stage: PostDecodeStage,
+  result: ResultStream,
+  decoded: ReadonlySet<string>,
+): PostDecodeRun {
   const read = reader(result.columns, stage.extra);
   const test = stage.where ? compileTest(stage.where, read, decoded) : undefined;
   if (stage.mode === 'stream') {

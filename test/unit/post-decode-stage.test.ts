@@ -12,7 +12,7 @@ import { plan } from '../../src/query/planner.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { compareKeys, keyOf } from '../../src/read/post-decode/evaluate.js';
-import { gatewayRun } from '../../src/read/post-decode/post-decode-stage.js';
+import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { table } from '../cases/columns.js';
@@ -145,7 +145,7 @@ describe('the stage over decoded rows', () => {
       select: 'value.id,value->amount',
     });
     const result = inMemoryResult(DECODED_COLUMNS, batches);
-    const run = gatewayRun(p.postDecode!, result, new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, result, new Set(['value']));
     const cutter = new PageCutter(run.source, 4, 5, run.keep);
     const page = await rowsOf(run.project(cutter.view()));
     const expected = EVENTS.filter((r) => r[1] && Number(amountOf(r)) >= 2 && (r[1] as unknown[])[2] === 'EUR');
@@ -161,7 +161,7 @@ describe('the stage over decoded rows', () => {
 
   it('three-valued logic: NOT of a comparison with a missing field keeps nothing; OR with a true side keeps', async () => {
     const p = planned({ or: '(value->amount.not.gt.0,"value.currency".eq.USD)', limit: '1000' });
-    const run = gatewayRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
     const kept = EVENTS.filter((r) => run.keep!(r) === true);
     const expected = EVENTS.filter((r) => r[1] && (Number(amountOf(r)) <= 0 || (r[1] as unknown[])[2] === 'USD'));
     expect(kept).toEqual(expected);
@@ -170,7 +170,7 @@ describe('the stage over decoded rows', () => {
 
   it('sorts by a decimal field exactly, ties in Trino order, nulls last, from the page offset', async () => {
     const p = planned({ order: 'value->amount.desc', select: 'value.id,value.amount', limit: '7' });
-    const run = gatewayRun(
+    const run = postDecodeRun(
       { ...p.postDecode!, offset: 3, maxRows: 1000 },
       inMemoryResult(DECODED_COLUMNS, batches),
       new Set(['value']),
@@ -206,7 +206,7 @@ describe('the stage over decoded rows', () => {
       POLICY,
       NOW,
     );
-    const run = gatewayRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
     const rows = await rowsOf(run.source);
     const groups = new Map<string | null, unknown[][]>();
     for (const r of EVENTS) {
@@ -238,7 +238,7 @@ describe('the stage over decoded rows', () => {
 
   it('holding more rows than the cap is a 422 naming it', async () => {
     const p = planned({ order: '"value.amount"' });
-    const run = gatewayRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
     const err = await rowsOf(run.source).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('TG_TOO_EXPENSIVE');
