@@ -2,7 +2,9 @@
  * Schema inference as a read: the planner chooses the sampled window and size (with their caps), Trino returns
  * the payloads, the inferrer proposes typed fields.
  */
-import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { RegistryPort } from '../blob/avro/schema-registry.js';
+import type { TopicCatalog } from './topic-catalog.js';
 import { SchemaInferrer } from '../blob/json/infer.js';
 import { topicModel } from './topic-catalog.js';
 import type { RowScope } from '../query/tree/read-policy.js';
@@ -20,8 +22,15 @@ export interface InferQuery {
 }
 
 /** `rows`: the caller's row scope on the topic (the sample is drawn from its rows only). */
+/** What inference reads with: the settings, the live catalog and the Schema Registry (framed payloads). */
+export interface InferDeps {
+  config: Config;
+  catalog: TopicCatalog;
+  registry?: RegistryPort;
+}
+
 export async function inferRead(
-  app: FastifyInstance,
+  deps: InferDeps,
   topicId: string,
   query: InferQuery,
   caller: Caller | undefined,
@@ -29,7 +38,7 @@ export async function inferRead(
   /** The request's port: the sample query takes one of the caller's query slots and ends with the request. */
   trino: TrinoPort,
 ) {
-  const { config, catalog } = app.tg;
+  const { config, catalog } = deps;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
   const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id, rows(topic)));
@@ -56,6 +65,6 @@ export async function inferRead(
     topic: topic.id,
     window: { since: iso(planned.position.lo!), until: iso(planned.position.hi!) },
     ...inferrer.result(table.columns.map((c) => c.name)),
-    ...(frames ? { payload: await frames.result(app.tg.registry) } : {}),
+    ...(frames ? { payload: await frames.result(deps.registry) } : {}),
   };
 }

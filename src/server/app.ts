@@ -17,6 +17,7 @@ import { serverTimeouts } from '../access/http-limits.js';
 import type { JwtOptions } from '../access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
 import tracingPlugin from './plugins/tracing.js';
+import readReply from './read-reply.js';
 import healthRoutes from '../routes/health.js';
 import topicRoutes from '../routes/topics.js';
 import eventRoutes from '../routes/events.js';
@@ -132,6 +133,7 @@ export async function buildApp(
   await app.register(accessPlugin, { config, jwt: opts.jwt });
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);
+  await app.register(readReply);
   await app.register(healthRoutes);
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });
