@@ -1,7 +1,7 @@
 /**
- * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). Long file: the
- * whole lifecycle of a cursor (create, batch, commit, seek, lag, delete) is one class, because each
- * step relies on the invariants the others keep (generation, pending batch, position).
+ * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"): the
+ * whole lifecycle of a cursor (create, batch, commit, seek, lag, delete), each step keeping the invariants the
+ * others rely on (generation, pending batch, position); a batch's plan and summary are in cursor-batches.ts.
  *
  * A position is (broker time T, skip k): all events before T are consumed, plus the first k events at T in the
  * topic's total row order (time, then every column), so a batch that ends inside a run of tied or identical
@@ -39,7 +39,7 @@ export interface CursorDefinition {
 }
 
 /**
- * Who is asking (issue 10: cursor ownership). A cursor belongs to the principal that created it: anyone else, but
+ * Who is asking (cursor ownership). A cursor belongs to the principal that created it: anyone else, but
  * an admin of its topic, is told it does not exist. `authorize` refuses a topic the caller may not use cursors on
  * (404 unseen, 403 not granted); `rows` is the caller's row scope on a topic, for every batch and lag it plans.
  */

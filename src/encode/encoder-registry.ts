@@ -12,7 +12,7 @@ import { encodeJson } from './text/json-encoder.js';
 import { encodeNdjson } from './text/ndjson-encoder.js';
 
 /**
- * The Arrow and Parquet encoders are loaded on their first use (issue 14: an idle gateway under 100 MB):
+ * The Arrow and Parquet encoders are loaded on their first use (an idle gateway stays under 100 MB):
  * apache-arrow and parquet-wasm's WebAssembly hold about 20 MB once loaded, which a gateway serving only text
  * formats never needs. Nothing is yielded before the module is there, so a failure to load is still a normal
  * error response.

@@ -8,7 +8,8 @@ import type { Plan } from './tree/plan.js';
 import { applySlice } from './passes/passes.js';
 import { classifyPushdown, type PushdownReport } from './passes/pushdown.js';
 import { forDisplay } from './passes/post-decode-split.js';
-import { compileCount, compileQuery, compileTailSummary, compileWhere } from './sql/compile.js';
+import { compileCount, compileQuery, compileTailSummary } from './sql/compile-query.js';
+import { compileWhere } from './sql/compile.js';
 
 /** One time slice of a read: [fromMs, toMs) (from the anchor, for the first), at most `limit` rows. */
 export interface SliceBounds {

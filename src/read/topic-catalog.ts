@@ -30,7 +30,7 @@ export function isPlausibleTopicId(id: string): boolean {
 
 /** Catalog lookups run as the gateway's own user, tagged apart from the reads they serve. */
 const CATALOG_QUERY = { clientTags: ['catalog'] } as const;
-/** The 404 of an unknown topic; a topic a caller may not see gets the very same one (issue 10). */
+/** The 404 of an unknown topic; a topic a caller may not see gets the very same one. */
 export function topicNotFound(id: string): ApiError {
   return new ApiError('TG_TOPIC_NOT_FOUND', `no topic ${JSON.stringify(id)} in the served schemas`);
 }

@@ -4,7 +4,7 @@
  * way: GET parameters or a POST body -> planRead (passes included, `now` pinned) -> compileQuery.
  */
 import { describe, expect, it } from 'vitest';
-import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile.js';
+import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile-query.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import type { PagePosition } from '../../src/query/tree/page-position.js';
 import { planRead } from '../../src/query/plan-read.js';

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { compileColumn, compilePredicate, compileQuery } from '../../src/query/sql/compile.js';
+import { compileColumn, compilePredicate } from '../../src/query/sql/compile.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { parseColumnRef, refText, splitAlias } from '../../src/query/request/column-ref.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import { planRead } from '../../src/query/plan-read.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/query/planner.js';
-import { compileQuery } from '../../src/query/sql/compile.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { frameKeyFilters as framePass } from '../../src/query/passes/key-framing.js';

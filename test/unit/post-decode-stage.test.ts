@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { compileQuery } from '../../src/query/sql/compile.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { plan } from '../../src/query/planner.js';

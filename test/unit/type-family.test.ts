@@ -14,7 +14,7 @@ import {
   typeFamily,
 } from '../../src/core/type-family.js';
 import { plan } from '../../src/query/planner.js';
-import { compileQuery } from '../../src/query/sql/compile.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 

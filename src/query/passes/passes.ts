@@ -112,7 +112,7 @@ export function checkResidualScan(
 }
 
 /**
- * One time slice of an anchored read (issue 12): the rows of the tree at or after `fromMs` and before `toMs`, at
+ * One time slice of an anchored read: the rows of the tree at or after `fromMs` and before `toMs`, at
  * most `limit` of them. Ranges on the bare broker-time column reach the storage, so a slice reads about what
  * it returns instead of everything up to the window's end. A slice after the first starts past the anchor's
  * millisecond, so it skips nothing.

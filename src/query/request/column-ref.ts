@@ -1,5 +1,5 @@
 /**
- * Column references as a request writes them (issue 16): a column name, double-quoted or not, optionally followed by
+ * Column references as a request writes them: a column name, double-quoted or not, optionally followed by
  * PostgREST's JSON arrow path: `value->customer->>country`, `value->items->0->>sku`, `"value"->"odd key"->>x`.
  * `->` steps into JSON (the result is JSON), `->>` is the last step and gives text. A number is an array index; a
  * quoted operand is always a key. Inside `or=(...)` groups and `order=` the reference ends at the first `.` outside

@@ -1,8 +1,8 @@
 /**
- * Fields of a decoded Avro key or value as columns (issue 13, API.md "Schema Registry payloads"): `value.amount`,
+ * Fields of a decoded Avro key or value as columns (API.md "Schema Registry payloads"): `value.amount`,
  * `value.customer.country`, or as an arrow path `value->customer->country`. A field is typed by the reader schema
- * (its Trino type, registry/avro-shape.ts), so filters take typed values and aggregates check their field as they do
- * for any column; the gateway evaluates it after decoding (query/gateway-plan.ts). Steps go into records by field
+ * (its Trino type, blob/avro/avro-shape.ts), so filters take typed values and aggregates check their field as they do
+ * for any column; the post-decode stage evaluates it (passes/post-decode-split.ts). Steps go into records by field
  * name, into arrays by a 0-based index and into maps by key. `->>` reads the same typed value as `->` (an Avro field
  * has a type; there is no JSON text to unquote).
  */

@@ -1,5 +1,5 @@
 /**
- * Ad-hoc JSON paths as columns (issue 16): `value->customer->>country` is a ColumnNode whose source is the path
+ * Ad-hoc JSON paths as columns: `value->customer->>country` is a ColumnNode whose source is the path
  * into a JSON-holding column, so filters, select, order, groupBy and aggregates treat it like any expanded field,
  * and the compiler renders it through sql-text.ts with the same safety (not UTF-8, not JSON, missing or mistyped:
  * NULL, never a failed query). `->>` gives text (varchar), `->` gives JSON. Compared with a number or a time, the

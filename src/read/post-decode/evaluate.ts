@@ -1,12 +1,9 @@
 /**
- * The post-decode side of a read that names decoded Avro fields (query/passes/post-decode-split.ts): reading a column of a decoded
- * row, comparing values of a Trino type as Trino does, and evaluating a filter with SQL's three-valued logic (a
+ * The post-decode side of a read that names decoded Avro fields (query/passes/post-decode-split.ts): reading a
+ * column of a decoded row, comparing values of a Trino type as Trino does, and evaluating a filter with SQL's three-valued logic (a
  * comparison with NULL is unknown, and an unknown row is not kept). Values are as the encoders take them
- * (trino/result-stream.ts): bigint a number or its digits, decimal and timestamp as text, varbinary base64 (or `\x`
+ * (core/result-stream.ts): bigint a number or its digits, decimal and timestamp as text, varbinary base64 (or `\x`
  * hex, for decoded Avro bytes in text formats).
- *
- * Long file: reading, comparing and three-valued evaluation are one semantics (Trino's) that must agree with each
- * other case by case; split, each part would need the others' type rules.
  */
 import { ApiError } from '../../core/errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../query/tree/nodes.js';
