@@ -10,33 +10,29 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
-import { keyFraming, keyFrames, type KeyFraming } from '../blob/avro/key-frames.js';
+import { keyFraming } from '../blob/avro/key-frames.js';
 import { ApiError } from '../core/errors.js';
 import type { Services } from '../server/app.js';
 import { topicModel } from '../read/topic-catalog.js';
-import { summarizeBatch } from '../read/sliced-result.js';
-import { resolver } from '../query/request/resolver.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import type { RowScope } from '../query/tree/read-policy.js';
-import { batchUntil, plan, type PlannedRead } from '../query/planner.js';
-import { readPolicy } from '../query/read-policy.js';
+import { batchUntil, type PlannedRead } from '../query/planner.js';
 import type { Caller } from '../query/tree/read-policy.js';
-import { whereFromJson } from '../query/request/read-request.js';
-import type { Where } from '../query/request/where-schema.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/request/time.js';
 import type { Keyring } from '../core/signed-token.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
-
-export interface CursorDefinition {
-  topic: string;
-  start: string;
-  filter?: Where;
-  select?: string[];
-  settle: string;
-}
+import {
+  countLag,
+  newBatch,
+  planBatchRead,
+  type BatchLimit,
+  type CursorDefinition,
+  type CursorTopic,
+  type PendingBatch,
+} from './cursor-batches.js';
 
 /**
  * Who is asking (cursor ownership). A cursor belongs to the principal that created it: anyone else, but
@@ -53,25 +49,6 @@ export interface CursorCaller {
    * the client goes away.
    */
   trino: TrinoPort;
-}
-
-/** A cursor's topic: its model, and its Avro key's framing (null when the key is not Avro). */
-interface CursorTopic {
-  model: TopicModel;
-  framing: KeyFraming | null;
-}
-
-export interface PendingBatch {
-  generation: number;
-  token: string;
-  id: string;
-  from: Position;
-  to: Position;
-  /** Upper bound (exclusive) of the batch, Trino timestamp text. */
-  until: string;
-  rows: number;
-  /** The batch's limit; `all`: every settled event after the position. */
-  limit: number | 'all';
 }
 
 export class CursorService {
@@ -168,31 +145,11 @@ export class CursorService {
     def: CursorDefinition,
     from: Position,
     untilMs: number,
-    limit: { asked?: number | 'all'; pending?: number | 'all' },
+    limit: BatchLimit,
     rows: RowScope,
     caller?: Caller,
   ): PlannedRead {
-    const { model, framing } = topic;
-    const read = {
-      select: def.select,
-      where: def.filter ? whereFromJson(def.filter, resolver(model)) : null,
-    };
-    // The caller's row policy too: a policy naming an Avro key must compare the stored frames.
-    const frames = framing && keyFrames(framing, [read.where, rows.filter]);
-    return plan(
-      {
-        kind: 'batch',
-        topic: model,
-        read,
-        from,
-        untilMs,
-        limit: limit.asked,
-        pendingLimit: limit.pending,
-        keyFrames: frames,
-        caller,
-      },
-      readPolicy(this.services.config, model.id, rows),
-    );
+    return planBatchRead(this.services.config, { topic, def, limit, rows, caller }, from, untilMs);
   }
 
   /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
@@ -223,28 +180,13 @@ export class CursorService {
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    let plan = this.plan(topic, def, from, settledMs, { asked: limit }, rowScope, caller);
-    let untilMs = plan.position.hi!;
-    const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
-    let rows = 0;
-    let to = from;
-    if (!empty) {
-      const summary = await summarizeBatch(caller.trino, plan, {
-        ...plan.run,
-        timeoutMs: this.services.config.queryTimeoutMs,
-      });
-      rows = summary.rows;
-      const { last, trailing } = summary;
-      // The batch ends where the slice that completed it ends: its read is bounded there too.
-      if (summary.endMs < untilMs) {
-        untilMs = summary.endMs;
-        plan = this.plan(topic, def, from, untilMs, { asked: limit }, rowScope, caller);
-      }
-      if (rows > 0 && last !== null)
-        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: trailing };
-      // A batch the guardrail ended early with nothing in it still moves the cursor past its window.
-      else if (rows === 0 && untilMs < settledMs) to = { ts: batchUntil(plan), skip: 0 };
-    }
+    const { plan, rows, to } = await newBatch(
+      (untilMs) => this.plan(topic, def, from, untilMs, { asked: limit }, rowScope, caller),
+      caller.trino,
+      this.services.config.queryTimeoutMs,
+      from,
+      settledMs,
+    );
     const until = batchUntil(plan);
     const body: BatchBody = { c: name, i: cursor.incarnation, g: cursor.generation, f: from, t: to, u: until, n: rows };
     const sealed = this.tokens.seal(body);
@@ -325,18 +267,7 @@ export class CursorService {
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
     const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic.model), caller);
-    const { rows } = await caller.trino.all(plan.countSql(), {
-      ...plan.run,
-      timeoutMs: this.services.config.queryTimeoutMs,
-    });
-    const events = Math.max(0, Number(rows[0]?.[0] ?? 0) - cursor.position.skip);
-    const lag = {
-      events,
-      ms: cursor.position.ts === null ? null : Math.max(0, Date.now() - epochOfTrinoTimestamp(cursor.position.ts)),
-    };
-    // The guardrail bounded the count (filters all evaluated after the scan): say where it stopped.
-    const hi = plan.position.hi!;
-    return hi < settled ? { ...lag, countedUntil: new Date(hi).toISOString() } : lag;
+    return countLag(plan, cursor.position, settled, caller.trino, this.services.config.queryTimeoutMs);
   }
 
   async delete(name: string, caller: CursorCaller): Promise<void> {
