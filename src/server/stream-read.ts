@@ -9,7 +9,7 @@ import { drainedOutput, encodedReadable, encoderRegistry, type MediaType } from 
 import type { EncodeOptions } from '../encode/encoder.js';
 import { PageTokens } from '../query/page-tokens.js';
 import type { PlannedRead } from '../query/planner.js';
-import { openPage, type PageEnd } from '../read/open-page.js';
+import { openPage, type Page, type PageEnd } from '../read/open-page.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { callerOf, requestTrino } from './request-caller.js';
@@ -57,17 +57,7 @@ export async function streamRead(
   reply.header('X-Trino-Query-Id', page.queryId);
   const tokens = new PageTokens(app.tg.keyring);
   const nextUrl = (token: string | null) => (token && o.nextUrl ? o.nextUrl(token) : token);
-  // Formats that name the next page in headers read ahead to make Link exact; the others read one batch, so
-  // errors in the first batch still get a proper status.
-  const headerNext = page.paged && !entry.nextInBody;
-  await page.lookAhead(headerNext);
-  let headerToken: string | undefined;
-  const next = headerNext ? page.nextBeforeBody() : null;
-  if (next) {
-    headerToken = tokens.encode(next);
-    reply.header('Topicgate-Next-Cursor', headerToken);
-    if (o.nextUrl) reply.header('Link', `<${o.nextUrl(headerToken)}>; rel="next"`);
-  }
+  const headerToken = await nextInHeaders(page, reply, tokens, entry.nextInBody ? undefined : o);
   let body: Readable | undefined;
   const options: EncodeOptions = {
     next: null,
@@ -99,6 +89,27 @@ export async function streamRead(
   });
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
   return reply.type(entry.contentType).send(body);
+}
+
+/**
+ * Formats that name the next page in headers read ahead to make Link exact, and name it when it is known (the
+ * token, undefined when none); the others (`o` undefined) read one batch, so errors in the first batch still get a
+ * proper status.
+ */
+async function nextInHeaders(
+  page: Page,
+  reply: FastifyReply,
+  tokens: PageTokens,
+  o: Pick<StreamOptions, 'nextUrl'> | undefined,
+): Promise<string | undefined> {
+  const named = page.paged && o !== undefined;
+  await page.lookAhead(named);
+  const next = named ? page.nextBeforeBody() : null;
+  if (!next) return undefined;
+  const token = tokens.encode(next);
+  reply.header('Topicgate-Next-Cursor', token);
+  if (o?.nextUrl) reply.header('Link', `<${o.nextUrl(token)}>; rel="next"`);
+  return token;
 }
 
 /**
