@@ -73,8 +73,8 @@ export function residualOnly(where: PredicateNode, policy: { complexPredicates: 
 
 /**
  * Guardrail: a topic query whose own filters are all residual (evaluated by Trino after the scan, such as JSON
- * fields, or by the gateway, such as decoded Avro fields) reads every event of its window; without a bounded
- * window that is the whole topic. So does a read that sorts or aggregates decoded fields in the gateway
+ * fields, or after decoding, such as decoded Avro fields) reads every event of its window; without a bounded
+ * window that is the whole topic. So does a read that sorts or aggregates decoded fields after decoding
  * (`gatherAll`) without a filter the storage takes. Such a query must name `since` (and a window no wider than
  * the limit), unless the topic allows full scans.
  */

@@ -15,7 +15,7 @@ import { isDecoded } from '../request/decoded-column.js';
 export interface PushdownReport {
   pushed: string[];
   residual: string[];
-  /** Filters on decoded Avro fields: evaluated by the gateway after decoding (gateway-plan.ts); absent when none. */
+  /** Filters on decoded Avro fields: evaluated by the post-decode stage (post-decode-split.ts); absent when none. */
   gateway?: string[];
 }
 

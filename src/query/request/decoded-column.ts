@@ -85,7 +85,7 @@ export function decodedRef(
   );
 }
 
-/** True when the column is a decoded field (evaluated in the gateway, never in SQL). */
+/** True when the column is a decoded field (evaluated by the post-decode stage, never in SQL). */
 export const isDecoded = (c: ColumnNode | null | undefined): boolean => c?.source.kind === 'decoded';
 
 /**

@@ -10,12 +10,12 @@ import { ApiError, assertNever } from '../../core/errors.js';
 import { OPERANDS, type FilterOp } from './filter-operators.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { refText, type ColumnRef } from './column-ref.js';
-import { typeFamily } from '../../core/type-family.js';
+import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 
 /** Builds the path column over `base`; a base that cannot hold JSON text is a 400 naming it. */
 export function jsonPathColumn(base: ColumnNode, ref: ColumnRef): ColumnNode {
   const family = typeFamily(base.type);
-  if (family !== 'varbinary' && family !== 'varchar' && base.type !== 'json') {
+  if (family !== 'varbinary' && family !== 'varchar' && trinoTypeOf(base.type).base !== 'json') {
     throw new ApiError(
       'TG_BAD_REQUEST',
       `${refText(ref)}: ${base.name} (${base.type}) holds no JSON text; arrow paths apply to varbinary (value, key), varchar and json columns`,

@@ -121,7 +121,7 @@ export function compileColumn(c: ColumnNode): string {
   const src = c.source;
   if (src.kind === 'table') return quoteIdent(c.name);
   if (src.kind === 'json-path') return compileJsonPath(c, src);
-  // The gateway plan takes every decoded field out of the tree before it is compiled (gateway-plan.ts).
+  // The post-decode split takes every decoded field out of the tree before it is compiled (post-decode-split.ts).
   if (src.kind === 'decoded') throw new Error(`the decoded field ${c.name} cannot be SQL: a planner defect`);
   const from = quoteIdent(src.from);
   const text = utf8Text(src.framed ? unframed(from) : from);
