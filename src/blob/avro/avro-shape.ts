@@ -70,34 +70,8 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
   const ns = typeof s.namespace === 'string' ? s.namespace : ctx.namespace;
   switch (type) {
     case 'record':
-    case 'error': {
-      const name = fullName(String(s.name), ns);
-      if (ctx.named.has(name)) throw new Error(`recursive type ${name} cannot be a column`);
-      const inner: Ctx = {
-        ...ctx,
-        namespace: name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : ns,
-      };
-      // Registered before the fields so a reference to itself is caught above, not looped on.
-      const placeholder: Shape = { type: '', branch: name, convert: same };
-      ctx.named.set(name, placeholder);
-      const fields = (s.fields as { name: string; type: AvroSchemaJson }[]).map((f) => ({
-        name: f.name,
-        shape: shapeOf(f.type, inner),
-      }));
-      const shape: Shape = {
-        type: `row(${fields.map((f) => `${f.name} ${f.shape.type}`).join(', ')})`,
-        branch: name,
-        convert: (v) => {
-          const rec = v as Record<string, unknown>;
-          return fields.map((f) => {
-            const x = rec[f.name];
-            return x === null || x === undefined ? null : f.shape.convert(x);
-          });
-        },
-      };
-      ctx.named.set(name, shape);
-      return shape;
-    }
+    case 'error':
+      return recordShape(s as Record<string, unknown>, fullName(String(s.name), ns), ns, ctx);
     case 'enum':
     case 'fixed': {
       const name = fullName(String(s.name), ns);
@@ -133,6 +107,35 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
       throw new Error(`unknown Avro type ${type}`);
     }
   }
+}
+
+/** A record as a row of its fields, in order; a record that contains itself is refused. */
+function recordShape(s: Record<string, unknown>, name: string, ns: string | undefined, ctx: Ctx): Shape {
+  if (ctx.named.has(name)) throw new Error(`recursive type ${name} cannot be a column`);
+  const inner: Ctx = {
+    ...ctx,
+    namespace: name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : ns,
+  };
+  // Registered before the fields so a reference to itself is caught above, not looped on.
+  const placeholder: Shape = { type: '', branch: name, convert: same };
+  ctx.named.set(name, placeholder);
+  const fields = (s.fields as { name: string; type: AvroSchemaJson }[]).map((f) => ({
+    name: f.name,
+    shape: shapeOf(f.type, inner),
+  }));
+  const shape: Shape = {
+    type: `row(${fields.map((f) => `${f.name} ${f.shape.type}`).join(', ')})`,
+    branch: name,
+    convert: (v) => {
+      const rec = v as Record<string, unknown>;
+      return fields.map((f) => {
+        const x = rec[f.name];
+        return x === null || x === undefined ? null : f.shape.convert(x);
+      });
+    },
+  };
+  ctx.named.set(name, shape);
+  return shape;
 }
 
 /**
