@@ -73,7 +73,7 @@ export function forDisplay(p: PredicateNode | null): PredicateNode | null {
  * Splits a planned tree that names decoded fields into the Trino tree and the post-decode stage; null when it names
  * none. `tree` is the whole request's tree (row scope, window, paging and limit applied).
  */
-export function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; stage: PostDecodeStage } | null {
+function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; stage: PostDecodeStage } | null {
   const orderCols = tree.order.map((o) => orderColumn(tree, o));
   const decodedOrder = orderCols.some(isDecoded);
   if (!namesDecoded(tree.select, tree.where) && !decodedOrder) return null;

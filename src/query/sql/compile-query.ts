@@ -75,7 +75,7 @@ function compileOrder(q: QueryNode): string | null {
   return parts.length ? parts.join(', ') : null;
 }
 
-export function compileFrom(q: QueryNode): string {
+function compileFrom(q: QueryNode): string {
   const s = q.source;
   return `${quoteIdent(s.catalog)}.${quoteIdent(s.schema)}.${quoteIdent(s.table)}`;
 }

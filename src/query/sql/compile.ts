@@ -40,7 +40,7 @@ const IS_SQL = {
 } as const satisfies Record<IsWhat, readonly [string, string]>;
 
 /** Row number column used by dedupe; never shown (the outer select lists its columns). */
-export function compileLiteral(lit: LiteralNode): string {
+function compileLiteral(lit: LiteralNode): string {
   const v = lit.value;
   switch (v.t) {
     case 'varchar':
