@@ -10,8 +10,7 @@ import type { SettingOptions } from '../src/config/setting-options.js';
 import { SettingsSchema } from '../src/config/settings.js';
 
 export const README_FILE = fileURLToPath(new URL('../README.md', import.meta.url));
-const TABLE_START =
-  '<!-- The settings table is generated from src/config/*-settings.ts: npm run docs:settings -->';
+const TABLE_START = '<!-- The settings table is generated from src/config/*-settings.ts: npm run docs:settings -->';
 const TABLE_END = '<!-- End of the generated settings table -->';
 
 /** A table cell: a `|` would end the cell, even inside code. */

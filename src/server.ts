@@ -9,7 +9,7 @@ import { loadConfig } from './server/load-config.js';
 import { redactUserinfo } from './config/read-settings.js';
 import { startupProblems } from './access/startup-checks.js';
 import { buildApp } from './server/app.js';
-import { topicModel } from './query/tree/topic-model.js';
+import { topicModel } from './read/topic-catalog.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */

@@ -5,8 +5,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError, topicNotFound } from '../core/errors.js';
-import type { RowScope } from '../query/passes/passes.js';
-import type { TopicModel } from '../query/plan.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
 import type { Action } from '../config/access-schema.js';
 
 const VERB: Record<Action, string> = {

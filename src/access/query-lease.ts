@@ -66,7 +66,7 @@ export class QueryLease implements RequestTrino {
 
   /**
    * The slot of the request's one running query, taken out of the lease, for a query that outlives the request
-   * (held for the next page, read/read-ahead.ts); null when the request holds other than exactly one. A result held
+   * (held for the next page, read/held-results.ts); null when the request holds other than exactly one. A result held
    * may start its next slice's query before a request adopts it (its reader fetches a batch ahead): that query runs
    * on the detached slot, not through this lease, which ends with its request.
    */

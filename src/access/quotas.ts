@@ -17,7 +17,7 @@ interface Waiter {
   fail: (err: unknown) => void;
 }
 
-/** A slot held by a query parked between two pages (read/read-ahead.ts): given up to any query that needs it. */
+/** A slot held by a query parked between two pages (read/held-results.ts): given up to any query that needs it. */
 interface Parked {
   key: string;
   /** Ends the parked query and gives its slot back (synchronously). */

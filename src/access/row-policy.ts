@@ -5,7 +5,8 @@
  * holding none of a topic's policy roles is not restricted by them.
  */
 import { ApiError } from '../core/errors.js';
-import { resolver, type TopicModel } from '../query/plan.js';
+import { resolver } from '../query/request/resolver.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
 import type { PredicateNode } from '../query/tree/nodes.js';
 import type { RowPolicyRule } from '../config/access-schema.js';
 import type { Principal } from './principal.js';

@@ -115,14 +115,19 @@ export function rowFields(type: TrinoType): TrinoRowField[] {
   });
 }
 
-/** Renders a tree back to Trino's canonical text (`timestamp(3) with time zone`, `row("my field" bigint)`). */
-export function formatTrinoType(type: TrinoType): string {
+/**
+ * Renders a tree back to Trino's canonical text (`timestamp(3) with time zone`, `row("my field" bigint)`). The
+ * symbols of `enum(row("A" boolean, ...))`, the spelling of a decoded Avro enum (blob/avro/avro-shape.ts), are
+ * always quoted, as that spelling writes them.
+ */
+export function formatTrinoType(type: TrinoType, quoteNames = false): string {
   if (type.args.length === 0) return type.base;
   const args = type.args
     .map((a) =>
       a.kind === 'long'
         ? String(a.value)
-        : (a.name === undefined ? '' : quoteField(a.name) + ' ') + formatTrinoType(a.type),
+        : (a.name === undefined ? '' : quoteField(a.name, quoteNames) + ' ') +
+          formatTrinoType(a.type, type.base === 'enum'),
     )
     // Trino's own spelling: `decimal(12,2)` but `map(varchar, bigint)`, `row(a bigint, b double)`.
     .join(type.args.every((a) => a.kind === 'long') ? ',' : ', ');
@@ -132,8 +137,8 @@ export function formatTrinoType(type: TrinoType): string {
   return `${type.base.slice(0, space)}(${args})${type.base.slice(space)}`;
 }
 
-function quoteField(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
+function quoteField(name: string, always: boolean): string {
+  return !always && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
 function canonicalBase(words: string[]): string {

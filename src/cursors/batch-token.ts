@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { ApiError } from '../core/errors.js';
-import { TrinoTimestampText } from '../query/passes/paging.js';
+import { TrinoTimestampText } from '../query/tree/page-position.js';
 import { Keyring, SignedTokens } from '../core/signed-token.js';
 
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });

@@ -1,7 +1,7 @@
 /**
- * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"). Long file: the
- * whole lifecycle of a cursor (create, batch, commit, seek, lag, delete) is one class, because each
- * step relies on the invariants the others keep (generation, pending batch, position).
+ * Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"): the
+ * whole lifecycle of a cursor (create, batch, commit, seek, lag, delete), each step keeping the invariants the
+ * others rely on (generation, pending batch, position); a batch's plan and summary are in cursor-batches.ts.
  *
  * A position is (broker time T, skip k): all events before T are consumed, plus the first k events at T in the
  * topic's total row order (time, then every column), so a batch that ends inside a run of tied or identical
@@ -10,16 +10,13 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
-import { frameKeyFilters, keyFraming, type KeyFraming } from '../query/passes/key-framing.js';
+import { keyFraming } from '../blob/avro/key-frames.js';
 import { ApiError } from '../core/errors.js';
-import { topicModel } from '../query/tree/topic-model.js';
-import { compileCount } from '../query/sql/compile.js';
-import { summarizeBatch } from '../read/sliced-result.js';
-import { resolver, type TopicModel } from '../query/plan.js';
-import type { RowScope } from '../query/passes/passes.js';
-import { batchUntil, plan, readPolicy, type Caller, type PlannedRead } from '../query/planner.js';
-import { whereFromJson } from '../query/request/read-request.js';
-import type { Where } from '../query/request/where-schema.js';
+import { topicModel } from '../read/topic-catalog.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import { batchUntil, type PlannedRead } from '../query/planner.js';
+import type { Caller } from '../query/tree/read-policy.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/request/time.js';
 import type { Keyring } from '../core/signed-token.js';
 import type { TrinoPort } from '../trino/trino-port.js';
@@ -29,17 +26,18 @@ import type { RegistryPort } from '../blob/avro/schema-registry.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
-
-export interface CursorDefinition {
-  topic: string;
-  start: string;
-  filter?: Where;
-  select?: string[];
-  settle: string;
-}
+import {
+  countLag,
+  newBatch,
+  planBatchRead,
+  type BatchLimit,
+  type CursorDefinition,
+  type CursorTopic,
+  type PendingBatch,
+} from './cursor-batches.js';
 
 /**
- * Who is asking (issue 10: cursor ownership). A cursor belongs to the principal that created it: anyone else, but
+ * Who is asking (cursor ownership). A cursor belongs to the principal that created it: anyone else, but
  * an admin of its topic, is told it does not exist. `authorize` refuses a topic the caller may not use cursors on
  * (404 unseen, 403 not granted); `rows` is the caller's row scope on a topic, for every batch and lag it plans.
  */
@@ -55,19 +53,6 @@ export interface CursorCaller {
   trino: TrinoPort;
 }
 
-export interface PendingBatch {
-  generation: number;
-  token: string;
-  id: string;
-  from: Position;
-  to: Position;
-  /** Upper bound (exclusive) of the batch, Trino timestamp text. */
-  until: string;
-  rows: number;
-  /** The batch's limit; `all`: every settled event after the position. */
-  limit: number | 'all';
-}
-
 /** What the cursor service reads besides its store and signing keys. */
 export interface CursorServiceParts {
   /** The served topics: a cursor's topic is looked up here. */
@@ -80,8 +65,6 @@ export interface CursorServiceParts {
 
 export class CursorService {
   private readonly tokens: BatchTokens;
-  /** The key framing of each topic model this service made (topic()), for plan(), which is synchronous. */
-  private readonly framings = new WeakMap<TopicModel, KeyFraming>();
 
   /** `keys`: the keyring batch tokens are signed with, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(
@@ -92,13 +75,13 @@ export class CursorService {
     this.tokens = new BatchTokens(keys);
   }
 
-  private async topic(id: string): Promise<TopicModel> {
-    const t = topicModel(await this.services.catalog.get(id), this.services.config);
-    if (!t.time) throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
-    // An Avro key: the cursor's filters on it compare framed bytes (registry/key-framing.ts), as reads do.
+  private async topic(id: string): Promise<CursorTopic> {
+    const model = topicModel(await this.services.catalog.get(id), this.services.config);
+    if (!model.time)
+      throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
+    // An Avro key: the cursor's filters on it compare framed bytes (blob/avro/key-frames.ts), as reads do.
     const framing = await keyFraming(id, this.services.config.topics[id]?.key, this.services.registry);
-    if (framing) this.framings.set(t, framing);
-    return t;
+    return { model, framing };
   }
 
   /** The cursor, if the caller owns it (or administers its topic); the same 404 as a missing one otherwise. */
@@ -127,7 +110,7 @@ export class CursorService {
     parseDuration(def.settle, 'settle');
     const position = positionAt(def.start, 'start');
     // Validates filter, select and the guardrail.
-    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic));
+    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic.model));
     const canonical = JSON.stringify(def);
     const existing = await this.store.get(name);
     if (existing) return this.same(existing, canonical, caller);
@@ -170,26 +153,15 @@ export class CursorService {
    * end it earlier (the residual-scan guardrail): the plan's window says where it ends.
    */
   plan(
-    topic: TopicModel,
+    topic: CursorTopic,
     def: CursorDefinition,
     from: Position,
     untilMs: number,
-    limit: { asked?: number | 'all'; pending?: number | 'all' },
+    limit: BatchLimit,
     rows: RowScope,
     caller?: Caller,
   ): PlannedRead {
-    const read = {
-      select: def.select,
-      where: def.filter ? whereFromJson(def.filter, resolver(topic)) : null,
-    };
-    const framing = this.framings.get(topic);
-    // The caller's row policy too: a policy naming an Avro key must compare the stored frames.
-    if (framing) read.where = frameKeyFilters(read.where, framing);
-    const scope = framing ? { ...rows, filter: frameKeyFilters(rows.filter, framing) } : rows;
-    return plan(
-      { kind: 'batch', topic, read, from, untilMs, limit: limit.asked, pendingLimit: limit.pending, caller },
-      readPolicy(this.services.config, topic.id, scope),
-    );
+    return planBatchRead(this.services.config, { topic, def, limit, rows, caller }, from, untilMs);
   }
 
   /** The batch to hand out: the pending one if it still applies, else a new one (summarised in Trino first). */
@@ -201,7 +173,7 @@ export class CursorService {
     const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    const rowScope = caller.rows(topic);
+    const rowScope = caller.rows(topic.model);
     const old = this.pendingOf(cursor);
     // An uncommitted batch is handed out again unchanged, whatever limit is asked now: a loader that lands by
     // token must see the same rows under the same token, or it would land overlapping batches twice. An empty
@@ -220,28 +192,13 @@ export class CursorService {
     }
     const from = cursor.position;
     const settledMs = Date.now() - parseDuration(def.settle, 'settle');
-    let plan = this.plan(topic, def, from, settledMs, { asked: limit }, rowScope, caller);
-    let untilMs = plan.position.hi!;
-    const empty = from.ts !== null && epochOfTrinoTimestamp(from.ts) >= untilMs;
-    let rows = 0;
-    let to = from;
-    if (!empty) {
-      const summary = await summarizeBatch(caller.trino, plan, topic.time!, {
-        ...plan.run,
-        timeoutMs: this.services.config.queryTimeoutMs,
-      });
-      rows = summary.rows;
-      const { last, trailing } = summary;
-      // The batch ends where the slice that completed it ends: its read is bounded there too.
-      if (summary.endMs < untilMs) {
-        untilMs = summary.endMs;
-        plan = this.plan(topic, def, from, untilMs, { asked: limit }, rowScope, caller);
-      }
-      if (rows > 0 && last !== null)
-        to = last === from.ts ? { ts: last, skip: from.skip + rows } : { ts: last, skip: trailing };
-      // A batch the guardrail ended early with nothing in it still moves the cursor past its window.
-      else if (rows === 0 && untilMs < settledMs) to = { ts: batchUntil(plan), skip: 0 };
-    }
+    const { plan, rows, to } = await newBatch(
+      (untilMs) => this.plan(topic, def, from, untilMs, { asked: limit }, rowScope, caller),
+      caller.trino,
+      this.services.config.queryTimeoutMs,
+      from,
+      settledMs,
+    );
     const until = batchUntil(plan);
     const body: BatchBody = { c: name, i: cursor.incarnation, g: cursor.generation, f: from, t: to, u: until, n: rows };
     const sealed = this.tokens.seal(body);
@@ -308,7 +265,7 @@ export class CursorService {
     const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
-    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic)); // the guardrail may refuse it
+    this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic.model)); // the guardrail may refuse it
     if (!(await this.store.seek(name, position))) throw notFound(name);
     return position;
   }
@@ -321,19 +278,8 @@ export class CursorService {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
     const settled = Date.now() - parseDuration(def.settle, 'settle');
-    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic), caller);
-    const { rows } = await caller.trino.all(compileCount(plan.tree), {
-      ...plan.run,
-      timeoutMs: this.services.config.queryTimeoutMs,
-    });
-    const events = Math.max(0, Number(rows[0]?.[0] ?? 0) - cursor.position.skip);
-    const lag = {
-      events,
-      ms: cursor.position.ts === null ? null : Math.max(0, Date.now() - epochOfTrinoTimestamp(cursor.position.ts)),
-    };
-    // The guardrail bounded the count (filters all evaluated after the scan): say where it stopped.
-    const hi = plan.position.hi!;
-    return hi < settled ? { ...lag, countedUntil: new Date(hi).toISOString() } : lag;
+    const plan = this.plan(topic, def, cursor.position, settled, { asked: 1 }, caller.rows(topic.model), caller);
+    return countLag(plan, cursor.position, settled, caller.trino, this.services.config.queryTimeoutMs);
   }
 
   async delete(name: string, caller: CursorCaller): Promise<void> {

@@ -12,7 +12,7 @@ import { encodeJson } from './text/json-encoder.js';
 import { encodeNdjson } from './text/ndjson-encoder.js';
 
 /**
- * The Arrow and Parquet encoders are loaded on their first use (issue 14: an idle gateway under 100 MB):
+ * The Arrow and Parquet encoders are loaded on their first use (an idle gateway stays under 100 MB):
  * apache-arrow and parquet-wasm's WebAssembly hold about 20 MB once loaded, which a gateway serving only text
  * formats never needs. Nothing is yielded before the module is there, so a failure to load is still a normal
  * error response.
@@ -39,30 +39,60 @@ export type MediaType = (typeof MEDIA_TYPES)[number];
 export const FORMATS = ['json', 'ndjson', 'csv', 'arrow', 'parquet'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
+/** What the read path does for a format: a new format says it here, so no code elsewhere compares its name. */
 export interface EncoderEntry {
   format: FormatName;
   /** The `Content-Type` header to send. */
   contentType: string;
   encode: Encoder;
+  /** Bytes are written as `\x` hex text (decoded payloads' bytes too); false: kept as bytes. */
+  bytesAsHex: boolean;
+  /** The next page is named in the body (its end), so the headers need no look-ahead to name it. */
+  nextInBody: boolean;
+  /** Decoded Avro records are flattened into one column per leaf field. */
+  flattensDecoded: boolean;
 }
 
 export const encoderRegistry = {
-  'application/json': { format: 'json', contentType: 'application/json; charset=utf-8', encode: encodeJson },
+  'application/json': {
+    format: 'json',
+    contentType: 'application/json; charset=utf-8',
+    encode: encodeJson,
+    bytesAsHex: true,
+    nextInBody: true,
+    flattensDecoded: false,
+  },
   'application/x-ndjson': {
     format: 'ndjson',
     contentType: 'application/x-ndjson; charset=utf-8',
     encode: encodeNdjson,
+    bytesAsHex: true,
+    nextInBody: false,
+    flattensDecoded: false,
   },
-  'text/csv': { format: 'csv', contentType: 'text/csv; charset=utf-8; header=present', encode: encodeCsv },
+  'text/csv': {
+    format: 'csv',
+    contentType: 'text/csv; charset=utf-8; header=present',
+    encode: encodeCsv,
+    bytesAsHex: true,
+    nextInBody: false,
+    flattensDecoded: true,
+  },
   'application/vnd.apache.arrow.stream': {
     format: 'arrow',
     contentType: 'application/vnd.apache.arrow.stream',
     encode: encodeArrow,
+    bytesAsHex: false,
+    nextInBody: false,
+    flattensDecoded: false,
   },
   'application/vnd.apache.parquet': {
     format: 'parquet',
     contentType: 'application/vnd.apache.parquet',
     encode: encodeParquet,
+    bytesAsHex: false,
+    nextInBody: false,
+    flattensDecoded: false,
   },
 } as const satisfies Record<MediaType, EncoderEntry>;
 

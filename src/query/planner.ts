@@ -1,76 +1,32 @@
 /**
- * Long file: one entry, one function per kind of read, so no read path plans around a pass.
- *
- * The one planning entry (issue 9): every read the gateway runs, whatever route asks for it (events, query,
- * explain, schema inference, cursor batches and cursor lag), is planned here, and every policy pass runs here in
- * one fixed order: the request's tree (planRead: names resolved, limit, time window, paging, and the
- * caller's row scope (issue 10: its row-policy filter ANDed to the request's, page tokens bound to it), then the
- * residual-scan guardrail, which judges the request's own filters only (a pushable row filter does not let a
- * residual-only request through). Routes parse and respond; they decide nothing. ReadPolicy.rows is required, so
- * no read path can plan without the caller's scope.
+ * The one planning entry: every read the gateway runs, whatever route asks for it (events, query, explain, schema
+ * inference, cursor batches and cursor lag), is planned here, and every policy pass runs here in one fixed order:
+ * key framing, the request's tree (planRead: names resolved, limit, time window, paging, and the caller's row
+ * scope: its row-policy filter ANDed to the request's, page tokens bound to it), slicing, the post-decode split,
+ * then the residual-scan guardrail, which judges the request's own filters only (a pushable row filter does not
+ * let a residual-only request through). Routes parse and respond; they decide nothing. ReadPolicy.rows is required,
+ * so no read path can plan without the caller's scope. The plan returned is frozen: exec asks it, never changes it.
  */
 import { ApiError } from '../core/errors.js';
-import type { Config } from '../config/config.js';
-import {
-  checkResidualScan,
-  residualOnly,
-  type GuardrailPolicy,
-  type LimitPolicy,
-  type RowScope,
-} from './passes/passes.js';
-import type { PagePosition } from './passes/paging.js';
+import { checkResidualScan, residualOnly } from './passes/passes.js';
+import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
-import { bulkPlan, checkBulkRequest, DEFAULT_MAX_PARALLEL } from './passes/slicing.js';
-import type { RequestCaps } from './passes/request-caps.js';
-import { planRead, type Plan, type ReadRequest, type TopicModel } from './plan.js';
-import { withGateway } from './passes/post-decode-split.js';
+import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
+import { planRead } from './plan-read.js';
+import type { Plan } from './tree/plan.js';
+import { planSql, type PlanSql } from './plan-sql.js';
+import type { ReadRequest } from './tree/read-request.js';
+import type { TopicModel } from './tree/topic-model.js';
+import type { Caller, ReadAction, ReadPolicy, TrinoRun } from './tree/read-policy.js';
+import { withPostDecode } from './passes/post-decode-split.js';
+import { frameKeyFilters } from './passes/key-framing.js';
+import type { KeyFrames } from './tree/key-frames.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './request/time.js';
-
-/** What a caller may read on one topic: every cap a request can hit, in one value built from the settings. */
-export interface ReadPolicy extends LimitPolicy {
-  /** Caps on what one request may name (the config file's `limits`). */
-  caps: RequestCaps;
-  /** How the topic's queries are sent to Trino (API.md "Trino connection"). */
-  trino: { impersonate: boolean; session: Readonly<Record<string, string>>; clientTags: readonly string[] };
-  /** The caller's row policies (issue 10): required, so no read path can plan without them. */
-  rows: RowScope;
-  /** Events in a cursor batch when the loader names no limit. */
-  batchDefaultLimit: number;
-  /** Rows (or groups) the gateway may hold to sort or aggregate decoded fields. */
-  gatewayMaxRows: number;
-  guardrail: GuardrailPolicy;
-  /**
-   * Bulk reads: slices read at once when the request names none, and the most it may name: the topic's
-   * `maxParallel`, or fewer when the query limits (`limits.concurrentQueries` per caller,
-   * `limits.maxConcurrentQueries`) could never let that many slice queries run at once. `maxFrom` names the cap.
-   */
-  parallel: { default: number; max: number; maxFrom?: string };
-  infer: { defaultSample: number; maxSample: number; defaultWindowMs: number; maxWindowMs: number };
-}
 
 /** A cursor's position: all events before `ts` consumed, plus the first `skip` at `ts` (null: the beginning). */
 export interface BatchPosition {
   ts: string | null;
   skip: number;
-}
-
-/**
- * Who asked. Seam for the access issue: its authentication sets `request.principal` (a name and roles); until it
- * lands, routes pass what they have (nothing, on an open gateway) and queries run as the gateway's own user.
- */
-export interface Caller {
-  readonly name: string;
-}
-
-/** The action a read serves, as Trino sees it in the client tags (the access rules' action names). */
-export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors';
-
-/** How one planned read is sent to Trino: as whom, with which client tags and session properties. */
-export interface TrinoRun {
-  /** The Trino user (`X-Trino-User`) when impersonating the caller; absent: the gateway's own user. */
-  user?: string;
-  clientTags: readonly string[];
-  session: Readonly<Record<string, string>>;
 }
 
 export type PlanRequest =
@@ -83,6 +39,8 @@ export type PlanRequest =
         token: ((h: string) => PagePosition) | null;
         /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
         explain?: boolean;
+        /** An Avro key's frames for the texts the filters name (blob/avro/key-frames.ts); absent: not framed. */
+        keyFrames?: KeyFrames | null;
       }
     /** Payloads sampled for schema inference: any `sample` events of the window, no order. */
     | { kind: 'sample'; topic: TopicModel; since?: string; until?: string; sample?: number }
@@ -98,69 +56,50 @@ export type PlanRequest =
         untilMs: number;
         limit?: number | 'all';
         pendingLimit?: number | 'all';
+        keyFrames?: KeyFrames | null;
       }
   ) & { caller?: Caller };
 
-export interface PlannedRead extends Plan {
+/** A finished plan: frozen, and it gives the SQL of its page, slices and summaries (plan-sql.ts). */
+export interface PlannedRead extends Plan, PlanSql {
   /** Explain only: the refusal the guardrail would give this query. */
-  refused?: ApiError;
+  readonly refused?: ApiError;
   /** How this read goes to Trino. */
-  run: TrinoRun;
-}
-
-/**
- * The policy of a topic for one caller: the caps from the settings (per-topic settings override the gateway's)
- * and the caller's row scope.
- */
-export function readPolicy(config: Config, topicId: string, rows: RowScope): ReadPolicy {
-  const topic = config.topics[topicId];
-  const maxLimit = topic?.maxLimit ?? config.maxLimit;
-  const session = Object.fromEntries(Object.entries(topic?.session ?? {}).map(([k, v]) => [k, String(v)]));
-  return {
-    trino: { impersonate: config.trinoImpersonate, session, clientTags: topic?.tags ?? [] },
-    rows,
-    caps: config.limits,
-    defaultLimit: Math.min(config.defaultLimit, maxLimit),
-    maxLimit,
-    batchDefaultLimit: Math.min(10_000, maxLimit),
-    gatewayMaxRows: config.gatewayMaxRows,
-    parallel: parallelPolicy(config, topic?.parallel, topic?.maxParallel),
-    guardrail: {
-      maxWindowMs: config.residualScanMaxWindowMs,
-      allowFullScan: topic?.allowFullScan === true,
-      complexPredicates: config.complexPushdown,
-    },
-    infer: {
-      defaultSample: Math.min(1000, config.inferMaxSample),
-      maxSample: config.inferMaxSample,
-      defaultWindowMs: Math.min(86_400_000, config.inferMaxWindowMs),
-      maxWindowMs: config.inferMaxWindowMs,
-    },
-  };
-}
-
-/** The bulk-read parallelism allowed: each slice is one Trino query, and each takes one of the caller's slots. */
-function parallelPolicy(config: Config, dflt = 1, topicMax = DEFAULT_MAX_PARALLEL): ReadPolicy['parallel'] {
-  const caps: [number, string][] = [
-    [topicMax, 'maxParallel'],
-    [config.limits.concurrentQueries ?? Infinity, 'limits.concurrentQueries'],
-    [config.limits.maxConcurrentQueries, 'limits.maxConcurrentQueries'],
-  ];
-  const [max, maxFrom] = caps.reduce((a, b) => (b[0] < a[0] ? b : a));
-  return { default: Math.min(dflt, max), max, maxFrom };
+  readonly run: TrinoRun;
 }
 
 /** Plans one read; throws the ApiError of the first pass that refuses it. */
 export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now()): PlannedRead {
-  const run = (action: ReadAction) => trinoRun(action, request.caller, policy);
+  const finish = (p: Plan & { refused?: ApiError }, action: ReadAction): PlannedRead =>
+    Object.freeze({
+      ...p,
+      ...planSql(p, request.topic.time, policy.guardrail.complexPredicates),
+      run: trinoRun(action, request.caller, policy),
+    });
   switch (request.kind) {
     case 'read':
-      return { ...planEvents(request, policy, now), run: run(request.explain ? 'explain' : 'read') };
+      return finish(planEvents(...framedKeys(request, policy), now), request.explain ? 'explain' : 'read');
     case 'sample':
-      return { ...planSample(request, policy, now), run: run('infer') };
+      return finish(planSample(request, policy, now), 'infer');
     case 'batch':
-      return { ...planBatch(request, policy), run: run('cursors') };
+      return finish(planBatch(...framedKeys(request, policy)), 'cursors');
   }
+}
+
+/**
+ * Key framing, the first pass: the request's filters and the caller's row filter (a policy naming an Avro key must
+ * match the stored frames too) compare the framed key bytes.
+ */
+function framedKeys<R extends { read: ReadRequest; keyFrames?: KeyFrames | null }>(
+  r: R,
+  policy: ReadPolicy,
+): [R, ReadPolicy] {
+  const frames = r.keyFrames;
+  if (!frames) return [r, policy];
+  return [
+    { ...r, read: { ...r.read, where: frameKeyFilters(r.read.where, frames) } },
+    { ...policy, rows: { ...policy.rows, filter: frameKeyFilters(policy.rows.filter, frames) } },
+  ];
 }
 
 /**
@@ -198,10 +137,10 @@ function planEvents(
   checkBulkRequest(r.read, r.token !== null);
   const planned = planRead(r.topic, r.read, policy, r.token, now);
   const bulk = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
-  // Decoded Avro fields: Trino reads the events, the gateway filters, sorts or aggregates them (gateway-plan.ts).
-  const p = withGateway(bulk, policy.gatewayMaxRows);
+  // Decoded Avro fields: Trino reads the events, the post-decode stage filters, sorts or aggregates them.
+  const p = withPostDecode(bulk, policy.postDecodeMaxRows);
   const window = { lo: p.position.lo, hi: p.position.hi };
-  const guard = () => checkResidualScan(p.tree, p.userWhere, window, policy.guardrail, p.gateway?.mode === 'gather');
+  const guard = () => checkResidualScan(p.tree, p.userWhere, window, policy.guardrail, p.postDecode?.mode === 'gather');
   if (!r.explain) {
     guard();
     return p;

@@ -5,39 +5,34 @@
  * the one Trino page it has fetched: the next page is asked for only when its rows are taken, so the client's
  * reading speed paces every slice (bounded buffering, flat memory).
  */
-import { compileQuery } from '../query/sql/compile.js';
-import { applySlice } from '../query/passes/passes.js';
-import type { BulkPlan, Plan } from '../query/plan.js';
+import type { BulkPlan } from '../query/tree/plan.js';
+import type { PlannedRead } from '../query/planner.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../trino/trino-port.js';
 import type { ResultStream } from '../core/result-stream.js';
 
 type Rows = readonly (readonly unknown[])[];
 
-export async function bulkResult(
-  trino: TrinoPort,
-  plan: Plan & { bulk: BulkPlan },
-  opts: QueryOptions,
-): Promise<ResultStream> {
-  const { bulk, tree } = plan;
-  const count = bulk.bounds.length - 1;
-  const start = (i: number): Promise<TrinoResult> => {
-    const sliced = applySlice(tree, bulk.time, {
-      fromMs: bulk.bounds[i],
-      toMs: bulk.bounds[i + 1]!,
-      limit: Infinity,
-      first: false,
-    });
-    return trino.query(compileQuery(sliced), opts);
-  };
-  /** A started slice: its query, its rows, and (in order) its first batch, asked for as soon as it starts. */
-  interface Slice {
-    result: Promise<TrinoResult>;
-    rows: Promise<AsyncIterator<Rows>>;
-    head?: Promise<IteratorResult<Rows>>;
+/** A started slice: its query, its rows, and (in order) its first batch, asked for as soon as it starts. */
+interface Slice {
+  result: Promise<TrinoResult>;
+  rows: Promise<AsyncIterator<Rows>>;
+  head?: Promise<IteratorResult<Rows>>;
+}
+
+/** The slices of one bulk read: which have started, which have ended, and their rows in the response's order. */
+class BulkSlices {
+  readonly slices: Slice[] = [];
+  private ended = 0;
+  private newestHasRows = false;
+  private readonly count: number;
+
+  constructor(
+    private readonly bulk: BulkPlan,
+    private readonly start: (i: number) => Promise<TrinoResult>,
+  ) {
+    this.count = bulk.bounds.length - 1;
   }
-  const slices: Slice[] = [];
-  let ended = 0;
-  let newestHasRows = false;
+
   /**
    * Starts the next slice's query while fewer than `concurrency` are unfinished; false when none may start.
    * Unordered, every free slot starts one at once. In order, a slice starts only once the one before it has its
@@ -45,39 +40,33 @@ export async function bulkResult(
    * until all are sorted, delaying the first one's rows by the others' work. Started one after the other, the
    * next slice is scanned and sorted while the one before it is being written.
    */
-  const startNext = (): boolean => {
-    if (slices.length >= count || slices.length - ended >= bulk.concurrency) return false;
-    if (bulk.ordered && slices.length > 0 && !newestHasRows) return false;
-    const result = start(slices.length);
+  startNext(): boolean {
+    const { slices, bulk } = this;
+    if (slices.length >= this.count || slices.length - this.ended >= bulk.concurrency) return false;
+    if (bulk.ordered && slices.length > 0 && !this.newestHasRows) return false;
+    const result = this.start(slices.length);
     const rows = result.then((r) => r.batches[Symbol.asyncIterator]());
     rows.catch(() => undefined); // awaited where its rows are read; a failure surfaces there
     const slice: Slice = { result, rows };
     slices.push(slice);
-    newestHasRows = false;
+    this.newestHasRows = false;
     if (bulk.ordered) {
       slice.head = rows.then((it) => it.next());
       slice.head.then(
         () => {
           // This is the newest slice: the next one waits for its rows.
-          newestHasRows = true;
-          startNext();
+          this.newestHasRows = true;
+          this.startNext();
         },
         () => undefined, // surfaces where the slice is read
       );
     }
     return true;
-  };
-  if (bulk.ordered) startNext();
-  else while (startNext());
-  const first = await slices[0]!.result.catch(async (err: unknown) => {
-    // The other slices already started: none may keep running in Trino.
-    await cancelAll();
-    throw err;
-  });
+  }
 
-  async function cancelAll() {
+  async cancelAll(): Promise<void> {
     await Promise.all(
-      slices.map(({ result }) =>
+      this.slices.map(({ result }) =>
         result.then(
           (r) => r.cancel(),
           () => undefined,
@@ -86,22 +75,22 @@ export async function bulkResult(
     );
   }
 
-  async function* inOrder(): AsyncGenerator<Rows> {
-    for (let i = 0; i < count; i++) {
-      const it = await slices[i]!.rows;
-      let r = await slices[i]!.head!;
+  async *inOrder(): AsyncGenerator<Rows> {
+    for (let i = 0; i < this.count; i++) {
+      const it = await this.slices[i]!.rows;
+      let r = await this.slices[i]!.head!;
       try {
         for (; !r.done; r = await it.next()) yield r.value;
       } finally {
         // Stopped inside the slice: its result ends as a for-await would end it, which cancels its query.
         if (!r.done) await it.return?.();
       }
-      ended++;
-      startNext();
+      this.ended++;
+      this.startNext();
     }
   }
 
-  async function* interleaved(): AsyncGenerator<Rows> {
+  async *interleaved(): AsyncGenerator<Rows> {
     type Step = { i: number; it: AsyncIterator<Rows>; r: IteratorResult<Rows> };
     const live = new Map<number, Promise<Step>>();
     const pull = (i: number, it: AsyncIterator<Rows>) => {
@@ -109,14 +98,14 @@ export async function bulkResult(
       p.catch(() => undefined); // raced below; a failure surfaces there
       live.set(i, p);
     };
-    const open = async (i: number) => pull(i, await slices[i]!.rows);
-    for (let i = 0; i < slices.length; i++) await open(i);
+    const open = async (i: number) => pull(i, await this.slices[i]!.rows);
+    for (let i = 0; i < this.slices.length; i++) await open(i);
     while (live.size > 0) {
       const { i, it, r } = await Promise.race(live.values());
       if (r.done) {
         live.delete(i);
-        ended++;
-        if (startNext()) await open(slices.length - 1);
+        this.ended++;
+        if (this.startNext()) await open(this.slices.length - 1);
         continue;
       }
       pull(i, it);
@@ -124,15 +113,31 @@ export async function bulkResult(
     }
   }
 
-  async function* batches(): AsyncGenerator<Rows> {
+  async *batches(): AsyncGenerator<Rows> {
     let done = false;
     try {
-      yield* bulk.ordered ? inOrder() : interleaved();
+      yield* this.bulk.ordered ? this.inOrder() : this.interleaved();
       done = true;
     } finally {
       // Stopped early (client gone, a failure): no slice may keep running in Trino.
-      if (!done) await cancelAll();
+      if (!done) await this.cancelAll();
     }
   }
-  return { queryId: first.queryId, columns: first.columns, batches: batches() };
+}
+
+/** Starts a bulk read's first slices and returns its rows as one result stream. */
+export async function bulkResult(
+  trino: TrinoPort,
+  plan: PlannedRead & { bulk: BulkPlan },
+  opts: QueryOptions,
+): Promise<ResultStream> {
+  const bulk = new BulkSlices(plan.bulk, (i) => trino.query(plan.bulkSliceSql(i), opts));
+  if (plan.bulk.ordered) bulk.startNext();
+  else while (bulk.startNext());
+  const first = await bulk.slices[0]!.result.catch(async (err: unknown) => {
+    // The other slices already started: none may keep running in Trino.
+    await bulk.cancelAll();
+    throw err;
+  });
+  return { queryId: first.queryId, columns: first.columns, batches: bulk.batches() };
 }

@@ -2,13 +2,16 @@
  * Schema inference as a read: the planner chooses the sampled window and size (with their caps), Trino returns
  * the payloads, the inferrer proposes typed fields.
  */
-import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { RegistryPort } from '../blob/avro/schema-registry.js';
+import type { TopicCatalog } from './topic-catalog.js';
 import { SchemaInferrer } from '../blob/json/infer.js';
-import { topicModel } from '../query/tree/topic-model.js';
-import { compileQuery } from '../query/sql/compile.js';
-import type { RowScope } from '../query/passes/passes.js';
-import type { TopicModel } from '../query/plan.js';
-import { plan, readPolicy, type Caller } from '../query/planner.js';
+import { topicModel } from './topic-catalog.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
+import { plan } from '../query/planner.js';
+import { readPolicy } from '../query/read-policy.js';
+import type { Caller } from '../query/tree/read-policy.js';
 import { FrameSampler } from '../blob/avro/sample-frames.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 
@@ -19,8 +22,15 @@ export interface InferQuery {
 }
 
 /** `rows`: the caller's row scope on the topic (the sample is drawn from its rows only). */
+/** What inference reads with: the settings, the live catalog and the Schema Registry (framed payloads). */
+export interface InferDeps {
+  config: Config;
+  catalog: TopicCatalog;
+  registry?: RegistryPort;
+}
+
 export async function inferRead(
-  app: FastifyInstance,
+  deps: InferDeps,
   topicId: string,
   query: InferQuery,
   caller: Caller | undefined,
@@ -28,11 +38,11 @@ export async function inferRead(
   /** The request's port: the sample query takes one of the caller's query slots and ends with the request. */
   trino: TrinoPort,
 ) {
-  const { config, catalog } = app.tg;
+  const { config, catalog } = deps;
   const table = await catalog.get(topicId);
   const topic = topicModel(table, config);
   const planned = plan({ kind: 'sample', topic, ...query, caller }, readPolicy(config, topic.id, rows(topic)));
-  const sql = compileQuery(planned.tree, { extraRow: false });
+  const sql = planned.sql({ extraRow: false });
   const inferrer = new SchemaInferrer();
   const payload = config.topics[topic.id]?.value;
   const frames =
@@ -55,6 +65,6 @@ export async function inferRead(
     topic: topic.id,
     window: { since: iso(planned.position.lo!), until: iso(planned.position.hi!) },
     ...inferrer.result(table.columns.map((c) => c.name)),
-    ...(frames ? { payload: await frames.result(app.tg.registry) } : {}),
+    ...(frames ? { payload: await frames.result(deps.registry) } : {}),
   };
 }

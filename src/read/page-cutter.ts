@@ -2,11 +2,11 @@
  * Cuts a Trino result (which asks for limit + 1 rows) to one page: passes at most `limit` rows on, learns
  * from the extra row whether a next page exists, and records the broker times of the page's rows so the next
  * position can be anchored (paging.ts). It can read ahead a bounded number of rows before the response
- * starts, so headers (Link: next) can be exact for pages that fit the budget. Reading on (read-ahead.ts), the
- * result is not ended with the page but handed over, for the next page to read on from.
+ * starts, so headers (Link: next) can be exact for pages that fit the budget. When the result is held
+ * (held-results.ts), it is not ended with the page but handed over, for the next page to continue.
  */
 import type { ResultStream } from '../core/result-stream.js';
-import { nextPosition, type PagePosition, type PageTimes } from '../query/passes/paging.js';
+import { nextPosition, type PagePosition, type PageTimes } from '../query/tree/page-position.js';
 
 type Row = readonly unknown[];
 
@@ -22,14 +22,14 @@ export class PageCutter {
   /** Rows taken from the result so far, kept or not (the next position counts them). */
   private consumed = 0;
 
-  /** Reading on: the rows after the page in the batch that ended it; whether the page was read to its end. */
+  /** Holding: the rows after the page in the batch that ended it; whether the page was read to its end. */
   private after: Row[] = [];
   private completed = false;
   /** Rows to pass through the cut before the source's (a held result's rows after the previous page). */
   private readonly first: Row[][];
 
   /**
-   * `keep`: a filter the gateway evaluates (decoded Avro fields, query/gateway-plan.ts): only kept rows count
+   * `keep`: a filter the post-decode stage evaluates (decoded Avro fields, query/passes/post-decode-split.ts): only kept rows count
    * towards the limit, and the position after the page counts every row read up to its last kept one.
    */
   constructor(
@@ -37,8 +37,8 @@ export class PageCutter {
     private readonly limit: number,
     private readonly timeIndex: number | null,
     private readonly keep?: (row: Row) => boolean | null,
-    /** The result is read on past the page (read-ahead.ts): `rest()` hands it over; else it ends with the page. */
-    private readonly readOn = false,
+    /** The result is held past the page (held-results.ts): `rest()` hands it over; else it ends with the page. */
+    private readonly holding = false,
     /** Rows that come before the result's own (a held result's, read after the previous page). */
     first: Row[] = [],
   ) {
@@ -58,7 +58,7 @@ export class PageCutter {
   }
 
   /** Reads ahead until the page is settled or `maxRows` rows are buffered (at least one batch). */
-  async prefetch(maxRows: number): Promise<void> {
+  async lookAhead(maxRows: number): Promise<void> {
     let buffered = 0;
     do {
       const batch = await this.pull();
@@ -94,14 +94,14 @@ export class PageCutter {
         yield batch;
       }
     } finally {
-      // Handed over by rest() when read on to the page's end with a next page to come; ended otherwise.
+      // Handed over by rest() when held, read to the page's end with a next page to come; ended otherwise.
       if (!this.handsOver()) await this.source.return?.();
     }
   }
 
   /**
-   * Reading on, once the page was read to its end and a next page exists: the rows after the page (from the batch
-   * that ended it), the result to read on from, and the rows the page took from it (its own and those before it).
+   * Holding, once the page was read to its end and a next page exists: the rows after the page (from the batch
+   * that ended it), the result to continue, and the rows the page took from it (its own and those before it).
    * The caller then owns the result: it holds it or ends it.
    */
   rest(): { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number } | null {
@@ -109,7 +109,7 @@ export class PageCutter {
   }
 
   private handsOver(): boolean {
-    return this.readOn && this.completed && this.more;
+    return this.holding && this.completed && this.more;
   }
 
   view(onDone?: () => void): ResultStream {
@@ -147,7 +147,7 @@ export class PageCutter {
       rows = kept;
     } else if (rows.length > room) {
       this.more = true;
-      if (this.readOn) this.after = rows.slice(room);
+      if (this.holding) this.after = rows.slice(room);
       rows = rows.slice(0, room);
       read = rows;
     }
@@ -162,8 +162,8 @@ export class PageCutter {
         t.total++;
       }
     }
-    // The query ends with the page, unless it is read on (then batches() hands it over).
-    if (this.more && !this.readOn) await this.source.return?.();
+    // The query ends with the page, unless it is held (then batches() hands it over).
+    if (this.more && !this.holding) await this.source.return?.();
     return rows.length ? rows : this.settled ? undefined : [];
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A page read in time slices (issue 12): VAST pushes no TopN or LIMIT into the scan, so a page query bounded only
+ * A page read in time slices: VAST pushes no TopN or LIMIT into the scan, so a page query bounded only
  * by the window's end reads (and sorts) every event from its anchor to that end, and paging N rows costs
  * O(N^2 / page). Here each query is bounded on both sides: the first slice starts at the anchor and is as wide as
  * the rows per millisecond seen so far suggest; when it runs out before the page is full, the next slice (twice as
@@ -7,18 +7,18 @@
  * the same rows, in the same total order, as one query over the whole rest of the window: ties and identical
  * duplicates stay exact.
  */
-import { compileQuery, compileTailSummary } from '../query/sql/compile.js';
 import { bulkResult } from './bulk-result.js';
-import { applySlice } from '../query/passes/passes.js';
-import type { ColumnNode } from '../query/tree/nodes.js';
-import type { PagePosition } from '../query/passes/paging.js';
-import type { Plan, SlicePlan } from '../query/plan.js';
+import type { PagePosition } from '../query/tree/page-position.js';
+import type { SlicePlan } from '../query/tree/plan.js';
+import type { PlannedRead } from '../query/planner.js';
 import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
-import { READ_ON_PAGES } from './read-ahead.js';
 
 type Rows = readonly (readonly unknown[])[];
+
+/** Pages the first slice of a held page asks for; the slices after it grow. */
+export const HELD_PAGES = 10;
 
 /** What a sliced read learnt: how wide the slices were, and how many queries it ran. */
 export interface SliceStats {
@@ -49,8 +49,8 @@ function* sliceWindows(slices: SlicePlan): Generator<SliceWindow> {
 }
 
 /**
- * Where a sliced read runs its queries. A result held for the next page (read-ahead.ts) runs its later slices
- * for the request that reads on, so that request sets its own port (its query slots), options (its signal) and
+ * Where a sliced read runs its queries. A result held for the next page (held-results.ts) runs its later slices
+ * for the request that continues it, so that request sets its own port (its query slots), options (its signal) and
  * stats here.
  */
 export interface PortRef {
@@ -60,10 +60,10 @@ export interface PortRef {
 }
 
 /**
- * How far a result read on (read-ahead.ts) may be read: its first slice asks for a bounded number of rows (a first
+ * How far a held result (held-results.ts) may be read: its first slice asks for a bounded number of rows (a first
  * slice denser than expected costs Trino a bounded top-N, not a sort of everything in it, and a reader who only
  * wants the first page waits for no more), and when it returns all it asked for it may hold more. The result stops
- * there, so its end is then not the window's end: a page reads on from it only while its rows up to that point are
+ * there, so its end is then not the window's end: a page continues it only while its rows up to that point are
  * enough to show whether a next page exists. The slices after it ask for every row they hold (a top-N of many rows
  * is slower in Trino than the sort of them): their width follows the density of the first.
  */
@@ -74,37 +74,37 @@ export interface Reach {
   sure: number;
 }
 
-/** A result read on past its page: how far it may be read. */
-export interface ReadOnResult extends ResultStream {
+/** A result held past its page: how far it may be read. */
+export interface HoldingResult extends ResultStream {
   reach: Reach;
 }
 
 /**
  * Runs `plan` (whose tree asks for limit + 1 rows) slice by slice and returns one result stream. The next slice is
- * started only when the consumer has taken every row of the previous one and still wants more. `readOn`: the
- * result goes on past the page, for the next pages (read-ahead.ts): its first slice asks for READ_ON_PAGES pages
+ * started only when the consumer has taken every row of the previous one and still wants more. `holding`: the
+ * result goes on past the page, for the next pages (held-results.ts): its first slice asks for HELD_PAGES pages
  * and is half as many times as wide, the slices after it ask for all their rows, up to the window's end (Reach).
  */
 export async function slicedResult(
   ref: PortRef,
-  plan: Plan & { slices: SlicePlan },
-  readOn = false,
-): Promise<ReadOnResult> {
+  plan: PlannedRead & { slices: SlicePlan },
+  holding = false,
+): Promise<HoldingResult> {
   const { slices, tree } = plan;
   const wanted = tree.limit + 1;
-  // The first slice's width is learnt for one page: reading on, it should hold half the pages it asks for, so that
+  // The first slice's width is learnt for one page: held, it should hold half the pages it asks for, so that
   // only a slice twice as dense as the last page stops the walk's query there.
-  const widen = readOn ? READ_ON_PAGES / 2 : 1;
+  const widen = holding ? HELD_PAGES / 2 : 1;
   const windows = sliceWindows({ ...slices, widthMs: Math.ceil(slices.widthMs * widen) });
-  let asked = readOn ? READ_ON_PAGES * wanted : wanted;
-  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (reading
-  // on: as many for ten pages), a later one for the rows still missing (reading on: all of them).
+  let asked = holding ? HELD_PAGES * wanted : wanted;
+  // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (held: as
+  // many for ten pages), a later one for the rows still missing (held: all of them).
   const run = (w: SliceWindow, rows: number) => {
     const { stats } = ref;
     stats.queries++;
     stats.widthMs = w.widthMs;
     stats.endMs = w.toMs;
-    return ref.trino.query(compileQuery(applySlice(tree, slices.time, { ...w, limit: rows - 1 })), ref.opts);
+    return ref.trino.query(plan.sliceSql({ ...w, limit: rows - 1 }), ref.opts);
   };
   const firstWindow = windows.next();
   // The planner makes slices only for a window that is not empty (fromMs < hi).
@@ -122,7 +122,7 @@ export async function slicedResult(
         reach.yielded += batch.length;
         yield batch;
       }
-      if (readOn) {
+      if (holding) {
         // A slice that returned every row it asked for may hold more: the result stops here.
         if (reach.yielded - from >= asked) return void (reach.sure = reach.yielded);
         asked = Infinity;
@@ -136,19 +136,19 @@ export async function slicedResult(
   return { queryId: first.queryId, columns, batches: batches(), reach };
 }
 
-/** The plan's result: sliced when the plan says how, one query otherwise; `readOn`: past a sliced page. */
-export function openResult(ref: PortRef, plan: Plan, readOn = false): Promise<ResultStream> {
+/** The plan's result: sliced when the plan says how, one query otherwise; `holding`: past a sliced page. */
+export function openResult(ref: PortRef, plan: PlannedRead, holding = false): Promise<ResultStream> {
   if (plan.bulk) return bulkResult(ref.trino, { ...plan, bulk: plan.bulk }, ref.opts);
-  if (plan.slices) return slicedResult(ref, { ...plan, slices: plan.slices }, readOn);
+  if (plan.slices) return slicedResult(ref, { ...plan, slices: plan.slices }, holding);
   ref.stats.queries++;
-  return ref.trino.query(compileQuery(plan.tree), ref.opts);
+  return ref.trino.query(plan.sql(), ref.opts);
 }
 
 /**
  * The next position with the width its first slice should have: the rows this page returned came from
  * [fromMs, next anchor], so about as many come from a slice of that width (a quarter more, for the variation).
  */
-export function withSliceWidth(plan: Plan, next: PagePosition | null, stats: SliceStats): PagePosition | null {
+export function withSliceWidth(plan: PlannedRead, next: PagePosition | null, stats: SliceStats): PagePosition | null {
   if (!next || !plan.slices || next.loose || next.a === undefined) return next;
   if (next.a === plan.position.a) return { ...next, w: Math.max(1, stats.widthMs) };
   const span = epochOfTrinoTimestamp(next.a) - plan.slices.fromMs + 1;
@@ -168,22 +168,17 @@ export interface BatchSummary {
  * Summarises the first `limit` rows of a batch plan slice by slice (the same slices as its read), so a loader's
  * batch costs about its own rows even when the backlog behind it is long.
  */
-export async function summarizeBatch(
-  trino: TrinoPort,
-  plan: Plan,
-  time: ColumnNode,
-  opts: QueryOptions,
-): Promise<BatchSummary> {
+export async function summarizeBatch(trino: TrinoPort, plan: PlannedRead, opts: QueryOptions): Promise<BatchSummary> {
   const slices = plan.slices;
   if (!slices) {
-    const { rows } = await trino.all(compileTailSummary(plan.tree, time), opts);
+    const { rows } = await trino.all(plan.summarySql(), opts);
     return { ...summaryRow(rows), endMs: plan.position.hi! };
   }
   const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: slices.fromMs };
   for (const w of sliceWindows(slices)) {
     if (total.rows >= plan.tree.limit) break;
-    const tree = applySlice(plan.tree, time, { ...w, limit: plan.tree.limit - total.rows });
-    const part = summaryRow((await trino.all(compileTailSummary(tree, time), opts)).rows);
+    const sql = plan.summarySql({ ...w, limit: plan.tree.limit - total.rows });
+    const part = summaryRow((await trino.all(sql, opts)).rows);
     // Later slices hold only later times, so the last time and its count come from the last slice with rows.
     if (part.rows > 0) Object.assign(total, { last: part.last, trailing: part.trailing });
     total.rows += part.rows;

@@ -7,27 +7,16 @@ import { topicNotFound } from '../core/errors.js';
 import type { Config } from '../config/config.js';
 import { quoteIdent, stringLiteral } from '../query/sql/sql-text.js';
 import type { TrinoPort } from '../trino/trino-port.js';
-
-export interface ColumnInfo {
-  name: string;
-  /** Trino type text, e.g. `varbinary`, `timestamp(3)`. */
-  type: string;
-}
-
-export interface TableInfo {
-  /** The topic's id in URLs: the table name when one schema is served, else `<schema>:<table>`. */
-  id: string;
-  schema: string;
-  table: string;
-  kind: 'topic' | 'table';
-  columns: ColumnInfo[];
-}
+import { expansionColumns } from '../blob/json/expansion.js';
+import { TIME_COLUMN, type ColumnNode } from '../query/tree/nodes.js';
+import type { ColumnInfo, TableInfo, TopicModel } from '../query/tree/topic-model.js';
+import { isTimestamp } from '../core/type-family.js';
 
 /** The columns that make a table a topic table (VAST_TOPIC_TABLES.md); `headers` may be absent or any array. */
 const TOPIC_LAYOUT: Record<string, (type: string) => boolean> = {
   key: (t) => t === 'varbinary',
   value: (t) => t === 'varbinary',
-  timestamp_broker: (t) => t.startsWith('timestamp'),
+  timestamp_broker: isTimestamp,
 };
 
 export function isTopicLayout(columns: readonly ColumnInfo[]): boolean {
@@ -103,4 +92,39 @@ export class TopicCatalog {
     this.cache = { at: Date.now(), tables };
     return tables;
   }
+}
+
+/** A served table plus its configured expansions, as the planner sees it (table columns win over expanded fields). */
+export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): TopicModel {
+  const settings = t.kind === 'topic' ? config.topics[t.id] : undefined;
+  const tableColumns: ColumnNode[] = t.columns.map((c) => {
+    // A key or value declared avro / json-sr: its bytes are Confluent frames (JSON paths must know it).
+    const format = c.name === 'key' || c.name === 'value' ? settings?.[c.name]?.format : undefined;
+    const framed = format === 'avro' || format === 'json-sr' ? format : undefined;
+    return {
+      kind: 'column',
+      name: c.name,
+      type: c.type,
+      source: framed ? { kind: 'table', framed } : { kind: 'table' },
+    };
+  });
+  const columns = new Map<string, ColumnNode>(tableColumns.map((c) => [c.name, c]));
+  if (t.kind === 'topic') {
+    // A table column wins over an expanded field of the same name.
+    for (const c of expansionColumns(config.topics[t.id])) if (!columns.has(c.name)) columns.set(c.name, c);
+  }
+  const time = columns.get(TIME_COLUMN);
+  return {
+    id: t.id,
+    source: {
+      kind: 'source',
+      catalog: config.catalog,
+      schema: t.schema,
+      table: t.table,
+      topicKind: t.kind,
+      columns: tableColumns,
+    },
+    columns,
+    time: time && time.source.kind === 'table' && isTimestamp(time.type) ? time : null,
+  };
 }

@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import type { ErrorCode } from '../core/errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
-import { mediaTypeOf, streamPlan } from '../read/run-read.js';
 import {
   ACCESS_ERRORS,
   BODY_ERRORS,
@@ -141,7 +140,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const media = mediaTypeOf(request, request.query.format);
+      const media = request.readMediaType(request.query.format);
       const { cursor, pending, plan } = await svc().batch(
         request.params.name,
         request.query.limit,
@@ -156,7 +155,7 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         to: showPosition(pending.to),
       };
       const topic = svc().definition(cursor).topic;
-      return streamPlan(app, request, reply, plan, media, { paged: false, meta, topic, decode: true });
+      return reply.sendPlan(plan, media, { paged: false, meta, topic, decode: true });
     },
   );
 

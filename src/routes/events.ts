@@ -2,11 +2,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../core/errors.js';
-import { topicModel } from '../query/tree/topic-model.js';
+import { topicModel } from '../read/topic-catalog.js';
 import { readRequestFromBody, readRequestFromQuery } from '../query/request/read-request.js';
-import { resolver, type TopicModel } from '../query/plan.js';
+import { resolver } from '../query/request/resolver.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
 import { decodedTypes } from '../blob/avro/decoded-types.js';
-import { runRead } from '../read/run-read.js';
 import {
   ACCESS_ERRORS,
   BODY_ERRORS,
@@ -22,7 +22,7 @@ import { TopicParams } from './topics-schema.js';
 
 /**
  * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
- * limit above the maximum), the guardrail (passes.ts), the media type (run-read.ts), and Trino.
+ * limit above the maximum), the guardrail (passes.ts), the media type (server/negotiate-media.ts), and Trino.
  */
 const READ_ERRORS = [
   ...PATH_ERRORS,
@@ -84,7 +84,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const model = await topicFor(app, request, request.params.topic, q.explain === 'true');
       const { topic, readerVersions } = await withDecodedFields(app, model, decode);
       const req = readRequestFromQuery(q, resolver(topic));
-      return runRead(app, request, reply, {
+      return reply.sendRead({
         topic,
         req,
         readerVersions,
@@ -117,7 +117,7 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body;
       const model = await topicFor(app, request, request.params.topic, body.explain === true);
       const { topic, readerVersions } = await withDecodedFields(app, model, body.decode !== false);
-      return runRead(app, request, reply, {
+      return reply.sendRead({
         topic,
         readerVersions,
         req: readRequestFromBody(body, resolver(topic)),

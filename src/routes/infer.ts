@@ -2,7 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authorize, rowScope } from '../access/authorize.js';
 import { inferRead } from '../read/infer-read.js';
-import { callerOf, requestTrino } from '../read/run-read.js';
 import { ACCESS_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from './error-schema.js';
 import { InferQuery, InferResult } from './infer-schema.js';
 import { TopicParams } from './topics-schema.js';
@@ -38,12 +37,12 @@ const inferRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       authorize(request, request.params.topic, 'infer');
       return inferRead(
-        app,
+        app.tg,
         request.params.topic,
         request.query,
-        callerOf(request),
+        request.principal,
         (topic) => rowScope(request, topic),
-        requestTrino(request),
+        request.trino,
       );
     },
   );

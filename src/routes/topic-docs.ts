@@ -7,10 +7,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config/config.js';
-import type { TableInfo } from '../read/topic-catalog.js';
-import { topicModel } from '../query/tree/topic-model.js';
+import type { TableInfo } from '../query/tree/topic-model.js';
+import { topicModel } from '../read/topic-catalog.js';
 import { expansionOf, nativeExpansionOf } from '../blob/json/native-expansion.js';
-import { typeFamily } from '../query/request/values.js';
+import { typeFamily } from '../core/type-family.js';
 import type { ColumnNode } from '../query/tree/nodes.js';
 import { AUTH_ERRORS, TRINO_ERRORS, errorResponses } from './error-schema.js';
 

@@ -1,7 +1,7 @@
 /** The served topics and what is in them (API.md "Topics"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TableInfo } from '../read/topic-catalog.js';
-import { topicModel } from '../query/tree/topic-model.js';
+import type { TableInfo } from '../query/tree/topic-model.js';
+import { topicModel } from '../read/topic-catalog.js';
 import { expansionOf, nativeExpansionOf } from '../blob/json/native-expansion.js';
 import { AUTH_ERRORS, PATH_ERRORS, TRINO_ERRORS, errorResponses } from './error-schema.js';
 import { authorizeVisible } from '../access/authorize.js';

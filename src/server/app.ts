@@ -19,6 +19,7 @@ import { serverTimeouts } from '../access/http-limits.js';
 import type { JwtOptions } from '../access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
 import tracingPlugin from './plugins/tracing.js';
+import readReply from './read-reply.js';
 import healthRoutes from '../routes/health.js';
 import topicRoutes from '../routes/topics.js';
 import eventRoutes from '../routes/events.js';
@@ -28,7 +29,7 @@ import { CursorService } from '../cursors/cursor-service.js';
 import type { CursorStore } from '../cursors/cursor-store.js';
 import { openStore } from '../cursors/open-store.js';
 import { guardStore, storeTimeouts } from '../cursors/store-failures.js';
-import { HeldResults } from '../read/read-ahead.js';
+import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
 
@@ -42,7 +43,7 @@ export interface Services {
   keyring: Keyring;
   /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
   registry?: RegistryPort;
-  /** Page results read on, held for the pages after them (read/read-ahead.ts). */
+  /** Page results read on, held for the pages after them (read/held-results.ts). */
   held: HeldResults;
 }
 
@@ -103,6 +104,7 @@ export async function buildApp(
   await app.register(accessPlugin, { config, jwt: opts.jwt });
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);
+  await app.register(readReply);
   await app.register(healthRoutes);
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });

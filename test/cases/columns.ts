@@ -1,6 +1,6 @@
 /** Column nodes for planner and compiler tests: a table column, and a JSON field of `value` at a one-key path. */
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
-import type { TopicModel } from '../../src/query/plan.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
 
 export const table = (name: string, type: string): ColumnNode => ({
   kind: 'column',

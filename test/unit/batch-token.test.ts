@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { BatchTokens, batchId, type BatchBody } from '../../src/cursors/batch-token.js';
 import { ApiError } from '../../src/core/errors.js';
-import { PageTokens, queryHash } from '../../src/query/passes/paging.js';
+import { PageTokens } from '../../src/query/page-tokens.js';
+import { queryHash } from '../../src/query/passes/paging.js';
 import { Keyring } from '../../src/core/signed-token.js';
 
 const SECRET = 'test-secret';

@@ -4,10 +4,13 @@
  * way: GET parameters or a POST body -> planRead (passes included, `now` pinned) -> compileQuery.
  */
 import { describe, expect, it } from 'vitest';
-import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile.js';
+import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile-query.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
-import type { PagePosition } from '../../src/query/passes/paging.js';
-import { planRead, resolver, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
+import type { PagePosition } from '../../src/query/tree/page-position.js';
+import { planRead } from '../../src/query/plan-read.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import type { ReadRequest } from '../../src/query/tree/read-request.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import type { QueryBody } from '../../src/query/request/read-schema.js';
 import { table } from '../cases/columns.js';

@@ -7,7 +7,8 @@ import { ApiError } from '../../src/core/errors.js';
 import { compilePredicate } from '../../src/query/sql/compile.js';
 import { buildPredicate, parseColumnFilter, parseLogic, splitList, unquote } from '../../src/query/request/filters.js';
 import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
-import { resolver, type TopicModel } from '../../src/query/plan.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import {
   parseOrderParam,
   readRequestFromBody,

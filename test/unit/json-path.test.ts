@@ -4,10 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { compileColumn, compilePredicate, compileQuery } from '../../src/query/sql/compile.js';
+import { compileColumn, compilePredicate } from '../../src/query/sql/compile.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { parseColumnRef, refText, splitAlias } from '../../src/query/request/column-ref.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
-import { planRead, resolver, type TopicModel } from '../../src/query/plan.js';
+import { planRead } from '../../src/query/plan-read.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { classifyPushdown } from '../../src/query/passes/pushdown.js';
 import { table } from '../cases/columns.js';

@@ -1,9 +1,14 @@
 /**
- * Filters on an Avro key become comparisons with framed bytes, one per key schema version (issue 13), so they
+ * Filters on an Avro key become comparisons with framed bytes, one per key schema version, so they
  * stay bare-column comparisons the storage evaluates; ranges and patterns on framed bytes are refused.
  */
 import { describe, expect, it } from 'vitest';
-import { frameKeyFilters, keyFraming } from '../../src/query/passes/key-framing.js';
+import { plan } from '../../src/query/planner.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
+import { table, topicOf } from '../cases/columns.js';
+import { testPolicy } from '../cases/read-policy.js';
+import { frameKeyFilters as framePass } from '../../src/query/passes/key-framing.js';
+import { keyFraming, keyFrames, type KeyFraming } from '../../src/blob/avro/key-frames.js';
 import type { RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../src/query/tree/nodes.js';
 
@@ -21,6 +26,9 @@ const registry: RegistryPort = {
   },
   versions: async () => [1, 2, 3],
 };
+
+/** The pass over `p`, with the frames computed for its texts as the planning entry's caller does. */
+const frameKeyFilters = (p: PredicateNode, f: KeyFraming) => framePass(p, keyFrames(f, [p]));
 
 const key: ColumnNode = { kind: 'column', name: 'key', type: 'varbinary', source: { kind: 'table' } };
 const bytes = (text: string): LiteralNode => ({
@@ -70,5 +78,30 @@ describe('framed key filters', () => {
   it('a raw or undeclared key needs no framing', async () => {
     expect(await keyFraming('t', { format: 'raw' }, registry)).toBeNull();
     expect(await keyFraming('t', undefined, registry)).toBeNull();
+  });
+});
+
+describe('key framing in the planning entry', () => {
+  const topic = topicOf([table('key', 'varbinary'), table('timestamp_broker', 'timestamp(3)')]);
+  const eq = (text: string): PredicateNode => ({ kind: 'compare', op: 'eq', column: key, value: bytes(text) });
+
+  it('frames the request filters and the caller row filter from the frames handed in, as data', async () => {
+    const framing = (await keyFraming('t', { format: 'avro' }, registry))!;
+    const where = eq('a');
+    const rows = { filter: eq('b'), principal: 'p' };
+    const frames = keyFrames(framing, [where, rows.filter]);
+    expect([...frames.frames.keys()]).toEqual(['a', 'b']);
+    const p = plan(
+      { kind: 'read', topic, read: { where, since: '-1h' }, token: null, keyFrames: frames },
+      testPolicy({ rows }),
+    );
+    const sql = compileQuery(p.tree);
+    expect(sql).toContain(`"key" IN (X'${'0000000007' + '0262'}')`);
+    expect(sql).toContain(`"key" IN (X'${'0000000007' + '0261'}')`);
+  });
+
+  it('a text no key version can hold matches nothing', () => {
+    const frames = { subject: 't-key', frames: new Map([['x', []]]) };
+    expect(framePass(eq('x'), frames)).toEqual({ kind: 'in', column: key, values: [] });
   });
 });

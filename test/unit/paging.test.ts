@@ -6,13 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
-import {
-  PageTokens,
-  nextPosition,
-  queryHash,
-  type PagePosition,
-  type PageTimes,
-} from '../../src/query/passes/paging.js';
+import { PageTokens } from '../../src/query/page-tokens.js';
+import { nextPosition, type PagePosition, type PageTimes } from '../../src/query/tree/page-position.js';
+import { queryHash } from '../../src/query/passes/paging.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 
@@ -268,7 +264,7 @@ describe('PageCutter', () => {
   it('reads no further than the extra row, and closes the result', async () => {
     const result = inMemoryResult(cols, [rows(1, 2), rows(3, 4), rows(5, 6)]);
     const c = new PageCutter(result, 2, 0);
-    await c.prefetch(100);
+    await c.lookAhead(100);
     expect(c.settled).toBe(true);
     expect(c.more).toBe(true);
     expect(result.pulled).toBe(2);
@@ -277,7 +273,7 @@ describe('PageCutter', () => {
 
   it('before the page is settled, the next position is presumed from the limit', async () => {
     const c = new PageCutter(inMemoryResult(cols, [rows(1, 2), rows(3, 4), rows(5)]), 4, 0);
-    await c.prefetch(1);
+    await c.lookAhead(1);
     expect(c.settled).toBe(false);
     expect(c.next({ h: H, m: 'anchor', a: T(0), s: 1 })).toEqual({ h: H, m: 'anchor', a: T(0), s: 5, loose: true });
     expect(c.presumedNext({ h: H, m: 'offset', s: 0 })).toEqual({ h: H, m: 'offset', s: 4 });

@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../src/query/tree/nodes.js';
-import type { PagePosition } from '../../src/query/passes/paging.js';
+import type { PagePosition } from '../../src/query/tree/page-position.js';
 import { applyLimit, applyPaging, applyTimeWindow } from '../../src/query/passes/passes.js';
-import { planRead, type ReadRequest, type TopicModel } from '../../src/query/plan.js';
+import { planRead } from '../../src/query/plan-read.js';
+import type { ReadRequest } from '../../src/query/tree/read-request.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { table } from '../cases/columns.js';
 
 const TOPIC_COLUMNS = [

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import type { PredicateNode } from '../../src/query/tree/nodes.js';
-import { resolver, type TopicModel } from '../../src/query/plan.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { classifyPushdown, type PushdownReport } from '../../src/query/passes/pushdown.js';
 import { readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { table, json } from '../cases/columns.js';

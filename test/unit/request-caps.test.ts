@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { limitsOf, type LimitSettings } from '../../src/config/access-schema.js';
 import { ApiError } from '../../src/core/errors.js';
-import { resolver, type TopicModel } from '../../src/query/plan.js';
-import { plan, type ReadPolicy } from '../../src/query/planner.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
+import { plan } from '../../src/query/planner.js';
+import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import type { QueryBody } from '../../src/query/request/read-schema.js';
 import { json, table } from '../cases/columns.js';

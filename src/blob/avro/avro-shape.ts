@@ -70,34 +70,8 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
   const ns = typeof s.namespace === 'string' ? s.namespace : ctx.namespace;
   switch (type) {
     case 'record':
-    case 'error': {
-      const name = fullName(String(s.name), ns);
-      if (ctx.named.has(name)) throw new Error(`recursive type ${name} cannot be a column`);
-      const inner: Ctx = {
-        ...ctx,
-        namespace: name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : ns,
-      };
-      // Registered before the fields so a reference to itself is caught above, not looped on.
-      const placeholder: Shape = { type: '', branch: name, convert: same };
-      ctx.named.set(name, placeholder);
-      const fields = (s.fields as { name: string; type: AvroSchemaJson }[]).map((f) => ({
-        name: f.name,
-        shape: shapeOf(f.type, inner),
-      }));
-      const shape: Shape = {
-        type: `row(${fields.map((f) => `${f.name} ${f.shape.type}`).join(', ')})`,
-        branch: name,
-        convert: (v) => {
-          const rec = v as Record<string, unknown>;
-          return fields.map((f) => {
-            const x = rec[f.name];
-            return x === null || x === undefined ? null : f.shape.convert(x);
-          });
-        },
-      };
-      ctx.named.set(name, shape);
-      return shape;
-    }
+    case 'error':
+      return recordShape(s as Record<string, unknown>, fullName(String(s.name), ns), ns, ctx);
     case 'enum':
     case 'fixed': {
       const name = fullName(String(s.name), ns);
@@ -135,6 +109,35 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
   }
 }
 
+/** A record as a row of its fields, in order; a record that contains itself is refused. */
+function recordShape(s: Record<string, unknown>, name: string, ns: string | undefined, ctx: Ctx): Shape {
+  if (ctx.named.has(name)) throw new Error(`recursive type ${name} cannot be a column`);
+  const inner: Ctx = {
+    ...ctx,
+    namespace: name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : ns,
+  };
+  // Registered before the fields so a reference to itself is caught above, not looped on.
+  const placeholder: Shape = { type: '', branch: name, convert: same };
+  ctx.named.set(name, placeholder);
+  const fields = (s.fields as { name: string; type: AvroSchemaJson }[]).map((f) => ({
+    name: f.name,
+    shape: shapeOf(f.type, inner),
+  }));
+  const shape: Shape = {
+    type: `row(${fields.map((f) => `${f.name} ${f.shape.type}`).join(', ')})`,
+    branch: name,
+    convert: (v) => {
+      const rec = v as Record<string, unknown>;
+      return fields.map((f) => {
+        const x = rec[f.name];
+        return x === null || x === undefined ? null : f.shape.convert(x);
+      });
+    },
+  };
+  ctx.named.set(name, shape);
+  return shape;
+}
+
 /**
  * An enum: its symbol as text in the text formats; for Arrow and Parquet a dictionary of the reader's symbols, typed
  * `enum(row("A" boolean, ...))` (Trino has no enum type: the row's field names carry the symbols, in order, to the
@@ -143,11 +146,6 @@ function shapeOf(s: AvroSchemaJson, ctx: Ctx): Shape {
 function enumShape(s: Record<string, unknown>, branch: string, ctx: Ctx): Shape {
   const symbols = (s.symbols as string[]).map((x) => `"${x}" boolean`);
   return { type: ctx.hexBytes ? 'varchar' : `enum(row(${symbols.join(', ')}))`, branch, convert: same };
-}
-
-/** A type as the text formats and discovery name it: every enum as `varchar` (what its values are there). */
-export function enumsAsText(type: string): string {
-  return type.replace(/enum\(row\((?:"[A-Za-z_][A-Za-z0-9_]*" boolean(?:, )?)*\)\)/g, 'varchar');
 }
 
 function decimal(s: Record<string, unknown>, branch: string): Shape {

@@ -21,6 +21,7 @@ import { avroShape, type Shape } from './avro-shape.js';
 import type { PayloadSettings } from '../../config/registry-config.js';
 import type { RegistryPort } from './schema-registry.js';
 import { flattenRow, type Flattening } from './flatten-rows.js';
+import { trinoTypeOf } from '../../core/type-family.js';
 
 export const PAYLOAD_COLUMNS = ['key', 'value'] as const;
 export type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
@@ -135,7 +136,7 @@ export class PayloadDecoding {
     result.columns.forEach((c, i) => {
       const d = byIndex.get(i);
       const type = d?.reader ? d.reader.shape.type : 'varbinary';
-      if (d && o.flatten && type.startsWith('row(')) flat.set(d.column, flattenRow(c.name, type));
+      if (d && o.flatten && trinoTypeOf(type).base === 'row') flat.set(d.column, flattenRow(c.name, type));
       if (!d) columns.push(c);
       else
         columns.push(

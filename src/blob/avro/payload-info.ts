@@ -4,7 +4,7 @@
  * returns in its place (the decoded record's Trino type and the three companion columns).
  */
 import { Type, type Static } from 'typebox';
-import { enumsAsText } from './avro-shape.js';
+import { enumsAsText } from '../../core/type-family.js';
 import { PAYLOAD_COLUMNS, readerSchema, subjectOf, type TopicPayloads } from './payload-decoder.js';
 import type { RegistryPort } from './schema-registry.js';
 

@@ -6,6 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { parseLosslessJson } from '../../core/lossless-json.js';
+import { arrayElementType } from '../../core/type-family.js';
 
 export type ScalarKind = 'boolean' | 'integer' | 'bigint' | 'double' | 'varchar' | 'timestamp(3)' | 'json';
 
@@ -67,8 +68,10 @@ export function widen(a: string, b: string): string {
   const ia = RANK.indexOf(a as ScalarKind);
   const ib = RANK.indexOf(b as ScalarKind);
   if (ia >= 0 && ib >= 0) return RANK[Math.max(ia, ib)]!;
-  if (a.startsWith('array(') && b.startsWith('array(')) return `array(${widen(a.slice(6, -1), b.slice(6, -1))})`;
-  return a === 'json' || b === 'json' || a.startsWith('array(') || b.startsWith('array(') ? 'json' : 'varchar';
+  const ea = arrayElementType(a);
+  const eb = arrayElementType(b);
+  if (ea !== null && eb !== null) return `array(${widen(ea, eb)})`;
+  return a === 'json' || b === 'json' || ea !== null || eb !== null ? 'json' : 'varchar';
 }
 
 export class SchemaInferrer {
@@ -199,6 +202,7 @@ const ARROW: Record<string, string> = {
 };
 
 function arrowField(type: string): { column_type: string; value_type?: string } {
-  if (type.startsWith('array(')) return { column_type: 'list', value_type: ARROW[type.slice(6, -1)] ?? 'string' };
+  const element = arrayElementType(type);
+  if (element !== null) return { column_type: 'list', value_type: ARROW[element] ?? 'string' };
   return { column_type: ARROW[type] ?? 'string' };
 }

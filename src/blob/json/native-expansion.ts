@@ -4,7 +4,7 @@
  * is not documented, so the gateway says what it finds instead of guessing a join.
  */
 import type { TopicSettings } from '../../config/config.js';
-import type { TableInfo } from '../../read/topic-catalog.js';
+import type { TableInfo } from '../../query/tree/topic-model.js';
 
 export interface NativeExpansion {
   /** Topic id of the expansion table (query it like any table: its filters are pushed down). */

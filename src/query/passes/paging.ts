@@ -1,103 +1,17 @@
 /**
- * Exact paging with opaque tokens. Topic tables have no unique key, only `timestamp_broker` with millisecond
- * ties and identical duplicates, so a page position is (anchor time, rows to skip at or after it) under a
- * total order of the rows; identical duplicates are interchangeable, so skipping counts them exactly.
- * Relative times and the upper bound are pinned by the first page, so every page reads the same fixed set.
- * The token is signed (signed-token.ts): a tampered token, or one from another query, is refused.
+ * Exact paging, planned: a read's page position (tree/page-position.ts) is bound to the query's meaning by a hash,
+ * and the first page pins the window's relative times and its upper bound, so every page reads the same fixed set.
  */
 import { createHash } from 'node:crypto';
-import { Type, type Static } from 'typebox';
 import { ApiError } from '../../core/errors.js';
 import { TIME_COLUMN, type ColumnNode, type PredicateNode } from '../tree/nodes.js';
-import type { ReadRequest, TopicModel } from '../plan.js';
+import type { ReadRequest } from '../tree/read-request.js';
+import type { TopicModel } from '../tree/topic-model.js';
+import type { PagePosition } from '../tree/page-position.js';
 import { parseInstant } from '../request/time.js';
-import { Keyring, SignedTokens, type TokenFault } from '../../core/signed-token.js';
-
-/** Broker time as Trino prints a timestamp(3..12): `2026-11-30 07:59:00.123`. */
-export const TrinoTimestampText = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,12})?$',
-});
-const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
-const EpochMs = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
-
-/** A page position: the body of a page token. */
-export const PagePositionSchema = Type.Object(
-  {
-    /** Hash of the query's meaning; a token is valid only for the query that made it. */
-    h: Type.String(),
-    /** anchor: keyset on broker time plus a skip within it; offset: a plain row offset. */
-    m: Type.Union([Type.Literal('anchor'), Type.Literal('offset')]),
-    /** Broker time (Trino text) the page starts at, in anchor mode. */
-    a: Type.Optional(TrinoTimestampText),
-    /** Rows to skip (at or after the anchor, or from the start in offset mode). */
-    s: Count,
-    /** Pinned window, epoch ms: since (inclusive) and until (exclusive). */
-    lo: Type.Optional(EpochMs),
-    hi: Type.Optional(EpochMs),
-    /**
-     * The skip counts rows from the anchor across milliseconds (a next page presumed before its rows were seen),
-     * not only rows at the anchor's millisecond: such a page is not read in time slices.
-     */
-    loose: Type.Optional(Type.Literal(true)),
-    /** Width of the next page's first time slice, ms (learnt from the rows per ms of this page). */
-    w: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
-  },
-  { additionalProperties: false },
-);
-export type PagePosition = Static<typeof PagePositionSchema>;
 
 export function queryHash(meaning: unknown): string {
   return createHash('sha256').update(JSON.stringify(meaning)).digest('base64url').slice(0, 16);
-}
-
-const PAGE_FAULTS = {
-  malformed: 'not a page cursor',
-  oversize: 'not a page cursor',
-  kind: 'not a page cursor',
-  signature: 'not a cursor this service issued',
-  shape: 'bad position',
-} as const satisfies Record<TokenFault, string>;
-
-export class PageTokens {
-  private readonly tokens: SignedTokens<typeof PagePositionSchema>;
-
-  /** `keys`: the keyring, or a bare secret (TOPICGATE_CURSOR_SECRET). */
-  constructor(keys: Keyring | string) {
-    const keyring = typeof keys === 'string' ? Keyring.fromSecrets(keys) : keys;
-    this.tokens = new SignedTokens({ kind: 'p1', schema: PagePositionSchema, maxLength: 2048, keys: keyring });
-  }
-
-  encode(p: PagePosition): string {
-    return this.tokens.seal(p);
-  }
-
-  /** Decodes a token for the query with hash `h`; any defect is a 400 TG_BAD_CURSOR. */
-  decode(token: string, h: string): PagePosition {
-    const bad = (why: string) => new ApiError('TG_BAD_CURSOR', `cursor: ${why}`, { parameter: 'cursor' });
-    const r = this.tokens.open(token);
-    if (!r.ok) throw bad(PAGE_FAULTS[r.fault]);
-    if (r.body.h !== h) throw bad('belongs to another query (the filters, order or select changed)');
-    return r.body;
-  }
-}
-
-/** The broker times of a page, summarized: the last one and how many rows at the end share it. */
-export interface PageTimes {
-  last: string;
-  trailing: number;
-  total: number;
-}
-
-/**
- * The position after a page. In anchor mode the new anchor is the last row's broker time and the skip counts
- * the rows at that time (plus the old skip when the whole page stayed in the old anchor's millisecond).
- */
-export function nextPosition(cur: PagePosition, times: PageTimes | null, rows: number): PagePosition {
-  if (!times || cur.m !== 'anchor' || times.total === 0)
-    return cur.m === 'anchor' && rows > 0 ? { ...cur, s: cur.s + rows, loose: true } : { ...cur, s: cur.s + rows };
-  const s = times.trailing === times.total && times.last === cur.a ? cur.s + times.trailing : times.trailing;
-  const { loose: _, ...rest } = cur;
-  return { ...rest, a: times.last, s };
 }
 
 /**

@@ -4,28 +4,9 @@
 import { ApiError } from '../../core/errors.js';
 import { and, type ColumnNode, type PredicateNode, type QueryNode } from '../tree/nodes.js';
 import { classifyPushdown } from './pushdown.js';
-import type { PagePosition } from './paging.js';
+import type { PagePosition } from '../tree/page-position.js';
+import type { GuardrailPolicy, LimitPolicy, RowScope } from '../tree/read-policy.js';
 import { epochOfTrinoTimestamp } from '../request/time.js';
-import type { RequestCaps } from './request-caps.js';
-
-export interface LimitPolicy {
-  defaultLimit: number;
-  maxLimit: number;
-  /** The caller's row scope (issue 10): planRead ANDs its filter to the request's and binds page tokens to it. */
-  rows?: RowScope;
-  /** Caps on what a request may name (issue 10; request-caps.ts); absent: a read the gateway itself shapes. */
-  caps?: RequestCaps;
-}
-
-/**
- * What a caller may see of a topic (API.md "Access", row policies): the filter its policies give (null: every
- * row), and who it is. Every read ANDs the filter to the request's own, so nothing a request says widens it; page
- * tokens hash both, so a token cannot be replayed by another caller.
- */
-export interface RowScope {
-  readonly filter: PredicateNode | null;
-  readonly principal: string;
-}
 
 /** The caller's row filter ANDed to the request's own (the policy first, so explain shows it first). */
 export function applyRowScope(q: QueryNode, rows: RowScope | undefined): QueryNode {
@@ -84,13 +65,6 @@ export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | nu
   return { ...q, where, offset: p.s };
 }
 
-export interface GuardrailPolicy {
-  /** Widest window a query filtering only after the scan may read; 0 or allowFullScan disables the check. */
-  maxWindowMs: number;
-  allowFullScan: boolean;
-  complexPredicates: boolean;
-}
-
 /** Every filter is evaluated after the scan (none narrows what the storage reads). */
 export function residualOnly(where: PredicateNode, policy: { complexPredicates: boolean }): boolean {
   const { pushed, residual, gateway = [] } = classifyPushdown(where, { complexPredicates: policy.complexPredicates });
@@ -99,8 +73,8 @@ export function residualOnly(where: PredicateNode, policy: { complexPredicates: 
 
 /**
  * Guardrail: a topic query whose own filters are all residual (evaluated by Trino after the scan, such as JSON
- * fields, or by the gateway, such as decoded Avro fields) reads every event of its window; without a bounded
- * window that is the whole topic. So does a read that sorts or aggregates decoded fields in the gateway
+ * fields, or after decoding, such as decoded Avro fields) reads every event of its window; without a bounded
+ * window that is the whole topic. So does a read that sorts or aggregates decoded fields after decoding
  * (`gatherAll`) without a filter the storage takes. Such a query must name `since` (and a window no wider than
  * the limit), unless the topic allows full scans.
  */
@@ -138,7 +112,7 @@ export function checkResidualScan(
 }
 
 /**
- * One time slice of an anchored read (issue 12): the rows of the tree at or after `fromMs` and before `toMs`, at
+ * One time slice of an anchored read: the rows of the tree at or after `fromMs` and before `toMs`, at
  * most `limit` of them. Ranges on the bare broker-time column reach the storage, so a slice reads about what
  * it returns instead of everything up to the window's end. A slice after the first starts past the anchor's
  * millisecond, so it skips nothing.

@@ -1,9 +1,9 @@
 /**
- * Decoded fields in a read (issue 13): `value.amount` exists only once the gateway has decoded the Avro payload, so
- * a tree that names one is split in two. Trino reads the events (every table column, with every filter that does
- * not name a decoded field, so the storage still narrows the scan); the gateway decodes them and does the rest: the
- * filters on decoded fields, the projection, and, when the order or an aggregation names a decoded field, the sort
- * or the grouping (read/gateway/). `explain` lists those filters as `gateway`, and the residual-scan guardrail
+ * Decoded fields in a read: `value.amount` exists only once the Avro payload is decoded, after Trino, so a tree
+ * that names one is split in two. Trino reads the events (every table column, with every filter that does not name
+ * a decoded field, so the storage still narrows the scan); the post-decode stage decodes them and does the rest:
+ * the filters on decoded fields, the projection, and, when the order or an aggregation names a decoded field, the
+ * sort or the grouping (read/post-decode/). `explain` lists those filters as `gateway`, and the residual-scan guardrail
  * counts them as evaluated after the scan.
  *
  * Two modes. `stream`: rows keep Trino's total order and pass through a filter; a page ends at its `limit`-th kept
@@ -23,27 +23,8 @@ import {
 } from '../tree/nodes.js';
 import { isDecoded } from '../request/decoded-column.js';
 import { isAggregate } from '../tree/nodes.js';
-import { typeFamily } from '../request/values.js';
-import type { Plan } from '../plan.js';
-
-export interface GatewayStage {
-  mode: 'stream' | 'gather';
-  /** The filters naming a decoded field (with what they are ORed with), evaluated after decoding. */
-  where: PredicateNode | null;
-  /** What the response shows: the request's select items. */
-  select: readonly SelectNode[];
-  groupBy: readonly string[];
-  /** gather: the request's order (by output names); stream: rows come in Trino's order. */
-  order: readonly OrderNode[];
-  /** Rows per response (Infinity: limit=all). */
-  limit: number;
-  /** gather: rows of the sorted or aggregated result before this page. */
-  offset: number;
-  /** Columns the stage reads that are neither table columns nor decoded fields, selected by Trino under `as`. */
-  extra: readonly { column: ColumnNode; as: string }[];
-  /** The most rows (sorting) or groups (aggregating) the gateway holds for one response. */
-  maxRows: number;
-}
+import { typeFamily } from '../../core/type-family.js';
+import type { Plan, PostDecodeStage } from '../tree/plan.js';
 
 /** Every column a predicate names. */
 export function predicateColumns(p: PredicateNode | null): ColumnNode[] {
@@ -89,10 +70,10 @@ export function forDisplay(p: PredicateNode | null): PredicateNode | null {
 }
 
 /**
- * Splits a planned tree that names decoded fields into the Trino tree and the gateway stage; null when it names
+ * Splits a planned tree that names decoded fields into the Trino tree and the post-decode stage; null when it names
  * none. `tree` is the whole request's tree (row scope, window, paging and limit applied).
  */
-export function splitGateway(tree: QueryNode, maxRows: number): { tree: QueryNode; stage: GatewayStage } | null {
+function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; stage: PostDecodeStage } | null {
   const orderCols = tree.order.map((o) => orderColumn(tree, o));
   const decodedOrder = orderCols.some(isDecoded);
   if (!namesDecoded(tree.select, tree.where) && !decodedOrder) return null;
@@ -106,13 +87,13 @@ export function splitGateway(tree: QueryNode, maxRows: number): { tree: QueryNod
     );
   }
   const conjuncts = !tree.where ? [] : tree.where.kind === 'and' ? tree.where.items : [tree.where];
-  const inGateway = conjuncts.filter((c) => predicateColumns(c).some(isDecoded));
-  const inTrino = conjuncts.filter((c) => !inGateway.includes(c));
-  for (const c of inGateway) checkGatewayFilter(c, tree);
+  const afterDecode = conjuncts.filter((c) => predicateColumns(c).some(isDecoded));
+  const inTrino = conjuncts.filter((c) => !afterDecode.includes(c));
+  for (const c of afterDecode) checkPostDecodeFilter(c, tree);
   const gather = isAggregate(tree) || decodedOrder;
 
   // Columns the stage reads that Trino must compute (expanded fields, JSON paths): selected under a private name.
-  const used = [...tree.select.flatMap(selectColumns), ...inGateway.flatMap(predicateColumns), ...orderCols];
+  const used = [...tree.select.flatMap(selectColumns), ...afterDecode.flatMap(predicateColumns), ...orderCols];
   const extra: { column: ColumnNode; as: string }[] = [];
   for (const c of used) {
     if (!c || c.source.kind === 'table' || isDecoded(c)) continue;
@@ -141,14 +122,14 @@ export function splitGateway(tree: QueryNode, maxRows: number): { tree: QueryNod
     order: gather ? gatherOrder : streamOrder(),
     limit: Infinity,
     offset: gather ? 0 : tree.offset,
-    // A sort in the gateway is stable: Trino's total order makes ties come out the same on every page.
+    // A sort after decoding is stable: Trino's total order makes ties come out the same on every page.
     totalOrder: gather ? !isAggregate(tree) : tree.totalOrder,
   };
   return {
     tree: trinoTree,
     stage: {
       mode: gather ? 'gather' : 'stream',
-      where: and(...inGateway),
+      where: and(...afterDecode),
       select: tree.select,
       groupBy: tree.groupBy,
       order: gather ? tree.order : [],
@@ -165,11 +146,11 @@ function extraName(extra: readonly { column: ColumnNode; as: string }[], c: Colu
 }
 
 /**
- * The plan with its decoded fields taken out of Trino's tree: the gateway stage beside it, no time slices (a page
+ * The plan with its decoded fields taken out of Trino's tree: the post-decode stage beside it, no time slices (a page
  * of kept rows has no row count to size them by), and the broker time's index in Trino's rows for anchored pages.
  */
-export function withGateway(p: Plan, maxRows: number): Plan {
-  const split = splitGateway(p.tree, maxRows);
+export function withPostDecode(p: Plan, maxRows: number): Plan {
+  const split = splitPostDecode(p.tree, maxRows);
   if (!split) return p;
   const anchored = p.position.m === 'anchor';
   const timeIndex = split.tree.select.findIndex((s) => s.as === TIME_COLUMN);
@@ -179,18 +160,18 @@ export function withGateway(p: Plan, maxRows: number): Plan {
     slices: null,
     bulk: split.stage.mode === 'stream' ? p.bulk : null,
     timeIndex: anchored && timeIndex >= 0 ? timeIndex : null,
-    gateway: split.stage,
+    postDecode: split.stage,
   };
 }
 
-/** What the gateway cannot evaluate is refused while planning (a 400 naming the column, before any query runs). */
-function checkGatewayFilter(p: PredicateNode, tree: QueryNode): void {
+/** What the post-decode stage cannot evaluate is refused while planning (a 400 naming the column, before any query runs). */
+function checkPostDecodeFilter(p: PredicateNode, tree: QueryNode): void {
   if ('items' in p) {
-    for (const i of p.items) checkGatewayFilter(i, tree);
+    for (const i of p.items) checkPostDecodeFilter(i, tree);
     return;
   }
   if ('inner' in p) {
-    checkGatewayFilter(p.inner, tree);
+    checkPostDecodeFilter(p.inner, tree);
     return;
   }
   const c = p.column;

@@ -8,14 +8,14 @@
  */
 import type { ColumnNode, PredicateNode } from '../tree/nodes.js';
 import { compilePredicate } from '../sql/compile.js';
-import { typeFamily } from '../request/values.js';
+import { typeFamily } from '../../core/type-family.js';
 import { forDisplay, predicateColumns } from './post-decode-split.js';
 import { isDecoded } from '../request/decoded-column.js';
 
 export interface PushdownReport {
   pushed: string[];
   residual: string[];
-  /** Filters on decoded Avro fields: evaluated by the gateway after decoding (gateway-plan.ts); absent when none. */
+  /** Filters on decoded Avro fields: evaluated by the post-decode stage (post-decode-split.ts); absent when none. */
   gateway?: string[];
 }
 

@@ -1,8 +1,10 @@
 /** Bulk reads (API.md "Bulk reads"): which requests may be one, and the slices a closed window is read in. */
 import { ApiError } from '../../core/errors.js';
 import { TIME_COLUMN } from '../tree/nodes.js';
-import type { BulkPlan, Plan, ReadRequest, TopicModel } from '../plan.js';
-import type { ReadPolicy } from '../planner.js';
+import type { BulkPlan, Plan } from '../tree/plan.js';
+import type { ReadRequest } from '../tree/read-request.js';
+import type { TopicModel } from '../tree/topic-model.js';
+import type { ParallelPolicy } from '../tree/read-policy.js';
 
 /** The most slices a bulk read may run at once when the topic's config names no maxParallel. */
 export const DEFAULT_MAX_PARALLEL = 8;
@@ -20,7 +22,13 @@ export function checkBulkRequest(read: ReadRequest, paged: boolean): void {
   if (paged) throw bad('limit=all returns the whole window in one response: it takes no cursor', 'cursor');
 }
 
-export function bulkPlan(topic: TopicModel, read: ReadRequest, p: Plan, policy: ReadPolicy): BulkPlan | null {
+/** The slices of a bulk read (`limit=all`) over a closed window; null when the read cannot be sliced. */
+export function bulkPlan(
+  topic: TopicModel,
+  read: ReadRequest,
+  p: Plan,
+  policy: { parallel: ParallelPolicy },
+): BulkPlan | null {
   const parallel = read.parallel ?? policy.parallel.default;
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new ApiError('TG_BAD_VALUE', `parallel must be a positive integer, not ${JSON.stringify(read.parallel)}`, {

@@ -1,11 +1,12 @@
 /**
- * Column references as a request writes them (issue 16): a column name, double-quoted or not, optionally followed by
+ * Column references as a request writes them: a column name, double-quoted or not, optionally followed by
  * PostgREST's JSON arrow path: `value->customer->>country`, `value->items->0->>sku`, `"value"->"odd key"->>x`.
  * `->` steps into JSON (the result is JSON), `->>` is the last step and gives text. A number is an array index; a
  * quoted operand is always a key. Inside `or=(...)` groups and `order=` the reference ends at the first `.` outside
  * double quotes, so keys holding a dot are quoted there.
  */
 import { ApiError } from '../../core/errors.js';
+import { readQuoted, scanUnquoted } from './postgrest-scanner.js';
 
 /** The most steps a JSON path may have, and the most characters a column reference may have. */
 export const MAX_PATH_STEPS = 16;
@@ -24,23 +25,12 @@ function bad(ref: string, why: string, details: Record<string, unknown> = {}): A
   return new ApiError('TG_BAD_REQUEST', `${ref}: ${why}`, { column: ref, ...details });
 }
 
-/** Reads `"a \"b\""` from `text` at `i` (which holds the opening quote): the unquoted text and the index after it. */
-function readQuoted(ref: string, text: string, i: number): [string, number] {
-  let out = '';
-  for (let j = i + 1; j < text.length; j++) {
-    const c = text[j]!;
-    if (c === '\\' && j + 1 < text.length) out += text[++j];
-    else if (c === '"') return [out, j + 1];
-    else out += c;
-  }
-  throw bad(ref, 'unbalanced double quotes');
-}
-
 /** Reads an operand or name up to the next `->` (or the end): quoted, or as written. */
 function readOperand(ref: string, text: string, i: number): [string, boolean, number] {
   if (text[i] === '"') {
-    const [s, end] = readQuoted(ref, text, i);
-    return [s, true, end];
+    const q = readQuoted(text, i);
+    if (!q) throw bad(ref, 'unbalanced double quotes');
+    return [q.value, true, q.end];
   }
   const next = text.indexOf('->', i);
   const end = next < 0 ? text.length : next;
@@ -81,16 +71,8 @@ export function parseColumnRef(text: string): ColumnRef {
 
 /** The length of the reference at the start of `text`: up to the first `.` outside double quotes. */
 export function refLength(text: string): number {
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '\\') i++;
-      else if (c === '"') quoted = false;
-    } else if (c === '"') quoted = true;
-    else if (c === '.') return i;
-  }
-  return text.length;
+  const { stop } = scanUnquoted(text, (c) => c === '.');
+  return stop < 0 ? text.length : stop;
 }
 
 /**
@@ -98,21 +80,12 @@ export function refLength(text: string): number {
  * refused, naming it.
  */
 export function splitAlias(item: string): { alias: string | null; ref: string } {
-  let quoted = false;
-  for (let i = 0; i < item.length; i++) {
-    const c = item[i];
-    if (quoted) {
-      if (c === '\\') i++;
-      else if (c === '"') quoted = false;
-    } else if (c === '"') quoted = true;
-    else if (c === ':') {
-      if (item[i + 1] === ':' || item.includes('::', i + 1)) {
-        throw bad(item, 'casts (::) have no counterpart here; select the column as it is');
-      }
-      return { alias: item.slice(0, i), ref: item.slice(i + 1) };
-    }
+  const { stop: i } = scanUnquoted(item, (c) => c === ':');
+  if (i < 0) return { alias: null, ref: item };
+  if (item[i + 1] === ':' || item.includes('::', i + 1)) {
+    throw bad(item, 'casts (::) have no counterpart here; select the column as it is');
   }
-  return { alias: null, ref: item };
+  return { alias: item.slice(0, i), ref: item.slice(i + 1) };
 }
 
 const PLAIN_KEY = /^[\p{L}_][\p{L}\p{N}_]*$/u;

@@ -1,17 +1,16 @@
 /**
- * Fields of a decoded Avro key or value as columns (issue 13, API.md "Schema Registry payloads"): `value.amount`,
+ * Fields of a decoded Avro key or value as columns (API.md "Schema Registry payloads"): `value.amount`,
  * `value.customer.country`, or as an arrow path `value->customer->country`. A field is typed by the reader schema
- * (its Trino type, registry/avro-shape.ts), so filters take typed values and aggregates check their field as they do
- * for any column; the gateway evaluates it after decoding (query/gateway-plan.ts). Steps go into records by field
+ * (its Trino type, blob/avro/avro-shape.ts), so filters take typed values and aggregates check their field as they do
+ * for any column; the post-decode stage evaluates it (passes/post-decode-split.ts). Steps go into records by field
  * name, into arrays by a 0-based index and into maps by key. `->>` reads the same typed value as `->` (an Avro field
  * has a type; there is no JSON text to unquote).
  */
 import { ApiError } from '../../core/errors.js';
-import { enumsAsText } from '../../blob/avro/avro-shape.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { MAX_PATH_STEPS, refText, type ColumnRef } from './column-ref.js';
-import { arrayElementType, rowFieldsOf } from './values.js';
-import type { TopicModel } from '../plan.js';
+import { arrayElementType, enumsAsText, mapValueType, rowFieldsOf } from '../../core/type-family.js';
+import type { TopicModel } from '../tree/topic-model.js';
 
 export type DecodedBase = 'key' | 'value';
 
@@ -28,8 +27,8 @@ function step(type: string, key: string | number): string | { why: string } {
   if (element !== null) {
     return typeof key === 'number' ? element : { why: `is an array: step into it with an index (->0)` };
   }
-  const map = /^map\(varchar,\s*(.*)\)$/s.exec(type);
-  if (map) return String(key) === key ? map[1]!.trim() : { why: 'is a map: step into it with a key' };
+  const value = mapValueType(type);
+  if (value !== null) return String(key) === key ? value : { why: 'is a map: step into it with a key' };
   return { why: `(${enumsAsText(type)}) has no fields` };
 }
 
@@ -86,7 +85,7 @@ export function decodedRef(
   );
 }
 
-/** True when the column is a decoded field (evaluated in the gateway, never in SQL). */
+/** True when the column is a decoded field (evaluated by the post-decode stage, never in SQL). */
 export const isDecoded = (c: ColumnNode | null | undefined): boolean => c?.source.kind === 'decoded';
 
 /**

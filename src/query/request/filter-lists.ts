@@ -3,6 +3,7 @@
  * PostgreSQL's array literal `{a,b}` (any/all, cs/cd/ov).
  */
 import { ApiError } from '../../core/errors.js';
+import { scanUnquoted } from './postgrest-scanner.js';
 
 /**
  * The most values one list (in, any/all, cs/cd/ov) may carry whatever the configuration: the ceiling of
@@ -19,16 +20,10 @@ export function splitList(text: string, what: string, separator = ','): string[]
   const out: string[] = [];
   let depth = 0;
   let braces = 0;
-  let quoted = false;
   let start = 0;
   const unbalanced = () => new ApiError('TG_BAD_REQUEST', `${what}: unbalanced quotes or parentheses`);
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '\\') i++;
-      else if (c === '"') quoted = false;
-    } else if (c === '"') quoted = true;
-    else if (c === '(') depth++;
+  const { balanced } = scanUnquoted(text, (c, i) => {
+    if (c === '(') depth++;
     else if (c === ')' && --depth < 0) throw unbalanced();
     else if (c === '{') braces++;
     else if (c === '}' && --braces < 0) throw unbalanced();
@@ -36,8 +31,9 @@ export function splitList(text: string, what: string, separator = ','): string[]
       out.push(text.slice(start, i).trim());
       start = i + 1;
     }
-  }
-  if (quoted || depth !== 0 || braces !== 0) throw unbalanced();
+    return false;
+  });
+  if (!balanced || depth !== 0 || braces !== 0) throw unbalanced();
   out.push(text.slice(start).trim());
   return out;
 }

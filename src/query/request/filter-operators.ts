@@ -18,6 +18,36 @@ export const ARRAY_OPS = ['cs', 'cd', 'ov'] as const satisfies readonly ArrayOp[
 export const FILTER_OPS = [...COMPARE_OPS, 'in', 'like', 'ilike', 'match', 'imatch', 'is', ...ARRAY_OPS] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
+/**
+ * What value an operator takes: one value, a list in parentheses (`in.(a,b)`), a list in braces (`cs.{a,b}`),
+ * a text pattern, or an `is` word. Every reader of a filter's value (GET text, POST JSON, JSON-path typing) asks here.
+ */
+export type Operand = 'value' | 'paren-list' | 'brace-list' | 'pattern' | 'is-word';
+
+export const OPERANDS = {
+  eq: 'value',
+  neq: 'value',
+  gt: 'value',
+  gte: 'value',
+  lt: 'value',
+  lte: 'value',
+  isdistinct: 'value',
+  in: 'paren-list',
+  like: 'pattern',
+  ilike: 'pattern',
+  match: 'pattern',
+  imatch: 'pattern',
+  is: 'is-word',
+  cs: 'brace-list',
+  cd: 'brace-list',
+  ov: 'brace-list',
+} as const satisfies Record<FilterOp, Operand>;
+
+/** True when the operator takes a list (in parentheses or braces). */
+export function takesList(op: FilterOp): boolean {
+  return OPERANDS[op] === 'paren-list' || OPERANDS[op] === 'brace-list';
+}
+
 /** Operators that take PostgREST's `(any)` / `(all)` modifier: `eq(any).{a,b}`, `like(all).{*a*,*b*}`. */
 export const QUANTIFIABLE_OPS = ['eq', 'like', 'ilike', 'gt', 'gte', 'lt', 'lte', 'match', 'imatch'] as const;
 export type Quantifier = 'any' | 'all';

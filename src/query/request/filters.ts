@@ -6,14 +6,15 @@
  */
 import { ApiError, assertNever } from '../../core/errors.js';
 import type { ArrayOp, ColumnNode, CompareOp, IsWhat, LiteralNode, PredicateNode } from '../tree/nodes.js';
-import { arrayElementType, literalFor, rowFieldType, typeFamily, type Rounding } from './values.js';
+import { arrayElementType, rowFieldsOf, rowFieldType, typeFamily } from '../../core/type-family.js';
+import { literalFor, type Rounding } from './values.js';
 import { likePattern, regexPattern } from './patterns.js';
 import { pathColumnFor } from './json-path-column.js';
-import { badOp, isArrayOp, type FilterOp, type Quantifier } from './filter-operators.js';
+import { badOp, OPERANDS, takesList, type FilterOp, type Quantifier } from './filter-operators.js';
 import { logicSyntax, opSyntax, type FilterSyntax, type OpSyntax } from './filter-syntax.js';
 import { MAX_LIST, braceList, inList, listOf, unquote } from './filter-lists.js';
 
-// The grammar's public surface stays here (issue 10's row policies and the tests import it from filters.ts).
+// The grammar's public surface stays here (row policies and the tests import it from filters.ts).
 export { FILTER_OPS, QUANTIFIABLE_OPS, parseOperator, type FilterOp, type Quantifier } from './filter-operators.js';
 export { splitList, unquote } from './filter-lists.js';
 export { logicSyntax, opSyntax, paramSyntax, type FilterSyntax, type OpSyntax } from './filter-syntax.js';
@@ -50,8 +51,7 @@ function filterNode(column: ColumnNode, s: OpSyntax, quotedValues: boolean): Pre
     });
   }
   if (quant) return buildQuantified(column, op, quant, braceList(column.name, s.opText, value));
-  const listed = op === 'in' || isArrayOp(op);
-  return buildPredicate(column, op, quotedValues && !listed ? unquote(value) : value);
+  return buildPredicate(column, op, quotedValues && !takesList(op) ? unquote(value) : value);
 }
 
 /** Predicate nodes for filters as written, every column resolved (and so checked) first. */
@@ -90,10 +90,11 @@ export function buildQuantified(column: ColumnNode, op: FilterOp, quant: Quantif
 export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown): PredicateNode {
   if (column.source.kind === 'json-path') {
     // An ad-hoc JSON path takes the type its operator and value give it (json-path-column.ts).
+    const operand = OPERANDS[op];
     const listed =
-      op === 'in'
+      operand === 'paren-list'
         ? listOf(column.name, op, value, inList)
-        : isArrayOp(op)
+        : operand === 'brace-list'
           ? listOf(column.name, op, value, braceList)
           : value;
     const typed = pathColumnFor(column, op, listed);
@@ -182,7 +183,7 @@ function arrayPredicate(column: ColumnNode, op: ArrayOp, value: unknown): Predic
     );
   let type = arrayElementType(column.type);
   let field: string | null = null;
-  if (type?.startsWith('row(')) {
+  if (type !== null && rowFieldsOf(type) !== null) {
     type = rowFieldType(type, 'key');
     field = 'key';
   }

@@ -1,20 +1,21 @@
 /**
- * Ad-hoc JSON paths as columns (issue 16): `value->customer->>country` is a ColumnNode whose source is the path
+ * Ad-hoc JSON paths as columns: `value->customer->>country` is a ColumnNode whose source is the path
  * into a JSON-holding column, so filters, select, order, groupBy and aggregates treat it like any expanded field,
  * and the compiler renders it through sql-text.ts with the same safety (not UTF-8, not JSON, missing or mistyped:
  * NULL, never a failed query). `->>` gives text (varchar), `->` gives JSON. Compared with a number or a time, the
  * path is read as the literal's type (PostgREST compares `->` as jsonb, where a number is a number; a text
  * comparison of numbers would order 10 before 9).
  */
-import { ApiError } from '../../core/errors.js';
+import { ApiError, assertNever } from '../../core/errors.js';
+import { OPERANDS, type FilterOp } from './filter-operators.js';
 import type { ColumnNode } from '../tree/nodes.js';
 import { refText, type ColumnRef } from './column-ref.js';
-import { typeFamily } from './values.js';
+import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 
 /** Builds the path column over `base`; a base that cannot hold JSON text is a 400 naming it. */
 export function jsonPathColumn(base: ColumnNode, ref: ColumnRef): ColumnNode {
   const family = typeFamily(base.type);
-  if (family !== 'varbinary' && family !== 'varchar' && base.type !== 'json') {
+  if (family !== 'varbinary' && family !== 'varchar' && trinoTypeOf(base.type).base !== 'json') {
     throw new ApiError(
       'TG_BAD_REQUEST',
       `${refText(ref)}: ${base.name} (${base.type}) holds no JSON text; arrow paths apply to varbinary (value, key), varchar and json columns`,
@@ -62,37 +63,27 @@ export function retype(c: ColumnNode, type: string): ColumnNode {
  * The path column as an operator and its value(s) need it: comparisons take the literal's type, text operators
  * take text, `is.true|false|unknown` a boolean, and array operators an array of the values' type.
  */
-export function pathColumnFor(c: ColumnNode, op: string, value: unknown): ColumnNode {
+export function pathColumnFor(c: ColumnNode, op: FilterOp, value: unknown): ColumnNode {
   if (c.source.kind !== 'json-path') return c;
-  switch (op) {
-    case 'eq':
-    case 'neq':
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte':
-    case 'isdistinct':
+  const operand = OPERANDS[op];
+  switch (operand) {
+    case 'value':
       return retype(c, valueType(value));
-    case 'in':
+    case 'paren-list':
       return retype(c, Array.isArray(value) ? listType(value) : 'varchar');
-    case 'like':
-    case 'ilike':
-    case 'match':
-    case 'imatch':
+    case 'pattern':
       return retype(c, 'varchar');
-    case 'is': {
+    case 'is-word': {
       const what = String(value).toLowerCase();
       return what === 'true' || what === 'false' || what === 'unknown' ? retype(c, 'boolean') : c;
     }
-    case 'cs':
-    case 'cd':
-    case 'ov':
+    case 'brace-list':
       return retype(
         c,
         `array(${Array.isArray(value) && value.length && listType(value) === 'double' ? 'double' : 'varchar'})`,
       );
     default:
-      return c;
+      return assertNever(operand, 'operand');
   }
 }
 

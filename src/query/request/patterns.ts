@@ -1,5 +1,5 @@
 /**
- * Text patterns as PostgREST passes them to PostgreSQL, read into what Trino needs (issue 16):
+ * Text patterns as PostgREST passes them to PostgreSQL, read into what Trino needs:
  * - LIKE: `*`, `%` and `_` are wildcards, and a backslash escapes the next character (PostgreSQL's default LIKE
  *   escape). Trino's LIKE has no default escape and accepts `\` only before `%`, `_` or `\`, so other escaped
  *   characters are written plainly and the ESCAPE clause is added only when an escape remains.

@@ -16,7 +16,7 @@ import {
 import { refLength } from './column-ref.js';
 import type { OrderSpec, QueryBody } from './read-schema.js';
 import type { Where } from './where-schema.js';
-import type { ReadRequest } from '../plan.js';
+import type { ReadRequest } from '../tree/read-request.js';
 
 /** GET parameters that are not column filters. */
 export const RESERVED_PARAMS = [

@@ -1,7 +1,7 @@
 /**
  * The two request forms of a read (API.md "Reading events", "Aggregation"): GET parameters and the POST body,
  * with the aggregate functions and the select, group, order and dedupe specs the planner reads
- * (query/read-request.ts, query/plan.ts). Long file: both forms with their examples, which the OpenAPI test runs.
+ * (request/read-request.ts, plan-read.ts), with the examples the OpenAPI test runs.
  */
 import { Type, type Static } from 'typebox';
 import { CAP_CEILINGS } from '../../config/access-schema.js';

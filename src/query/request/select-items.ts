@@ -3,9 +3,9 @@ import { ApiError } from '../../core/errors.js';
 import type { SelectNode, ColumnNode } from '../tree/nodes.js';
 import type { AggregateSpec } from './read-schema.js';
 import { TIME_COLUMN } from '../tree/nodes.js';
-import type { TopicModel } from '../plan.js';
+import type { TopicModel } from '../tree/topic-model.js';
 import { parseDuration } from './time.js';
-import { typeFamily } from './values.js';
+import { typeFamily } from '../../core/type-family.js';
 import { splitAlias } from './column-ref.js';
 import { pathColumnForAggregate } from './json-path-column.js';
 

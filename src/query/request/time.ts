@@ -1,8 +1,8 @@
 /**
  * Times in requests: ISO-8601 instants (`2026-11-30T08:00:00Z`, `...+02:00`), dates (`2026-11-30`, midnight UTC),
  * or relative to now (`now`, `-15m`, `-2h`, `-7d`, `-30s`, `-500ms`). Broker and producer timestamps are zone-less
- * and treated as UTC (VAST_TOPIC_TABLES.md), so an instant written without a zone is read as UTC too (issue 16:
- * PostgREST users write `2026-11-30T08:00:00`; it used to be refused).
+ * and treated as UTC (VAST_TOPIC_TABLES.md), so an instant written without a zone is read as UTC too (PostgREST
+ * users write `2026-11-30T08:00:00`).
  */
 import { durationMs } from '../../core/duration.js';
 import { ApiError } from '../../core/errors.js';

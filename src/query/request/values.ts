@@ -6,6 +6,7 @@ import { ApiError } from '../../core/errors.js';
 import { parseInstant } from './time.js';
 import { isCalendarDate } from '../sql/sql-text.js';
 import type { ColumnNode, LiteralNode, LiteralValue } from '../tree/nodes.js';
+import { decimalDigits, timestampPrecision, trinoTypeOf, typeFamily } from '../../core/type-family.js';
 
 const INT_RANGES: Record<string, [bigint, bigint]> = {
   tinyint: [-128n, 127n],
@@ -13,62 +14,6 @@ const INT_RANGES: Record<string, [bigint, bigint]> = {
   integer: [-2147483648n, 2147483647n],
   bigint: [-9223372036854775808n, 9223372036854775807n],
 };
-
-/** The family a Trino type belongs to, for deciding which values and operators apply. */
-export type TypeFamily =
-  'varchar' | 'varbinary' | 'integer' | 'decimal' | 'double' | 'boolean' | 'timestamp' | 'date' | 'other';
-
-export function typeFamily(type: string): TypeFamily {
-  const base = type.replace(/\(.*$/, '').trim();
-  // `enum(...)`: a decoded Avro enum (registry/avro-shape.ts), its symbol as text.
-  if (base === 'varchar' || base === 'char' || base === 'enum') return 'varchar';
-  if (base === 'varbinary') return 'varbinary';
-  if (base in INT_RANGES) return 'integer';
-  if (base === 'decimal') return 'decimal';
-  if (base === 'double' || base === 'real') return 'double';
-  if (base === 'boolean') return 'boolean';
-  if (type.startsWith('timestamp') && !type.includes('with time zone')) return 'timestamp';
-  if (base === 'date') return 'date';
-  return 'other';
-}
-
-/** `array(T)` -> `T`; null for any other type. */
-export function arrayElementType(type: string): string | null {
-  const m = /^array\((.*)\)$/s.exec(type.trim());
-  return m ? m[1]!.trim() : null;
-}
-
-/** The fields of `row(name type, ...)`, in order; null for any other type. */
-export function rowFieldsOf(type: string): { name: string; type: string }[] | null {
-  const m = /^row\((.*)\)$/s.exec(type.trim());
-  if (!m) return null;
-  let depth = 0;
-  let start = 0;
-  const fields: { name: string; type: string }[] = [];
-  const body = m[1]!;
-  for (let i = 0; i <= body.length; i++) {
-    const c = body[i];
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if ((c === ',' && depth === 0) || c === undefined) {
-      const sp = /^("?)([^"\s]+)\1\s+(.+)$/s.exec(body.slice(start, i).trim());
-      if (sp) fields.push({ name: sp[2]!, type: sp[3]! });
-      start = i + 1;
-    }
-  }
-  return fields;
-}
-
-/** The type of the field `name` of `row(name type, ...)`; null when the row has no such field. */
-export function rowFieldType(type: string, name: string): string | null {
-  return rowFieldsOf(type)?.find((f) => f.name === name)?.type ?? null;
-}
-
-/** Precision of a timestamp(p) type; 3 when unspecified. */
-export function timestampPrecision(type: string): number {
-  const m = /^timestamp\((\d+)\)/.exec(type);
-  return m ? Number(m[1]) : 3;
-}
 
 function bad(column: ColumnNode, raw: unknown, why: string): ApiError {
   return new ApiError('TG_BAD_VALUE', `${column.name}: ${JSON.stringify(raw)} ${why}`, {
@@ -106,7 +51,7 @@ function parseValue(column: ColumnNode, raw: unknown, rounding: Rounding): Liter
       return { t: 'varbinary', v: bytes };
     }
     case 'integer': {
-      const base = column.type.replace(/\(.*$/, '');
+      const base = trinoTypeOf(column.type).base;
       if (!/^-?\d{1,20}$/.test(text)) throw bad(column, raw, `is not an integer`);
       const [lo, hi] = INT_RANGES[base]!;
       const n = BigInt(text);
@@ -161,8 +106,7 @@ function timestampValue(epochMs: number, subMs: string, precision: number, round
 }
 
 function fitDecimal(column: ColumnNode, text: string): string {
-  const m = /^decimal\((\d+),\s*(\d+)\)/.exec(column.type);
-  const [p, s] = m ? [Number(m[1]), Number(m[2])] : [38, 0];
+  const { precision: p, scale: s } = decimalDigits(column.type);
   const d = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
   if (!d || (d[2] === '' && !d[3])) throw bad(column, text, 'is not a decimal number');
   const intPart = d[2]!.replace(/^0+(?=\d)/, '') || '0';

@@ -18,9 +18,9 @@ export type ColumnSource =
   | { kind: 'json'; from: string; path: readonly (string | number)[]; framed?: boolean }
   | { kind: 'json-path'; base: ColumnNode; path: readonly (string | number)[]; text: boolean }
   /**
-   * A field of a decoded Avro key or value (`value.amount`, `value->customer->country`): it exists only after the
-   * gateway decodes the payload, so it is evaluated in the gateway, after the scan (query/gateway-plan.ts). `arrow`:
-   * the request wrote it as an arrow path (its output is named by its last key, as PostgREST names paths).
+   * A field of a decoded Avro key or value (`value.amount`, `value->customer->country`): it exists only once the
+   * payload is decoded, so the post-decode stage evaluates it, after the scan (passes/post-decode-split.ts).
+   * `arrow`: the request wrote it as an arrow path (its output is named by its last key, as PostgREST names paths).
    */
   | { kind: 'decoded'; column: 'key' | 'value'; path: readonly (string | number)[]; arrow: boolean };
 
@@ -78,7 +78,7 @@ export type PredicateNode =
   /** Paging position: rows at or after (or before, for descending order) this broker time. */
   | { kind: 'anchor'; column: ColumnNode; dir: 'asc' | 'desc'; value: LiteralNode };
 
-/** One of the aggregate functions a request may name (the list is the request schema's, schemas/read.ts). */
+/** One of the aggregate functions a request may name (the list is the request schema's, request/read-schema.ts). */
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 
 export type SelectNode =

@@ -1,41 +1,34 @@
-/** A served table plus its configured expansions, as the planner sees it. */
-import type { Config } from '../../config/config.js';
-import { expansionColumns } from '../../blob/json/expansion.js';
-import type { ColumnNode } from './nodes.js';
-import { TIME_COLUMN } from './nodes.js';
-import type { TopicModel } from '../plan.js';
-import type { TableInfo } from '../../read/topic-catalog.js';
+/** What a topic offers to a query: its table and every column a request may name, as the planner sees it. */
+import type { ColumnNode, SourceNode } from './nodes.js';
 
-export function topicModel(t: TableInfo, config: Pick<Config, 'catalog' | 'topics'>): TopicModel {
-  const settings = t.kind === 'topic' ? config.topics[t.id] : undefined;
-  const tableColumns: ColumnNode[] = t.columns.map((c) => {
-    // A key or value declared avro / json-sr: its bytes are Confluent frames (JSON paths must know it).
-    const format = c.name === 'key' || c.name === 'value' ? settings?.[c.name]?.format : undefined;
-    const framed = format === 'avro' || format === 'json-sr' ? format : undefined;
-    return {
-      kind: 'column',
-      name: c.name,
-      type: c.type,
-      source: framed ? { kind: 'table', framed } : { kind: 'table' },
-    };
-  });
-  const columns = new Map<string, ColumnNode>(tableColumns.map((c) => [c.name, c]));
-  if (t.kind === 'topic') {
-    // A table column wins over an expanded field of the same name.
-    for (const c of expansionColumns(config.topics[t.id])) if (!columns.has(c.name)) columns.set(c.name, c);
-  }
-  const time = columns.get(TIME_COLUMN);
-  return {
-    id: t.id,
-    source: {
-      kind: 'source',
-      catalog: config.catalog,
-      schema: t.schema,
-      table: t.table,
-      topicKind: t.kind,
-      columns: tableColumns,
-    },
-    columns,
-    time: time && time.source.kind === 'table' && time.type.startsWith('timestamp') ? time : null,
-  };
+/** A column as the live catalog lists it. */
+export interface ColumnInfo {
+  name: string;
+  /** Trino type text, e.g. `varbinary`, `timestamp(3)`. */
+  type: string;
+}
+
+/** A served table as the live catalog lists it. */
+export interface TableInfo {
+  /** The topic's id in URLs: the table name when one schema is served, else `<schema>:<table>`. */
+  id: string;
+  schema: string;
+  table: string;
+  kind: 'topic' | 'table';
+  columns: ColumnInfo[];
+}
+
+/** What a topic offers to a query: its table and every column a request may name. */
+export interface TopicModel {
+  id: string;
+  source: SourceNode;
+  /** Table columns and expanded fields, by name. */
+  columns: ReadonlyMap<string, ColumnNode>;
+  /** The broker time column, when the table has one. */
+  time: ColumnNode | null;
+  /**
+   * The Trino types of the decoded Avro key / value (their reader schemas, fetched for this request): their fields
+   * are columns too (request/decoded-column.ts). Absent when nothing is decoded (or `decode=false`).
+   */
+  decoded?: ReadonlyMap<'key' | 'value', string>;
 }

@@ -1,5 +1,5 @@
 /**
- * Aggregation of decoded rows in the gateway (query/gateway-plan.ts `gather`), with Trino's result types and exact
+ * Aggregation of decoded rows in the post-decode stage (query/passes/post-decode-split.ts `gather`), with Trino's result types and exact
  * arithmetic: integer sums as bigint, decimal sums and averages on the unscaled integer (sum: decimal(38,s); avg:
  * the column's decimal, rounded half up), doubles as doubles. `approx_distinct` and `approx_percentile` are exact
  * here (nearest rank). Every group, distinct value and percentile value held counts towards the cap; past it the
@@ -8,13 +8,13 @@
 import { ApiError } from '../../core/errors.js';
 import type { SelectNode } from '../../query/tree/nodes.js';
 import { epochOfTrinoTimestamp, trinoTimestampText } from '../../query/request/time.js';
-import { timestampPrecision, typeFamily } from '../../query/request/values.js';
+import { decimalDigits, timestampPrecision, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import { compareKeys, keyOf, type Key, type Reading } from './evaluate.js';
 import type { ColumnNode } from '../../query/tree/nodes.js';
 
 type Row = readonly unknown[];
 
-/** Counts what the gateway holds for one response against the cap. */
+/** Counts what the post-decode stage holds for one response against the cap. */
 export class Held {
   private n = 0;
   constructor(private readonly max: number) {}
@@ -35,7 +35,7 @@ interface Accumulator {
   result(): unknown;
 }
 
-const scaleOf = (type: string) => Number(/^decimal\(\s*\d+\s*,\s*(\d+)\s*\)/.exec(type)?.[1] ?? 0);
+const scaleOf = (type: string) => decimalDigits(type).scale;
 
 /** A decimal's text as its unscaled integer at `scale`. */
 function unscaled(text: string, scale: number): bigint {
@@ -75,6 +75,13 @@ export function aggregateType(s: Extract<SelectNode, { kind: 'aggregate' }>, typ
   }
 }
 
+/** What every accumulator of one aggregate reads: its value (absent: NULL), the value's family and scale. */
+interface Input {
+  present: (row: Row) => unknown;
+  family: TypeFamily;
+  scale: number;
+}
+
 /** A fresh accumulator for one group. */
 export function accumulator(
   s: Extract<SelectNode, { kind: 'aggregate' }>,
@@ -83,120 +90,132 @@ export function accumulator(
   held: Held,
 ): () => Accumulator {
   const get = value?.get ?? (() => 1);
-  const family = value ? typeFamily(value.type) : 'other';
-  const scale = value ? scaleOf(value.type) : 0;
-  const present = (row: Row) => {
-    const v = get(row);
-    return v === null || v === undefined ? undefined : v;
+  const input: Input = {
+    present: (row) => {
+      const v = get(row);
+      return v === null || v === undefined ? undefined : v;
+    },
+    family: value ? typeFamily(value.type) : 'other',
+    scale: value ? scaleOf(value.type) : 0,
   };
   switch (s.fn) {
     case 'count':
       return () => {
         let n = 0;
-        return { add: (row) => void (present(row) !== undefined && n++), result: () => n };
+        return { add: (row) => void (input.present(row) !== undefined && n++), result: () => n };
       };
     case 'count_distinct':
     case 'approx_distinct':
-      return () => {
-        const seen = new Set<string>();
-        return {
-          add: (row) => {
-            const v = present(row);
-            if (v === undefined) return;
-            const k = String(keyOf(family, v));
-            if (!seen.has(k)) {
-              held.add();
-              seen.add(k);
-            }
-          },
-          result: () => seen.size,
-        };
-      };
+      return () => distinctCount(input, held);
     case 'sum':
     case 'avg':
-      return () => {
-        let n = 0;
-        let exact = 0n;
-        let float = 0;
-        return {
-          add: (row) => {
-            const v = present(row);
-            if (v === undefined) return;
-            n++;
-            if (family === 'integer') exact += BigInt(v as number | string);
-            else if (family === 'decimal') exact += unscaled(String(v), scale);
-            else float += Number(v);
-          },
-          result: () => {
-            if (n === 0) return null;
-            if (s.fn === 'sum') {
-              if (family === 'integer') return bigintValue(exact);
-              return family === 'decimal' ? decimalText(exact, scale) : float;
-            }
-            if (family === 'decimal') {
-              // Half up, away from zero, as Trino rounds a decimal average.
-              const sign = exact < 0n ? -1n : 1n;
-              const q = (2n * sign * exact + BigInt(n)) / (2n * BigInt(n));
-              return decimalText(sign * q, scale);
-            }
-            return family === 'integer' ? Number(exact) / n : float / n;
-          },
-        };
-      };
+      return () => sumOrAvg(s.fn === 'sum', input);
     case 'min':
     case 'max':
-      return () => {
-        let best: unknown;
-        let bestKey: Key | undefined;
-        const sign = s.fn === 'min' ? -1 : 1;
-        return {
-          add: (row) => {
-            const v = present(row);
-            if (v === undefined) return;
-            const k = keyOf(family, v);
-            if (bestKey === undefined || compareKeys(k, bestKey) * sign > 0) [best, bestKey] = [v, k];
-          },
-          result: () => best ?? null,
-        };
-      };
+      return () => extreme(s.fn === 'min' ? -1 : 1, input);
     case 'approx_percentile':
-      return () => {
-        const values: number[] = [];
-        return {
-          add: (row) => {
-            const v = present(row);
-            if (v === undefined) return;
-            held.add();
-            values.push(Number(v));
-          },
-          result: () => {
-            if (values.length === 0) return null;
-            values.sort((a, b) => a - b);
-            const at = Math.max(0, Math.ceil((s.p ?? 0.5) * values.length) - 1);
-            return values[at];
-          },
-        };
-      };
+      return () => percentile(s.p ?? 0.5, input, held);
     case 'latest':
     case 'earliest':
-      return () => {
-        let best: unknown = null;
-        let bestAt: string | undefined;
-        const sign = s.fn === 'earliest' ? -1 : 1;
-        return {
-          add: (row) => {
-            const at = time?.get(row);
-            if (at === null || at === undefined) return;
-            const k = keyOf('timestamp', at) as string;
-            if (bestAt === undefined || compareKeys(k, bestAt) * sign > 0) {
-              bestAt = k;
-              best = get(row) ?? null;
-            }
-          },
-          result: () => best,
-        };
-      };
+      return () => latest(s.fn === 'earliest' ? -1 : 1, get, time);
   }
+}
+
+function distinctCount({ present, family }: Input, held: Held): Accumulator {
+  const seen = new Set<string>();
+  return {
+    add: (row) => {
+      const v = present(row);
+      if (v === undefined) return;
+      const k = String(keyOf(family, v));
+      if (!seen.has(k)) {
+        held.add();
+        seen.add(k);
+      }
+    },
+    result: () => seen.size,
+  };
+}
+
+function sumOrAvg(sum: boolean, { present, family, scale }: Input): Accumulator {
+  let n = 0;
+  let exact = 0n;
+  let float = 0;
+  return {
+    add: (row) => {
+      const v = present(row);
+      if (v === undefined) return;
+      n++;
+      if (family === 'integer') exact += BigInt(v as number | string);
+      else if (family === 'decimal') exact += unscaled(String(v), scale);
+      else float += Number(v);
+    },
+    result: () => {
+      if (n === 0) return null;
+      if (sum) {
+        if (family === 'integer') return bigintValue(exact);
+        return family === 'decimal' ? decimalText(exact, scale) : float;
+      }
+      if (family === 'decimal') {
+        // Half up, away from zero, as Trino rounds a decimal average.
+        const sign = exact < 0n ? -1n : 1n;
+        const q = (2n * sign * exact + BigInt(n)) / (2n * BigInt(n));
+        return decimalText(sign * q, scale);
+      }
+      return family === 'integer' ? Number(exact) / n : float / n;
+    },
+  };
+}
+
+/** min (sign -1) or max (sign 1), in the family's order. */
+function extreme(sign: number, { present, family }: Input): Accumulator {
+  let best: unknown;
+  let bestKey: Key | undefined;
+  return {
+    add: (row) => {
+      const v = present(row);
+      if (v === undefined) return;
+      const k = keyOf(family, v);
+      if (bestKey === undefined || compareKeys(k, bestKey) * sign > 0) [best, bestKey] = [v, k];
+    },
+    result: () => best ?? null,
+  };
+}
+
+function percentile(p: number, { present }: Input, held: Held): Accumulator {
+  const values: number[] = [];
+  return {
+    add: (row) => {
+      const v = present(row);
+      if (v === undefined) return;
+      held.add();
+      values.push(Number(v));
+    },
+    result: () => {
+      if (values.length === 0) return null;
+      values.sort((a, b) => a - b);
+      const at = Math.max(0, Math.ceil(p * values.length) - 1);
+      return values[at];
+    },
+  };
+}
+
+/** The value at the latest (sign 1) or earliest (sign -1) broker time. */
+function latest(sign: number, get: (row: Row) => unknown, time: Reading | null): Accumulator {
+  let best: unknown = null;
+  let bestAt: string | undefined;
+  return {
+    add: (row) => {
+      const at = time?.get(row);
+      if (at === null || at === undefined) return;
+      const k = keyOf('timestamp', at) as string;
+      if (bestAt === undefined || compareKeys(k, bestAt) * sign > 0) {
+        bestAt = k;
+        best = get(row) ?? null;
+      }
+    },
+    result: () => best,
+  };
 }
 
 /** The start of the UTC bucket of `ms` holding a broker time, as Trino's text at the column's precision. */

@@ -1,17 +1,14 @@
 /**
- * The gateway's side of a read that names decoded Avro fields (query/gateway-plan.ts): reading a column of a decoded
- * row, comparing values of a Trino type as Trino does, and evaluating a filter with SQL's three-valued logic (a
+ * The post-decode side of a read that names decoded Avro fields (query/passes/post-decode-split.ts): reading a
+ * column of a decoded row, comparing values of a Trino type as Trino does, and evaluating a filter with SQL's three-valued logic (a
  * comparison with NULL is unknown, and an unknown row is not kept). Values are as the encoders take them
- * (trino/result-stream.ts): bigint a number or its digits, decimal and timestamp as text, varbinary base64 (or `\x`
+ * (core/result-stream.ts): bigint a number or its digits, decimal and timestamp as text, varbinary base64 (or `\x`
  * hex, for decoded Avro bytes in text formats).
- *
- * Long file: reading, comparing and three-valued evaluation are one semantics (Trino's) that must agree with each
- * other case by case; split, each part would need the others' type rules.
  */
 import { ApiError } from '../../core/errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../query/tree/nodes.js';
 import { trinoTimestampText } from '../../query/request/time.js';
-import { arrayElementType, rowFieldsOf, typeFamily, type TypeFamily } from '../../query/request/values.js';
+import { arrayElementType, mapValueType, rowFieldsOf, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import type { ResultColumn } from '../../core/result-stream.js';
 
 type Row = readonly unknown[];
@@ -29,7 +26,7 @@ export interface Reading {
 export function reader(columns: readonly ResultColumn[], extra: readonly { column: ColumnNode; as: string }[]) {
   const index = (name: string) => {
     const i = columns.findIndex((c) => c.name === name);
-    if (i < 0) throw new Error(`the gateway stage reads ${name}, which the query does not return`);
+    if (i < 0) throw new Error(`the post-decode stage reads ${name}, which the query does not return`);
     return i;
   };
   return (c: ColumnNode): Reading => {
@@ -55,7 +52,7 @@ export function reader(columns: readonly ResultColumn[], extra: readonly { colum
         type = arrayElementType(type)!;
         steps.push((v) => (v as unknown[])[key as number]);
       } else {
-        type = type.replace(/^map\(varchar,\s*/, '').replace(/\)$/, '');
+        type = mapValueType(type) ?? type;
         steps.push((v) => (Object.hasOwn(v as object, key) ? (v as Record<string, unknown>)[key as string] : null));
       }
     }
@@ -179,74 +176,33 @@ function unsupported(c: ColumnNode, what: string): ApiError {
   return new ApiError('TG_BAD_OPERATOR', `${c.name}: ${what} is not evaluated on decoded fields`, { column: c.name });
 }
 
-/** Compiles a filter over decoded rows; an operator the gateway cannot evaluate is a 400 before any row is read. */
+type Col = (c: ColumnNode) => { get: (row: Row) => unknown; family: TypeFamily };
+
+/**
+ * Compiles a filter over decoded rows; an operator the post-decode stage cannot evaluate is a 400 before any row is
+ * read.
+ */
 export function compileTest(p: PredicateNode, read: (c: ColumnNode) => Reading, decoded: ReadonlySet<string>): Test {
-  const col = (c: ColumnNode) => {
+  const col: Col = (c) => {
     if (c.source.kind === 'table' && decoded.has(c.name)) {
       throw new ApiError(
         'TG_BAD_REQUEST',
         `${c.name}: a filter ORed with decoded fields cannot compare the raw ${c.name}`,
-        {
-          column: c.name,
-        },
+        { column: c.name },
       );
     }
     return { get: read(c).get, family: typeFamily(c.type) };
   };
   switch (p.kind) {
-    case 'compare': {
-      const { get, family } = col(p.column);
-      const lit = literalKey(p.value);
-      if (p.op === 'isdistinct') {
-        return (row) => {
-          const v = get(row);
-          return v === null || v === undefined ? true : compareKeys(keyOf(family, v), lit) !== 0;
-        };
-      }
-      const ok = COMPARE[p.op]!;
-      return (row) => {
-        const v = get(row);
-        return v === null || v === undefined ? null : ok(compareKeys(keyOf(family, v), lit));
-      };
-    }
-    case 'in': {
-      const { get, family } = col(p.column);
-      const keys = p.values.map(literalKey);
-      return (row) => {
-        const v = get(row);
-        if (v === null || v === undefined) return keys.length ? null : false;
-        const k = keyOf(family, v);
-        return keys.some((x) => compareKeys(k, x) === 0);
-      };
-    }
+    case 'compare':
+      return compareTest(p, col);
+    case 'in':
+      return inTest(p, col);
     case 'like':
-    case 'match': {
-      const { get, family } = col(p.column);
-      if (family !== 'varchar') throw unsupported(p.column, `${p.kind} on ${p.column.type}`);
-      let re: RegExp | null;
-      try {
-        re =
-          p.kind === 'like'
-            ? likeRegex(p.pattern, p.escape, p.caseInsensitive)
-            : new RegExp(p.pattern, p.caseInsensitive ? 'iu' : 'u');
-      } catch {
-        re = null; // as Trino's try(regexp_like(...)): a pattern the engine refuses matches no row
-      }
-      return (row) => {
-        const v = get(row);
-        return v === null || v === undefined || !re ? null : re.test(String(v));
-      };
-    }
-    case 'is': {
-      const { get } = col(p.column);
-      const what = p.what;
-      return (row) => {
-        const v = get(row) ?? null;
-        if (what === 'null' || what === 'unknown') return v === null;
-        if (what === 'not_null') return v !== null;
-        return v === (what === 'true');
-      };
-    }
+    case 'match':
+      return patternTest(p, col);
+    case 'is':
+      return isTest(p, col);
     case 'array':
       throw unsupported(p.column, `${p.op} (array containment)`);
     case 'not': {
@@ -258,20 +214,82 @@ export function compileTest(p: PredicateNode, read: (c: ColumnNode) => Reading, 
       };
     }
     case 'and':
-    case 'or': {
-      const items = p.items.map((i) => compileTest(i, read, decoded));
-      const stop = p.kind === 'or';
-      return (row) => {
-        let unknown = false;
-        for (const t of items) {
-          const v = t(row);
-          if (v === stop) return stop;
-          if (v === null) unknown = true;
-        }
-        return unknown ? null : !stop;
-      };
-    }
+    case 'or':
+      return logicTest(
+        p.kind,
+        p.items.map((i) => compileTest(i, read, decoded)),
+      );
     case 'anchor':
-      throw new Error('a paging anchor is Trino’s, never the gateway’s');
+      throw new Error('a paging anchor is Trino’s, never the post-decode stage’s');
   }
+}
+
+function compareTest(p: Extract<PredicateNode, { kind: 'compare' }>, col: Col): Test {
+  const { get, family } = col(p.column);
+  const lit = literalKey(p.value);
+  if (p.op === 'isdistinct') {
+    return (row) => {
+      const v = get(row);
+      return v === null || v === undefined ? true : compareKeys(keyOf(family, v), lit) !== 0;
+    };
+  }
+  const ok = COMPARE[p.op]!;
+  return (row) => {
+    const v = get(row);
+    return v === null || v === undefined ? null : ok(compareKeys(keyOf(family, v), lit));
+  };
+}
+
+function inTest(p: Extract<PredicateNode, { kind: 'in' }>, col: Col): Test {
+  const { get, family } = col(p.column);
+  const keys = p.values.map(literalKey);
+  return (row) => {
+    const v = get(row);
+    if (v === null || v === undefined) return keys.length ? null : false;
+    const k = keyOf(family, v);
+    return keys.some((x) => compareKeys(k, x) === 0);
+  };
+}
+
+function patternTest(p: Extract<PredicateNode, { kind: 'like' | 'match' }>, col: Col): Test {
+  const { get, family } = col(p.column);
+  if (family !== 'varchar') throw unsupported(p.column, `${p.kind} on ${p.column.type}`);
+  let re: RegExp | null;
+  try {
+    re =
+      p.kind === 'like'
+        ? likeRegex(p.pattern, p.escape, p.caseInsensitive)
+        : new RegExp(p.pattern, p.caseInsensitive ? 'iu' : 'u');
+  } catch {
+    re = null; // as Trino's try(regexp_like(...)): a pattern the engine refuses matches no row
+  }
+  return (row) => {
+    const v = get(row);
+    return v === null || v === undefined || !re ? null : re.test(String(v));
+  };
+}
+
+function isTest(p: Extract<PredicateNode, { kind: 'is' }>, col: Col): Test {
+  const { get } = col(p.column);
+  const what = p.what;
+  return (row) => {
+    const v = get(row) ?? null;
+    if (what === 'null' || what === 'unknown') return v === null;
+    if (what === 'not_null') return v !== null;
+    return v === (what === 'true');
+  };
+}
+
+/** SQL's three-valued AND / OR: a deciding value ends it, an unknown item makes an undecided result unknown. */
+function logicTest(kind: 'and' | 'or', items: readonly Test[]): Test {
+  const stop = kind === 'or';
+  return (row) => {
+    let unknown = false;
+    for (const t of items) {
+      const v = t(row);
+      if (v === stop) return stop;
+      if (v === null) unknown = true;
+    }
+    return unknown ? null : !stop;
+  };
 }

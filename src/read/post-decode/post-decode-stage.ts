@@ -1,23 +1,23 @@
 /**
- * Runs a gateway stage (query/gateway-plan.ts) over a decoded result. `stream`: a filter for the page cutter and a
+ * Runs a post-decode stage (query/passes/post-decode-split.ts) over a decoded result. `stream`: a filter for the page cutter and a
  * projection of the rows it passes; `gather`: every row of the window read, filtered, then sorted (stable, so
  * Trino's total order settles ties the same way on every page) or grouped, and handed on from the page's offset.
- * Everything that can be refused (an operator the gateway does not evaluate) is refused when the stage is built,
+ * Everything that can be refused (an operator the post-decode stage does not evaluate) is refused when the stage is built,
  * before the response starts.
  */
 import type { ColumnNode, OrderNode, SelectNode } from '../../query/tree/nodes.js';
-import type { GatewayStage } from '../../query/passes/post-decode-split.js';
+import type { PostDecodeStage } from '../../query/tree/plan.js';
 import { COMPANION_SUFFIXES } from '../../blob/avro/payload-decoder.js';
 import { flattenRow, type Flattening } from '../../blob/avro/flatten-rows.js';
 import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
 import { accumulator, aggregateType, bucketOf, Held } from './aggregate.js';
 import { compareKeys, compileTest, keyOf, reader, type Key, type Reading } from './evaluate.js';
-import { typeFamily } from '../../query/request/values.js';
+import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 
 type Row = readonly unknown[];
 const BATCH = 1024;
 
-export interface GatewayRun {
+export interface PostDecodeRun {
   /** The page cutter's filter (stream mode with filters on decoded fields). */
   keep?: (row: Row) => boolean | null;
   /** The rows the page is cut from: the decoded rows (stream), or the sorted or grouped result (gather). */
@@ -51,7 +51,11 @@ function outputs(select: readonly SelectNode[], columns: readonly ResultColumn[]
 }
 
 /** The stage over a decoded result. `decoded`: the payload columns the result holds decoded. */
-export function gatewayRun(stage: GatewayStage, result: ResultStream, decoded: ReadonlySet<string>): GatewayRun {
+export function postDecodeRun(
+  stage: PostDecodeStage,
+  result: ResultStream,
+  decoded: ReadonlySet<string>,
+): PostDecodeRun {
   const read = reader(result.columns, stage.extra);
   const test = stage.where ? compileTest(stage.where, read, decoded) : undefined;
   if (stage.mode === 'stream') {
@@ -118,7 +122,7 @@ function fromOffset(queryId: string, columns: ResultColumn[], all: () => Promise
 
 /** Events sorted by decoded fields: every kept row held (up to the cap), sorted stably, projected. */
 function sorted(
-  stage: GatewayStage,
+  stage: PostDecodeStage,
   result: ResultStream,
   read: (c: ColumnNode) => Reading,
   test: ((row: Row) => boolean | null) | undefined,
@@ -152,7 +156,7 @@ function sorted(
 
 /** An aggregation over decoded rows: groups by the group keys, in the order asked, then by the keys. */
 function grouped(
-  stage: GatewayStage,
+  stage: PostDecodeStage,
   result: ResultStream,
   read: (c: ColumnNode) => Reading,
   test: ((row: Row) => boolean | null) | undefined,
@@ -221,7 +225,7 @@ function grouped(
 export function flattenDecoded(view: ResultStream, decodedOutputs: ReadonlySet<string>): ResultStream {
   const flat = new Map<number, Flattening>();
   view.columns.forEach((c, i) => {
-    if (decodedOutputs.has(c.name) && c.type.startsWith('row(')) flat.set(i, flattenRow(c.name, c.type));
+    if (decodedOutputs.has(c.name) && trinoTypeOf(c.type).base === 'row') flat.set(i, flattenRow(c.name, c.type));
   });
   if (flat.size === 0) return view;
   const columns = view.columns.flatMap((c, i) => flat.get(i)?.columns ?? [c]);

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { QueryLease } from '../../src/access/query-lease.js';
 import { QueryLimiter } from '../../src/access/quotas.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
-import { HeldResults, pageRead, type HeldResult } from '../../src/read/read-ahead.js';
-import type { PortRef, ReadOnResult } from '../../src/read/sliced-result.js';
+import { HeldResults, pageRead, type HeldResult } from '../../src/read/held-results.js';
+import type { PortRef, HoldingResult } from '../../src/read/sliced-result.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 import { inMemoryResult, type InMemoryResult } from '../fakes/in-memory-result.js';
 
@@ -194,7 +194,7 @@ function request(trino: FakeTrinoPort, limiter: QueryLimiter) {
  * A result read on in two slices through `ref`, as slicedResult runs them: the first slice's rows, then, once
  * `between` resolves (the first slice's last page arriving late), the second slice's query.
  */
-function twoSlices(ref: PortRef, between: Promise<void>, second = 'slice 2'): Promise<ReadOnResult> {
+function twoSlices(ref: PortRef, between: Promise<void>, second = 'slice 2'): Promise<HoldingResult> {
   const reach = { yielded: 0, sure: Infinity };
   return ref.trino.query('slice 1', ref.opts).then((first) => ({
     queryId: first.queryId,
@@ -232,7 +232,7 @@ describe('pageRead: a page reads on from the query the page before left running'
     );
     const page1 = new PageCutter(first.source, 2, 1, undefined, true, first.first);
     expect(await drain(page1)).toEqual(rows(0, 2));
-    first.handOn('t2', page1.rest()!);
+    first.holdRest('t2', page1.rest()!);
     one.lease.end();
     // The first slice ends only now (its last page came late), and the second slice's query starts while held.
     lateEnd();
@@ -264,7 +264,7 @@ describe('pageRead: a page reads on from the query the page before left running'
     );
     const page1 = new PageCutter(first.source, 2, 1, undefined, true, first.first);
     await drain(page1);
-    first.handOn('t2', page1.rest()!);
+    first.holdRest('t2', page1.rest()!);
     one.lease.end();
     const two = request(trino, limiter);
     const second = await pageRead(held, two.lease, two.port, opts('t2', two.gone.signal), async () => {

@@ -1,6 +1,6 @@
 /** One page fetched ahead, never more, and an early stop ends the source (which cancels its Trino query). */
 import { describe, expect, it } from 'vitest';
-import { prefetched } from '../../src/read/prefetch.js';
+import { prefetchBatches } from '../../src/read/batch-prefetch.js';
 import type { ResultStream } from '../../src/core/result-stream.js';
 
 function source(pages: number) {
@@ -19,10 +19,10 @@ function source(pages: number) {
   return { stream, log };
 }
 
-describe('prefetched', () => {
+describe('prefetchBatches', () => {
   it('keeps exactly one page ahead of the consumer', async () => {
     const { stream, log } = source(4);
-    const it = prefetched(stream).batches[Symbol.asyncIterator]();
+    const it = prefetchBatches(stream).batches[Symbol.asyncIterator]();
     expect((await it.next()).value).toEqual([[0]]);
     await new Promise((r) => setTimeout(r, 10));
     expect(log).toEqual(['fetch 0', 'fetch 1']);
@@ -34,14 +34,14 @@ describe('prefetched', () => {
   it('passes every page on, in order, and ends', async () => {
     const { stream, log } = source(5);
     const seen: unknown[] = [];
-    for await (const b of prefetched(stream).batches) seen.push(b);
+    for await (const b of prefetchBatches(stream).batches) seen.push(b);
     expect(seen).toEqual([[[0]], [[1]], [[2]], [[3]], [[4]]]);
     expect(log.at(-1)).toBe('ended');
   });
 
   it('stopping early ends the source', async () => {
     const { stream, log } = source(100);
-    for await (const b of prefetched(stream).batches) if ((b as number[][])[0]![0] === 2) break;
+    for await (const b of prefetchBatches(stream).batches) if ((b as number[][])[0]![0] === 2) break;
     expect(log.at(-1)).toBe('ended');
     expect(log.filter((l) => l.startsWith('fetch')).length).toBeLessThanOrEqual(4);
   });

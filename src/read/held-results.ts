@@ -1,16 +1,16 @@
 /**
- * Pages read on (issue 12): a page query costs a Trino query's fixed overhead (planning, scheduling, a scan's
+ * Held results (README "Pages read on"): a page query costs a Trino query's fixed overhead (planning, scheduling, a scan's
  * start, the sort of its slice) however few rows it returns, so paging a window at 10,000 rows a page spent most of
  * its time starting queries. Instead, the query of a sliced page is not cancelled when the page is full: it is
  * held, still running in Trino (paused by its buffers, as for a slow client), under the next page's token, and the
- * request that presents that token reads on from it. The rows it reads are exactly the rows a query from that
- * position would read (the same total order over the same pinned window, read on from where the page ended), so
+ * request that presents that token continues it. The rows it reads are exactly the rows a query from that
+ * position would read (the same total order over the same pinned window, continued from where the page ended), so
  * a walk of many pages runs a query per slice, and the slices double in width.
  *
  * Bounded: at most `max` results held in this process, each for `ttlMs` (then cancelled), and never longer than
  * `maxAgeMs` after its query started (its deadline must not cut a page short). A held query keeps its caller's
  * query slot, parked (access/quotas.ts): any query that needs the slot ends it. An entry is taken out when used,
- * so a token is read on once; a next page that finds nothing held (another instance, expired, evicted) runs its
+ * so a held result is continued once; a next page that finds nothing held (another instance, expired, evicted) runs its
  * own query, which holds the same rows. Keyed by the caller and the signed token, looked up only after the
  * request's plan has accepted that token (its query hash covers the filters and the caller's row policy), so no
  * request reads rows another request's plan would not read; under impersonation Trino's checks are per principal.
@@ -18,12 +18,12 @@
 import type { RequestTrino } from '../access/query-lease.js';
 import type { Release } from '../access/quotas.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
-import { prefetched } from './prefetch.js';
-import type { PortRef, Reach, ReadOnResult } from './sliced-result.js';
+import { prefetchBatches } from './batch-prefetch.js';
+import type { PortRef, Reach, HoldingResult } from './sliced-result.js';
 
 type Row = readonly unknown[];
 
-/** A page's result, read on past the page. */
+/** A page's result, held past the page. */
 export interface HeldResult {
   queryId: string;
   columns: readonly ResultColumn[];
@@ -31,9 +31,9 @@ export interface HeldResult {
   rows: Row[];
   /** The rest of the result; its later slices' queries run through `port`. */
   rest: AsyncIterator<readonly Row[]>;
-  /** Where those queries run: the request reading on sets its own port, options and stats. */
+  /** Where those queries run: the request continuing it sets its own port, options and stats. */
   port: PortRef;
-  /** The signal of its queries: aborted by the request reading on when its client goes away. */
+  /** The signal of its queries: aborted by the request continuing it when its client goes away. */
   relay: AbortController;
   /** When its first query started (epoch ms). */
   startedMs: number;
@@ -54,9 +54,6 @@ interface Held {
   unpark: () => void;
   timer: NodeJS.Timeout;
 }
-
-/** Pages the first slice of a page read on asks for (sliced-result.ts); the slices after it grow. */
-export const READ_ON_PAGES = 10;
 
 export class HeldResults {
   private readonly entries = new Map<string, Held>();
@@ -90,7 +87,7 @@ export class HeldResults {
 
   /**
    * The result held for `key`, removed from the cache with its slot (the caller adopts it); undefined when none is,
-   * or it cannot be read on (then it is ended): too old, or its end is not sure within the `need` rows the reader
+   * or it cannot be continued (then it is ended): too old, or its end is not sure within the `need` rows the reader
    * must see (a page's rows and one more, to know whether a next page exists).
    */
   take(key: string, need = 0): { result: HeldResult; release: Release | null } | undefined {
@@ -132,7 +129,7 @@ function end(result: HeldResult, release: Release | null): Promise<void> {
 }
 
 /**
- * A held result bound to the request that reads on from it (its slot adopted, its later queries on this request's
+ * A held result bound to the request that continues it (its slot adopted, its later queries on this request's
  * port), with its next batch already read unless the rows kept fill the page. Undefined when that read fails (the
  * query was cut in Trino, or the client of the page that left it running went away before its response was
  * whole): the page then runs its own query, on the slot adopted, and holds the same rows.
@@ -173,16 +170,16 @@ export interface PageRead {
   /** Rows before the source's own (a held result's, read after the previous page). */
   first: Row[];
   /** The result goes on past the page (the cutter hands it over). */
-  readOn: boolean;
-  /** True when the page reads on from an earlier page's query (it ran none of its own to start). */
+  holding: boolean;
+  /** True when the page continues an earlier page's held query (it ran none of its own to start). */
   continued: boolean;
   /** Holds the rest of the result for the page whose token is `token`, or ends it when it cannot be held. */
-  handOn(token: string | null, rest: { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number }): void;
+  holdRest(token: string | null, rest: { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number }): void;
 }
 
 /**
- * The result of a page: read on from the query an earlier page left running for this page's token (its later
- * slices then run as this request's queries, on its slot), or a new one (`open`), read on past the page when
+ * The result of a page: the query an earlier page left running for this page's token (its later
+ * slices then run as this request's queries, on its slot), continued, or a new one (`open`), held past the page when
  * `eligible`.
  */
 export async function pageRead(
@@ -190,38 +187,38 @@ export async function pageRead(
   trino: RequestTrino,
   port: PortRef,
   o: { eligible: boolean; limit: number; token: string | undefined; caller: string; signal: AbortSignal },
-  open: (readOn: boolean) => Promise<ResultStream>,
+  open: (holding: boolean) => Promise<ResultStream>,
 ): Promise<PageRead> {
-  const readOn = o.eligible && o.limit !== Infinity && held.max > 0;
+  const holding = o.eligible && o.limit !== Infinity && held.max > 0;
   const key = (token: string) => `${o.caller}\u0000${token}`;
-  // Read on only as far as its end is surely the window's: this page must see its rows and one more before.
-  const taken = readOn && o.token !== undefined ? held.take(key(o.token), o.limit + 1) : undefined;
+  // Continued only as far as its end is surely the window's: this page must see its rows and one more before.
+  const taken = holding && o.token !== undefined ? held.take(key(o.token), o.limit + 1) : undefined;
   const found = taken && (await resume(taken, trino, port, o));
-  // The queries of a result read on outlive this request: their signal is a relay that this request's client
+  // The queries of a held result outlive this request: their signal is a relay that this request's client
   // going away aborts, until the result is handed on (then the next page's request binds it).
   const relay = found?.result.relay ?? new AbortController();
   const abort = () => relay.abort(o.signal.reason);
-  if (readOn) {
+  if (holding) {
     if (o.signal.aborted) abort();
     else o.signal.addEventListener('abort', abort, { once: true });
   }
   const h = found?.result;
   const startedMs = h?.startedMs ?? Date.now();
-  if (!h && readOn) port.opts = { ...port.opts, signal: relay.signal };
+  if (!h && holding) port.opts = { ...port.opts, signal: relay.signal };
   const result: ResultStream = h
     ? { queryId: h.queryId, columns: h.columns, batches: { [Symbol.asyncIterator]: () => h.rest } }
-    : await open(readOn);
-  const source = h ? result : prefetched(result);
+    : await open(holding);
+  const source = h ? result : prefetchBatches(result);
   const ref = h?.port ?? port;
-  const reach: Reach = h?.reach ?? (readOn ? (result as ReadOnResult).reach : { yielded: 0, sure: 0 });
+  const reach: Reach = h?.reach ?? (holding ? (result as HoldingResult).reach : { yielded: 0, sure: 0 });
   const consumed = h?.consumed ?? 0;
   return {
     result,
     source,
     first: found?.result.rows ?? [],
-    readOn,
+    holding,
     continued: Boolean(found),
-    handOn(token, rest) {
+    holdRest(token, rest) {
       o.signal.removeEventListener('abort', abort);
       // Held only with the query's own slot, which the request gives up (a query slot parked under its caller).
       const detached = token && !relay.signal.aborted ? trino.detach() : null;

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/query/planner.js';
-import { READ_ON_PAGES } from '../../src/read/read-ahead.js';
-import { slicedResult } from '../../src/read/sliced-result.js';
+import { HELD_PAGES, slicedResult } from '../../src/read/sliced-result.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
@@ -53,10 +52,10 @@ describe('a sliced page read on', () => {
     expect(page.slices).toBeTruthy();
     // The first slice holds half of what it asks for, the others 30 rows each: read to the window's end.
     const r = await drain(port((limit) => (limit === Infinity ? 30 : Math.floor(limit / 2))));
-    expect(r.limits[0]).toBe(READ_ON_PAGES * 10);
+    expect(r.limits[0]).toBe(HELD_PAGES * 10);
     expect(r.limits.length).toBeGreaterThan(2);
     expect(r.limits.slice(1).every(Number.isNaN)).toBe(true); // no LIMIT
-    expect(r.n).toBe(READ_ON_PAGES * 5 + 30 * (r.limits.length - 1));
+    expect(r.n).toBe(HELD_PAGES * 5 + 30 * (r.limits.length - 1));
     expect(r.reach).toEqual({ yielded: r.n, sure: Infinity });
     expect(r.stats.queries).toBe(r.limits.length);
   });
@@ -64,13 +63,13 @@ describe('a sliced page read on', () => {
   it('stops after a first slice that returned all it asked for: its end is not sure', async () => {
     const r = await drain(port((limit) => (limit === Infinity ? 30 : limit)));
     expect(r.limits).toHaveLength(1);
-    expect(r.reach).toEqual({ yielded: READ_ON_PAGES * 10, sure: READ_ON_PAGES * 10 });
+    expect(r.reach).toEqual({ yielded: HELD_PAGES * 10, sure: HELD_PAGES * 10 });
   });
 
   it('while the first slice is read, its end is sure only up to what it asked for', async () => {
     const stats = { queries: 0, widthMs: 0, endMs: 0 };
     const trino = port((limit) => limit);
     const result = await slicedResult({ trino, opts: {}, stats }, { ...page, slices: page.slices! }, true);
-    expect(result.reach).toEqual({ yielded: 0, sure: READ_ON_PAGES * 10 });
+    expect(result.reach).toEqual({ yielded: 0, sure: HELD_PAGES * 10 });
   });
 });

@@ -1,13 +1,13 @@
 /**
- * One Trino page fetched ahead (issue 12 item 4): while the encoder writes a page, the next one is already on its
- * way, so Trino's production and the gateway's encoding overlap. Bounded: at most one page waits here, and it is
+ * Batch prefetch: one Trino page fetched ahead. While the encoder writes a page, the next one is already on its
+ * way, so Trino's production and the encoding overlap. Bounded: at most one page waits here, and it is
  * asked for only after the previous one was taken, so a slow client still paces Trino.
  */
 import type { ResultStream } from '../core/result-stream.js';
 
 type Rows = readonly (readonly unknown[])[];
 
-export function prefetched(stream: ResultStream): ResultStream {
+export function prefetchBatches(stream: ResultStream): ResultStream {
   const source = stream.batches[Symbol.asyncIterator]();
   async function* batches(): AsyncGenerator<Rows> {
     let ahead = source.next();

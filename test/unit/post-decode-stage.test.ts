@@ -5,12 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { compileQuery } from '../../src/query/sql/compile.js';
-import { resolver, type TopicModel } from '../../src/query/plan.js';
-import { plan, type ReadPolicy } from '../../src/query/planner.js';
+import { compileQuery } from '../../src/query/sql/compile-query.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import type { TopicModel } from '../../src/query/tree/topic-model.js';
+import { plan } from '../../src/query/planner.js';
+import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { compareKeys, keyOf } from '../../src/read/post-decode/evaluate.js';
-import { gatewayRun } from '../../src/read/post-decode/post-decode-stage.js';
+import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { table } from '../cases/columns.js';
@@ -35,7 +37,7 @@ const topic: TopicModel = {
 };
 const DAY = 86_400_000;
 const POLICY: ReadPolicy = testPolicy({
-  gatewayMaxRows: 50,
+  postDecodeMaxRows: 50,
   infer: { defaultSample: 10, maxSample: 10, defaultWindowMs: DAY, maxWindowMs: DAY },
 });
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
@@ -111,11 +113,11 @@ describe('the plan: Trino reads events, the gateway does the rest', () => {
     const sql = compileQuery(p.tree);
     expect(sql).not.toContain('amount');
     expect(sql).toContain('"timestamp_producer" >= TIMESTAMP');
-    expect(p.gateway).toMatchObject({ mode: 'stream', limit: 100 });
+    expect(p.postDecode).toMatchObject({ mode: 'stream', limit: 100 });
     expect(p.tree.limit).toBe(Infinity);
   });
   it('an order or an aggregate on a decoded field gathers; an unbounded one is refused by the guardrail', () => {
-    expect(planned({ order: 'value->amount.desc' }).gateway?.mode).toBe('gather');
+    expect(planned({ order: 'value->amount.desc' }).postDecode?.mode).toBe('gather');
     const e = refusal(() =>
       plan(
         { kind: 'read', topic, read: readRequestFromQuery({ order: '"value.amount"' }, resolver(topic)), token: null },
@@ -143,7 +145,7 @@ describe('the stage over decoded rows', () => {
       select: 'value.id,value->amount',
     });
     const result = inMemoryResult(DECODED_COLUMNS, batches);
-    const run = gatewayRun(p.gateway!, result, new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, result, new Set(['value']));
     const cutter = new PageCutter(run.source, 4, 5, run.keep);
     const page = await rowsOf(run.project(cutter.view()));
     const expected = EVENTS.filter((r) => r[1] && Number(amountOf(r)) >= 2 && (r[1] as unknown[])[2] === 'EUR');
@@ -159,7 +161,7 @@ describe('the stage over decoded rows', () => {
 
   it('three-valued logic: NOT of a comparison with a missing field keeps nothing; OR with a true side keeps', async () => {
     const p = planned({ or: '(value->amount.not.gt.0,"value.currency".eq.USD)', limit: '1000' });
-    const run = gatewayRun(p.gateway!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
     const kept = EVENTS.filter((r) => run.keep!(r) === true);
     const expected = EVENTS.filter((r) => r[1] && (Number(amountOf(r)) <= 0 || (r[1] as unknown[])[2] === 'USD'));
     expect(kept).toEqual(expected);
@@ -168,8 +170,8 @@ describe('the stage over decoded rows', () => {
 
   it('sorts by a decimal field exactly, ties in Trino order, nulls last, from the page offset', async () => {
     const p = planned({ order: 'value->amount.desc', select: 'value.id,value.amount', limit: '7' });
-    const run = gatewayRun(
-      { ...p.gateway!, offset: 3, maxRows: 1000 },
+    const run = postDecodeRun(
+      { ...p.postDecode!, offset: 3, maxRows: 1000 },
       inMemoryResult(DECODED_COLUMNS, batches),
       new Set(['value']),
     );
@@ -204,7 +206,7 @@ describe('the stage over decoded rows', () => {
       POLICY,
       NOW,
     );
-    const run = gatewayRun(p.gateway!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
     const rows = await rowsOf(run.source);
     const groups = new Map<string | null, unknown[][]>();
     for (const r of EVENTS) {
@@ -236,7 +238,7 @@ describe('the stage over decoded rows', () => {
 
   it('holding more rows than the cap is a 422 naming it', async () => {
     const p = planned({ order: '"value.amount"' });
-    const run = gatewayRun(p.gateway!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
     const err = await rowsOf(run.source).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('TG_TOO_EXPENSIVE');

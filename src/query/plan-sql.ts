@@ -1,0 +1,80 @@
+/**
+ * What a finished plan answers about its SQL: the page's query, each time slice's, each bulk slice's, a cursor
+ * batch's summary and count, and explain's view. Exec (read/, cursors/) asks the plan; the passes that cut a slice
+ * and the compiler stay here, in query/, so no read path shapes a tree of its own.
+ */
+import { and, type ColumnNode } from './tree/nodes.js';
+import type { Plan } from './tree/plan.js';
+import { applySlice } from './passes/passes.js';
+import { classifyPushdown, type PushdownReport } from './passes/pushdown.js';
+import { forDisplay } from './passes/post-decode-split.js';
+import { compileCount, compileQuery, compileTailSummary } from './sql/compile-query.js';
+import { compileWhere } from './sql/compile.js';
+
+/** One time slice of a read: [fromMs, toMs) (from the anchor, for the first), at most `limit` rows. */
+export interface SliceBounds {
+  fromMs?: number;
+  toMs: number;
+  limit: number;
+  first: boolean;
+}
+
+/** What explain shows of a plan. */
+export interface ExplainView {
+  sql: string;
+  /** Trino's filters and the post-decode stage's (decoded fields), each labelled where it is evaluated. */
+  pushdown: PushdownReport;
+  /** The request's own filters as SQL (decoded fields shown as columns). */
+  filters: string | null;
+}
+
+/** The SQL a finished plan gives. */
+export interface PlanSql {
+  /** The page's query; it asks for one row more than its limit (the next page's existence) unless `extraRow` is false. */
+  sql(o?: { extraRow?: boolean }): string;
+  /** One time slice of the page's query (the plan has slices or is a batch). */
+  sliceSql(slice: SliceBounds): string;
+  /** Slice `i` of a bulk read: every row of [bounds[i], bounds[i + 1]). */
+  bulkSliceSql(i: number): string;
+  /** A cursor batch's summary (count, last broker time, rows at that time), of the whole plan or of one slice. */
+  summarySql(slice?: SliceBounds): string;
+  /** How many rows the plan's filters match: cursor lag. */
+  countSql(): string;
+  explain(): ExplainView;
+}
+
+/**
+ * The SQL of `plan`: `time` is the topic's broker time (slices and batch summaries are on it), `complexPredicates`
+ * the connector's pushdown rule explain labels filters by.
+ */
+export function planSql(plan: Plan, time: ColumnNode | null, complexPredicates: boolean): PlanSql {
+  const { tree } = plan;
+  const brokerTime = (): ColumnNode => {
+    if (!time) throw new Error(`${tree.source.table} has no broker time to slice on: a planner defect`);
+    return time;
+  };
+  const slice = (s: SliceBounds) => applySlice(tree, brokerTime(), s);
+  return {
+    sql: (o) => compileQuery(tree, o),
+    sliceSql: (s) => compileQuery(slice(s)),
+    bulkSliceSql: (i) => {
+      const bulk = plan.bulk;
+      if (!bulk) throw new Error('not a bulk read: a planner defect');
+      return compileQuery(
+        applySlice(tree, bulk.time, {
+          fromMs: bulk.bounds[i],
+          toMs: bulk.bounds[i + 1]!,
+          limit: Infinity,
+          first: false,
+        }),
+      );
+    },
+    summarySql: (s) => compileTailSummary(s ? slice(s) : tree, brokerTime()),
+    countSql: () => compileCount(tree),
+    explain: () => ({
+      sql: compileQuery(tree),
+      pushdown: classifyPushdown(and(tree.where, plan.postDecode?.where), { complexPredicates }),
+      filters: compileWhere(forDisplay(plan.userWhere)),
+    }),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The read path's response half as request and reply decorations, so route files (which do not import server/)
+ * answer reads in one call: `reply.sendRead(...)` for events, `reply.sendPlan(...)` for a planned cursor batch,
+ * `request.readMediaType(format)` to negotiate before anything is prepared.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { MediaType } from '../encode/encoder-registry.js';
+import type { PlannedRead } from '../query/planner.js';
+import { mediaTypeOf } from './negotiate-media.js';
+import { runRead, type ReadOptions } from './run-read.js';
+import { streamRead, type StreamOptions } from './stream-read.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The media type to answer with (`format=` or `Accept`); none acceptable is a 406. */
+    readMediaType(format: string | undefined): MediaType;
+  }
+  interface FastifyReply {
+    /** Plans and answers a read of events (or explains it). */
+    sendRead(o: ReadOptions): Promise<FastifyReply>;
+    /** Streams a planned read in `media`. */
+    sendPlan(plan: PlannedRead, media: MediaType, o: StreamOptions): Promise<FastifyReply>;
+  }
+}
+
+async function readReply(app: FastifyInstance): Promise<void> {
+  app.decorateRequest('readMediaType', function (this: FastifyRequest, format: string | undefined) {
+    return mediaTypeOf(this, format);
+  });
+  app.decorateReply('sendRead', function (this: FastifyReply, o: ReadOptions) {
+    return runRead(app, this.request, this, o);
+  });
+  app.decorateReply('sendPlan', function (this: FastifyReply, plan: PlannedRead, media: MediaType, o: StreamOptions) {
+    return streamRead(app, this.request, this, plan, media, o);
+  });
+}
+
+export default fp(readReply, { name: 'read-reply' });

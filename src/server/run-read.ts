@@ -1,0 +1,90 @@
+/**
+ * A read from request to response, shared by the events and query routes: the media type negotiated first, the
+ * key frames computed, the read planned by the one planning entry, then explained or streamed.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { keyFramesFor } from '../blob/avro/key-frames.js';
+import { PageTokens } from '../query/page-tokens.js';
+import { plan, type PlannedRead } from '../query/planner.js';
+import { readPolicy } from '../query/read-policy.js';
+import type { KeyFrames } from '../query/tree/key-frames.js';
+import type { Caller, RowScope } from '../query/tree/read-policy.js';
+import type { ReadRequest } from '../query/tree/read-request.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
+import type { TrinoPort } from '../trino/trino-port.js';
+import { mediaTypeOf } from './negotiate-media.js';
+import { callerOf, requestTrino } from './request-caller.js';
+import { streamRead, type StreamOptions } from './stream-read.js';
+
+export interface ReadOptions {
+  topic: TopicModel;
+  req: ReadRequest;
+  /** The caller's row scope (row policies; page tokens bound to the caller). */
+  rows: RowScope;
+  cursor?: string;
+  format?: string;
+  explain?: boolean;
+  /** false: Avro / json-sr payloads are returned as their raw bytes (API.md `decode=false`). */
+  decode?: boolean;
+  /** The reader schema versions the request was planned with (blob/avro/decoded-types.ts): decoded with the same. */
+  readerVersions?: StreamOptions['readerVersions'];
+  /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
+  nextUrl?: (token: string) => string;
+}
+
+/** Plans a read with this topic's policy (the one planning entry runs every pass). */
+function planFor(
+  app: FastifyInstance,
+  o: ReadOptions,
+  caller: Caller | undefined,
+  keyFrames: KeyFrames | null,
+): PlannedRead {
+  const tokens = new PageTokens(app.tg.keyring);
+  const cursor = o.cursor;
+  return plan(
+    {
+      kind: 'read',
+      topic: o.topic,
+      read: o.req,
+      token: cursor !== undefined ? (h) => tokens.decode(cursor, h) : null,
+      explain: o.explain === true,
+      keyFrames,
+      caller,
+    },
+    readPolicy(app.tg.config, o.topic.id, o.rows),
+  );
+}
+
+/** Explain: the plan's SQL and filters, and Trino's own plan for it (and the guardrail's refusal, if any). */
+async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRead) {
+  const { sql, pushdown, filters } = p.explain();
+  const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
+  const body = { sql, pushdown, filters, plan: String(rows[0]?.[0] ?? '') };
+  return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
+}
+
+/** Negotiates, plans and answers a read of events (GET or POST), or explains it. */
+export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
+  const media = mediaTypeOf(request, o.format);
+  // An Avro key: filters on it (the caller's row policy too) compare framed bytes, one per key schema version.
+  const keyFrames =
+    o.decode === false
+      ? null
+      : await keyFramesFor(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry, [
+          o.req.where,
+          o.rows.filter,
+        ]);
+  const planned = planFor(app, o, callerOf(request), keyFrames);
+  if (o.explain) {
+    const body = await explainRead(app, requestTrino(request), planned);
+    return reply.type('application/json; charset=utf-8').send(body);
+  }
+  return streamRead(app, request, reply, planned, media, {
+    nextUrl: o.nextUrl,
+    paged: true,
+    token: o.cursor,
+    topic: o.topic.id,
+    decode: o.decode !== false,
+    readerVersions: o.readerVersions,
+  });
+}

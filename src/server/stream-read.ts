@@ -1,0 +1,124 @@
+/**
+ * The response half of a read: the page (read/open-page.ts) encoded in the negotiated media type and streamed with
+ * backpressure, Trino cancelled when the client goes away, the next page named in the headers (when the format
+ * needs it there) or in the body, the audit line and the metrics kept, and a cut response visibly broken.
+ */
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { drainedOutput, encodedReadable, encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
+import type { EncodeOptions } from '../encode/encoder.js';
+import { PageTokens } from '../query/page-tokens.js';
+import type { PlannedRead } from '../query/planner.js';
+import { openPage, type Page, type PageEnd } from '../read/open-page.js';
+import { logFailure, toApiError } from '../trino/trino-errors.js';
+import { flushThenAbort } from './flush-then-abort.js';
+import { callerOf, requestTrino } from './request-caller.js';
+
+export interface StreamOptions {
+  /** Page links (events) or none (a cursor batch is one unit). */
+  paged: boolean;
+  /** The page token the request presented, accepted by its plan: a query held for it is continued. */
+  token?: string;
+  nextUrl?: (token: string) => string;
+  /** Extra members of the JSON body, written only on success. */
+  meta?: Record<string, unknown>;
+  /** The topic read: its Avro / json-sr payloads are decoded unless `decode` is false. */
+  topic: string;
+  decode: boolean;
+  readerVersions?: Partial<Record<'key' | 'value', number>>;
+}
+
+/** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
+export async function streamRead(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  plan: PlannedRead,
+  media: MediaType,
+  o: StreamOptions,
+) {
+  const entry = encoderRegistry[media];
+  const abort = new AbortController();
+  // The client went away before the response finished: cancel the Trino query.
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  const { config, registry, held } = app.tg;
+  const ctx = { config, registry, held, trino: requestTrino(request), signal: abort.signal };
+  const page = await openPage(ctx, plan, {
+    ...o,
+    caller: callerOf(request)?.name ?? '',
+    bytesAsHex: entry.bytesAsHex,
+    flattensDecoded: entry.flattensDecoded,
+  }).catch((err: unknown) => {
+    app.metrics.trinoQueries.inc({ outcome: 'failed' });
+    throw err;
+  });
+  reply.header('X-Trino-Query-Id', page.queryId);
+  const tokens = new PageTokens(app.tg.keyring);
+  const nextUrl = (token: string | null) => (token && o.nextUrl ? o.nextUrl(token) : token);
+  const headerToken = await nextInHeaders(page, reply, tokens, entry.nextInBody ? undefined : o);
+  let body: Readable | undefined;
+  const options: EncodeOptions = {
+    next: null,
+    meta: o.meta,
+    onError: (err: unknown) => {
+      const e = toApiError(err);
+      // A client that went away is not a failure to log (its query is cancelled, as it should be).
+      if (!abort.signal.aborted) logFailure(request.log, e, err);
+      return { code: e.code, message: e.message, status: e.status };
+    },
+    drained: drainedOutput(reply.raw, () => body),
+  };
+  let finished = false;
+  const count = () => {
+    request.audit.rows = page.rows;
+    app.metrics.rows.inc({ format: entry.format }, page.rows);
+  };
+  const shown = page.body((end) => {
+    finished = true;
+    count();
+    if (!page.continued) app.metrics.trinoQueries.inc({ outcome: 'ok' });
+    if (page.paged) options.next = nextUrl(pageEnd(end, tokens, headerToken));
+  });
+  body = encodedReadable(flushThenAbort(entry.encode(shown, options), reply.raw));
+  body.once('close', () => {
+    if (finished) return;
+    count();
+    app.metrics.trinoQueries.inc({ outcome: abort.signal.aborted ? 'cancelled' : 'failed' });
+  });
+  body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
+  return reply.type(entry.contentType).send(body);
+}
+
+/**
+ * Formats that name the next page in headers read ahead to make Link exact, and name it when it is known (the
+ * token, undefined when none); the others (`o` undefined) read one batch, so errors in the first batch still get a
+ * proper status.
+ */
+async function nextInHeaders(
+  page: Page,
+  reply: FastifyReply,
+  tokens: PageTokens,
+  o: Pick<StreamOptions, 'nextUrl'> | undefined,
+): Promise<string | undefined> {
+  const named = page.paged && o !== undefined;
+  await page.lookAhead(named);
+  const next = named ? page.nextBeforeBody() : null;
+  if (!next) return undefined;
+  const token = tokens.encode(next);
+  reply.header('Topicgate-Next-Cursor', token);
+  if (o?.nextUrl) reply.header('Link', `<${o.nextUrl(token)}>; rel="next"`);
+  return token;
+}
+
+/**
+ * The next page's token at the page's end; the rest of the result is held for it, only under the token the
+ * client was given (the one in the headers, when they named one).
+ */
+function pageEnd(end: PageEnd, tokens: PageTokens, headerToken: string | undefined): string | null {
+  const next = end.next();
+  const token = next ? tokens.encode(next) : null;
+  end.holdRest(token && (headerToken === undefined || headerToken === token) ? token : null);
+  return token;
+}
