@@ -9,14 +9,14 @@
  *
  * Bounded: at most `max` results held in this process, each for `ttlMs` (then cancelled), and never longer than
  * `maxAgeMs` after its query started (its deadline must not cut a page short). A held query keeps its caller's
- * query slot, parked (access/quotas.ts): any query that needs the slot ends it. An entry is taken out when used,
+ * query slot, parked (query-limiter.ts): any query that needs the slot ends it. An entry is taken out when used,
  * so a token is read on once; a next page that finds nothing held (another instance, expired, evicted) runs its
  * own query, which holds the same rows. Keyed by the caller and the signed token, looked up only after the
  * request's plan has accepted that token (its query hash covers the filters and the caller's row policy), so no
  * request reads rows another request's plan would not read; under impersonation Trino's checks are per principal.
  */
-import type { RequestTrino } from '../access/query-lease.js';
-import type { Release } from '../access/quotas.js';
+import type { RequestTrino } from './query-lease.js';
+import type { Release } from './query-limiter.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { prefetched } from './prefetch.js';
 import type { PortRef, Reach, ReadOnResult } from './sliced-result.js';

@@ -25,7 +25,7 @@ import { plan, readPolicy, type Caller, type PlannedRead } from '../query/planne
 import { classifyPushdown } from '../query/passes/pushdown.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import type { TrinoPort } from '../trino/trino-port.js';
-import type { RequestTrino } from '../access/query-lease.js';
+import type { RequestTrino } from './query-lease.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { PageCutter } from './page-cutter.js';
 import { pageRead } from './read-ahead.js';

@@ -9,7 +9,7 @@
  *   a refusal so guessing credentials is limited too;
  * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT);
  * - on data routes (`config.data`), `request.trino`: the request's own Trino port, whose queries take the caller's
- *   query slots and are cancelled when the client goes away (access/query-lease.ts), and one audit line.
+ *   query slots and are cancelled when the client goes away (read/query-lease.ts), and one audit line.
  * It decorates `app.access` (grants, row policies, query limiter) for the routes and the planner. Route groups
  * come from each route's `config` (access/route-groups.ts).
  */
@@ -28,7 +28,7 @@ import { WriteIdleWatch } from '../../access/http-limits.js';
 import type { JwtOptions } from '../../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../../access/principal.js';
 import { isDataRoute, routeGroup } from '../../access/route-groups.js';
-import { QueryLease, type RequestTrino } from '../../access/query-lease.js';
+import { QueryLease, type RequestTrino } from '../../read/query-lease.js';
 import type { RouteGroup } from '../../config/access-schema.js';
 
 declare module 'fastify' {

@@ -9,7 +9,7 @@
  * of what both need and wait on each other).
  */
 import type { QueryOptions, TrinoInfo, TrinoPort, TrinoResult, TrinoRows } from '../trino/trino-port.js';
-import type { QueryLimiter, Release } from './quotas.js';
+import type { QueryLimiter, Release } from './query-limiter.js';
 
 /** What the read path needs of a request's port: the port, and a way to hold slots for queries run at once. */
 export interface RequestTrino extends TrinoPort {
