@@ -1,12 +1,13 @@
 /**
- * One request's view of Trino (issue 10, quotas and hardening): every query it runs counts against the caller's
- * `concurrentQueries` and the gateway's `maxConcurrentQueries`, and is cancelled when the client goes away.
+ * One request's view of Trino: every query it runs counts against the caller's `concurrentQueries` and the
+ * gateway's `maxConcurrentQueries`, and is cancelled when the client goes away.
  *
  * Quotas count Trino queries, not requests: a request that runs none (a commit, a seek) holds no slot; one that runs
  * its queries one after another (a page read in time slices, a cursor batch summarised then read, an explain)
  * holds one slot from its first query until it ends, so it is never refused between two of its own queries; a bulk
  * read of `parallel=N` holds N before its first slice starts (all or none, so two bulk reads cannot each hold half
- * of what both need and wait on each other).
+ * of what both need and wait on each other). When the request ends, a query of it still running in Trino (its
+ * client gone, a result left unread) is cancelled, and its slots stay taken until Trino has answered that.
  */
 import type { QueryOptions, TrinoInfo, TrinoPort, TrinoResult, TrinoRows } from '../trino/trino-port.js';
 import type { QueryLimiter, Release } from './query-limiter.js';
@@ -39,6 +40,10 @@ export class QueryLease implements RequestTrino {
   /** Holds are taken one at a time, so two callers cannot both take the difference. */
   private holding: Promise<void> = Promise.resolve();
   private ended = false;
+  /** Results of this request's queries not yet over (read to the end, failed, or cancelled). */
+  private readonly live = new Set<TrinoResult>();
+  /** Queries asked for whose first page has not come yet. */
+  private readonly starting = new Set<Promise<TrinoResult>>();
 
   constructor(
     private readonly trino: TrinoPort,
@@ -73,6 +78,8 @@ export class QueryLease implements RequestTrino {
   detach(): Detached | null {
     if (this.held !== 1 || this.releases.length !== 1) return null;
     this.held = 0;
+    // The query left running is the held result's now, which ends it before giving its slot back (read-ahead.ts).
+    this.live.clear();
     return { release: this.releases.pop()!, port: this.trino };
   }
 
@@ -91,10 +98,17 @@ export class QueryLease implements RequestTrino {
     return this.limiter.park(this.key, evict);
   }
 
-  /** Gives every slot back (the request has ended); later queries are refused. */
+  /**
+   * Gives every slot back (the request has ended); later queries are refused. A query still running is cancelled,
+   * and its slots count as taken until Trino has answered (QueryLimiter).
+   */
   end(): void {
     this.ended = true;
-    for (const release of this.releases.splice(0)) release();
+    const cancels = [...this.live].map((r) => r.cancel());
+    for (const started of this.starting) cancels.push(started.then((r) => r.cancel()));
+    this.live.clear();
+    const ended = cancels.length > 0 ? Promise.allSettled(cancels) : undefined;
+    for (const release of this.releases.splice(0)) release(ended);
     this.held = 0;
   }
 
@@ -105,7 +119,13 @@ export class QueryLease implements RequestTrino {
 
   async query(sql: string, opts?: QueryOptions): Promise<TrinoResult> {
     await this.hold(1);
-    return this.trino.query(sql, this.options(opts));
+    const started = this.trino.query(sql, this.options(opts));
+    this.starting.add(started);
+    try {
+      return this.track(await started);
+    } finally {
+      this.starting.delete(started);
+    }
   }
 
   async all(sql: string, opts?: QueryOptions): Promise<TrinoRows> {
@@ -119,6 +139,26 @@ export class QueryLease implements RequestTrino {
 
   info(signal?: AbortSignal): Promise<TrinoInfo> {
     return this.trino.info(signal);
+  }
+
+  /** The result, followed until it is over: read to its end, failed, or cancelled (by the port's own `cancel`). */
+  private track(result: TrinoResult): TrinoResult {
+    if (this.ended) return result;
+    const live = this.live;
+    live.add(result);
+    const over = () => void live.delete(result);
+    const batches = result.batches;
+    return {
+      ...result,
+      batches: (async function* () {
+        try {
+          yield* batches;
+        } finally {
+          over();
+        }
+      })(),
+      cancel: () => result.cancel().finally(over),
+    };
   }
 
   /** Not the request's to do: closing the gateway's port is the server's (graceful shutdown). */

@@ -123,12 +123,13 @@ export class HeldResults {
   }
 }
 
-/** Cancels a held result's query (the port cancels it in Trino) and gives its slot back at once. */
+/** Cancels a held result's query (the port cancels it in Trino); its slot is free once Trino has answered. */
 function end(result: HeldResult, release: Release | null): Promise<void> {
-  release?.();
-  return Promise.resolve(result.rest.return?.())
+  const ended = Promise.resolve(result.rest.return?.())
     .catch(() => undefined)
     .then(() => undefined);
+  release?.(ended);
+  return ended;
 }
 
 /**
