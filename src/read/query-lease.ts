@@ -21,8 +21,11 @@ export interface RequestTrino extends TrinoPort {
    * its result's later queries run on until a request adopts it.
    */
   detach(): Detached | null;
-  /** Takes on the slot of a query left running by an earlier request, which this one reads on. */
-  adopt(release: Release): void;
+  /**
+   * Takes on the slot of a query left running by an earlier request, which this one reads on; `end` ends that
+   * query (and resolves once Trino has it cancelled) if it still runs when this request ends.
+   */
+  adopt(release: Release, end: () => Promise<unknown>): void;
   /** Parks a detached slot under the caller's key: `evict` ends its query when another query needs the slot. */
   park(evict: () => void): () => void;
 }
@@ -40,8 +43,8 @@ export class QueryLease implements RequestTrino {
   /** Holds are taken one at a time, so two callers cannot both take the difference. */
   private holding: Promise<void> = Promise.resolve();
   private ended = false;
-  /** Results of this request's queries not yet over (read to the end, failed, or cancelled). */
-  private readonly live = new Set<TrinoResult>();
+  /** This request's queries not yet over (read to the end, failed, or cancelled), each with what cancels it. */
+  private readonly live = new Set<{ cancel(): Promise<unknown> }>();
   /** Queries asked for whose first page has not come yet. */
   private readonly starting = new Set<Promise<TrinoResult>>();
 
@@ -71,7 +74,7 @@ export class QueryLease implements RequestTrino {
 
   /**
    * The slot of the request's one running query, taken out of the lease, for a query that outlives the request
-   * (held for the next page, read/read-ahead.ts); null when the request holds other than exactly one. A result held
+   * (held for the next page, read-ahead.ts); null when the request holds other than exactly one. A result held
    * may start its next slice's query before a request adopts it (its reader fetches a batch ahead): that query runs
    * on the detached slot, not through this lease, which ends with its request.
    */
@@ -84,16 +87,17 @@ export class QueryLease implements RequestTrino {
   }
 
   /** Takes on the slot of a query another request started and this one reads on (the next page). */
-  adopt(release: Release): void {
+  adopt(release: Release, end: () => Promise<unknown>): void {
     if (this.ended) {
-      release();
+      release(end());
       return;
     }
     this.releases.push(release);
     this.held++;
+    this.live.add({ cancel: end });
   }
 
-  /** Parks a detached slot under the caller's key (quotas.ts): `evict` ends its query when a query needs it. */
+  /** Parks a detached slot under the caller's key (QueryLimiter): `evict` ends its query when a query needs it. */
   park(evict: () => void): () => void {
     return this.limiter.park(this.key, evict);
   }

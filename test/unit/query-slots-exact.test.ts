@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { QueryLease } from '../../src/read/query-lease.js';
 import { QueryLimiter } from '../../src/read/query-limiter.js';
-import { HeldResults, type HeldResult } from '../../src/read/read-ahead.js';
+import { PageCutter } from '../../src/read/page-cutter.js';
+import { HeldResults, pageRead, type HeldResult } from '../../src/read/read-ahead.js';
+import type { PortRef } from '../../src/read/sliced-result.js';
 import type { TrinoPort } from '../../src/trino/trino-port.js';
 import { ListedQueriesTrino } from '../fakes/listed-queries-trino.js';
 
@@ -20,8 +22,11 @@ const slots = (max: number, per?: number) =>
 function request(trino: TrinoPort, limiter: QueryLimiter, caller: string) {
   const gone = new AbortController();
   const lease = new QueryLease(trino, limiter, caller, gone.signal);
+  const port: PortRef = { trino: lease, opts: {}, stats: { queries: 0, widthMs: 0, endMs: 0 } };
   return {
     lease,
+    port,
+    signal: gone.signal,
     leave: () => {
       gone.abort(new Error('the client went away'));
       lease.end();
@@ -92,6 +97,39 @@ describe('query slots hold for the queries Trino lists', () => {
     expect(trino.peak).toBe(1);
     expect(held.size).toBe(0);
     next.leave();
+  });
+
+  it('a page read on from a held query, its client gone: the slot is free once the held query is cancelled', async () => {
+    const trino = new ListedQueriesTrino();
+    const limiter = slots(1);
+    const held = new HeldResults(4, 60_000);
+    const page = (r: ReturnType<typeof request>, token: string | undefined) =>
+      pageRead(
+        held,
+        r.lease,
+        r.port,
+        { eligible: true, limit: 2, token, caller: 'alice', signal: r.signal },
+        async () => ({
+          ...(await r.port.trino.query('SELECT page', r.port.opts)),
+          reach: { yielded: 0, sure: Infinity },
+        }),
+      );
+    const one = request(trino, limiter, 'alice');
+    const first = await page(one, undefined);
+    const cutter = new PageCutter(first.source, 2, null, undefined, true, first.first);
+    for await (const batch of cutter.batches()) expect(batch).toHaveLength(1);
+    first.handOn('t2', cutter.rest()!);
+    one.lease.end();
+    const two = request(trino, limiter, 'alice');
+    const second = await page(two, 't2');
+    expect([second.continued, trino.started]).toEqual([true, 1]);
+    const bob = request(trino, limiter, 'bob');
+    const waiting = bob.lease.query('SELECT bob');
+    await tick();
+    two.leave();
+    await waiting;
+    expect(trino.peak).toBe(1);
+    bob.leave();
   });
 
   it('a result left unread when its request ends is cancelled, and holds its slot until it is', async () => {
