@@ -61,8 +61,8 @@ const CLOSE_OBJECT = 0x7d;
 
 /**
  * The rows of a JSON document that is one array (white space around it allowed), parsed `batchRows` at a time. The
- * array is scanned only as far as the batch asked for: a 16 MB segment scanned whole held the event loop for tens
- * of milliseconds before its first row. `notArray`: the error for text that is not one array, found where the
+ * array is scanned only as far as the batch asked for: scanned whole, a 16 MB segment would hold the event loop for
+ * tens of milliseconds before its first row. `notArray`: the error for text that is not one array, found where the
  * scan reaches it; `notJson`: for a batch JSON.parse refuses.
  */
 export function* arrayBatches(

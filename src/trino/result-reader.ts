@@ -88,10 +88,10 @@ export const BATCH_ROWS = 1024;
 
 /**
  * The longest the reader and its consumer run without letting the event loop turn, ms. A batch parsed is handed to
- * the encoder, whose write to a fast socket returns at once, and the next batch is asked for in the same turn: a
- * whole spooled segment (up to 16 MB, some 100,000 rows) was read and written in one, and held every other request
- * (and the load-shedding check, which then answered 503) for hundreds of milliseconds. Past this, the reader yields
- * before its next batch.
+ * the encoder, whose write to a fast socket returns at once, and the next batch is asked for in the same turn: left
+ * to that, a whole spooled segment (up to 16 MB, some 100,000 rows) is read and written in one turn, for every
+ * stream at once, holding every other request and the load-shedding check (which answers 503 after a second
+ * without a turn) for hundreds of milliseconds. Past this, the reader yields before its next batch.
  */
 const TURN_MS = 10;
 
