@@ -47,6 +47,8 @@ export class QueryLease implements RequestTrino {
   private readonly live = new Set<{ cancel(): Promise<unknown> }>();
   /** Queries asked for whose first page has not come yet. */
   private readonly starting = new Set<Promise<TrinoResult>>();
+  /** Queries run to completion (`all`) not yet settled: an aborted one settles once Trino has cancelled it. */
+  private readonly collecting = new Set<Promise<unknown>>();
 
   constructor(
     private readonly trino: TrinoPort,
@@ -110,6 +112,7 @@ export class QueryLease implements RequestTrino {
     this.ended = true;
     const cancels = [...this.live].map((r) => r.cancel());
     for (const started of this.starting) cancels.push(started.then((r) => r.cancel()));
+    for (const rows of this.collecting) cancels.push(rows);
     this.live.clear();
     const ended = cancels.length > 0 ? Promise.allSettled(cancels) : undefined;
     for (const release of this.releases.splice(0)) release(ended);
@@ -134,7 +137,13 @@ export class QueryLease implements RequestTrino {
 
   async all(sql: string, opts?: QueryOptions): Promise<TrinoRows> {
     await this.hold(1);
-    return this.trino.all(sql, this.options(opts));
+    const rows = this.trino.all(sql, this.options(opts));
+    this.collecting.add(rows);
+    try {
+      return await rows;
+    } finally {
+      this.collecting.delete(rows);
+    }
   }
 
   cancel(queryId: string): Promise<void> {

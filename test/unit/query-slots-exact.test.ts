@@ -69,6 +69,22 @@ describe('query slots hold for the queries Trino lists', () => {
     expect([trino.listed, limiter.active(), limiter.endingCount()]).toEqual([0, 0, 0]);
   });
 
+  it('a query run to completion (an explain, a count) whose client leaves: its slot is free once it is cancelled', async () => {
+    const trino = new ListedQueriesTrino();
+    const limiter = slots(1);
+    const a = request(trino, limiter, 'a');
+    const rows = a.lease.all('SELECT count').catch(() => 'cut');
+    await tick();
+    const b = request(trino, limiter, 'b');
+    const waiting = b.lease.query('SELECT b');
+    await tick();
+    a.leave();
+    await waiting;
+    expect(trino.peak).toBe(1);
+    expect(await rows).toBe('cut');
+    b.leave();
+  });
+
   it('a held query evicted for another caller: that query starts once the held one is cancelled in Trino', async () => {
     const trino = new ListedQueriesTrino();
     const limiter = slots(1);
