@@ -45,8 +45,6 @@ export class QueryLease implements RequestTrino {
   private ended = false;
   /** This request's queries not yet over (read to the end, failed, or cancelled), each with what cancels it. */
   private readonly live = new Set<{ cancel(): Promise<unknown> }>();
-  /** Queries asked for whose first page has not come yet. */
-  private readonly starting = new Set<Promise<TrinoResult>>();
   /** Queries run to completion (`all`) not yet settled: an aborted one settles once Trino has cancelled it. */
   private readonly collecting = new Set<Promise<unknown>>();
 
@@ -111,7 +109,6 @@ export class QueryLease implements RequestTrino {
   end(): void {
     this.ended = true;
     const cancels = [...this.live].map((r) => r.cancel());
-    for (const started of this.starting) cancels.push(started.then((r) => r.cancel()));
     for (const rows of this.collecting) cancels.push(rows);
     this.live.clear();
     const ended = cancels.length > 0 ? Promise.allSettled(cancels) : undefined;
@@ -126,12 +123,27 @@ export class QueryLease implements RequestTrino {
 
   async query(sql: string, opts?: QueryOptions): Promise<TrinoResult> {
     await this.hold(1);
-    const started = this.trino.query(sql, this.options(opts));
-    this.starting.add(started);
+    // Until its first page, the query is ended by cancelling what query() gives, or (an abort while the POST was in
+    // flight, query() rejected at once) by the cancellation the port sends once Trino has answered the POST.
+    let late: Promise<void> | undefined;
+    const started = this.trino.query(sql, { ...this.options(opts), cancelling: (p) => void (late = p) });
+    const starting = {
+      cancel: () =>
+        started.then(
+          (r) => r.cancel(),
+          () => late,
+        ),
+    };
+    this.live.add(starting);
     try {
-      return this.track(await started);
-    } finally {
-      this.starting.delete(started);
+      const result = await started;
+      this.live.delete(starting);
+      return this.track(result);
+    } catch (err) {
+      const over = () => void this.live.delete(starting);
+      if (late) void late.then(over);
+      else over();
+      throw err;
     }
   }
 

@@ -77,7 +77,7 @@ export class HttpTrino implements TrinoPort {
     let first: Page;
     try {
       if (opts.signal?.aborted) throw control.cancelled(undefined);
-      first = await this.firstPage(sql, headers, user, control);
+      first = await this.firstPage(sql, headers, user, control, opts.cancelling);
       span.setAttribute('trino.query_id', first.id);
       if (first.error) throw new TrinoQueryError(first.error, first.id);
     } catch (err) {
@@ -129,6 +129,7 @@ export class HttpTrino implements TrinoPort {
     headers: Record<string, string>,
     user: string,
     control: QueryControl,
+    cancelling?: (cancelled: Promise<void>) => void,
   ): Promise<Page> {
     // The POST is not aborted with the query: its answer names the query to cancel. An abort while it is in
     // flight rejects at once, and the query is cancelled when Trino has answered.
@@ -140,7 +141,9 @@ export class HttpTrino implements TrinoPort {
       );
     let page = await Promise.race([post, control.whenAborted]);
     if (page === undefined) {
-      void this.track(post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {}));
+      const sent = post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {});
+      const cancelled = this.track(sent);
+      cancelling?.(cancelled);
       throw control.cancelled(undefined);
     }
     try {

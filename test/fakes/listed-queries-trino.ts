@@ -3,7 +3,8 @@
  * load test samples): a query is listed from its POST until it is read to its end, or until its cancellation has
  * reached Trino, `cancelMs` after it was sent (the DELETE's round trip). Each query yields `pages` one-row pages,
  * a page per pull; stopping early or aborting cancels it, as the real port does (the iteration ends only once the
- * DELETE has been answered).
+ * DELETE has been answered). With `postMs`, Trino answers a query's POST that much later: an abort meanwhile rejects
+ * at once and tells `cancelling` of the cancellation sent once the POST is answered, as the real port does.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCancelledError } from '../../src/trino/trino-errors.js';
@@ -29,6 +30,7 @@ export class ListedQueriesTrino implements TrinoPort {
   constructor(
     private readonly pages = 1_000,
     private readonly cancelMs = 20,
+    private readonly postMs = 0,
   ) {}
 
   async query(_sql: string, opts: QueryOptions = {}): Promise<TrinoResult> {
@@ -44,6 +46,7 @@ export class ListedQueriesTrino implements TrinoPort {
       over = true;
       this.listed--;
     };
+    if (this.postMs > 0) await this.answered(opts, leave);
     let cancelling: Promise<void> | undefined;
     const cancel = () => (cancelling ??= over ? Promise.resolve() : sleep(this.cancelMs).then(leave));
     signal?.addEventListener('abort', () => void cancel(), { once: true });
@@ -63,6 +66,15 @@ export class ListedQueriesTrino implements TrinoPort {
       }
     }
     return { queryId, columns: COLUMNS, batches: batches(), cancel };
+  }
+
+  /** Waits for the POST's answer; an abort meanwhile rejects at once, the query cancelled once it is answered. */
+  private async answered(opts: QueryOptions, leave: () => void): Promise<void> {
+    const answer = sleep(this.postMs);
+    const aborted = new Promise<void>((resolve) => opts.signal?.addEventListener('abort', () => resolve()));
+    if ((await Promise.race([answer.then(() => 'answered'), aborted])) === 'answered') return;
+    opts.cancelling?.(answer.then(() => sleep(this.cancelMs)).then(leave));
+    throw new QueryCancelledError('aborted', undefined);
   }
 
   all(sql: string, opts: QueryOptions = {}): Promise<TrinoRows> {

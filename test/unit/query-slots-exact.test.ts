@@ -85,6 +85,21 @@ describe('query slots hold for the queries Trino lists', () => {
     b.leave();
   });
 
+  it('a client gone while its POST is on its way: the slot is free once Trino has answered it and the cancel', async () => {
+    const trino = new ListedQueriesTrino(1_000, 20, 50);
+    const limiter = slots(1);
+    const a = request(trino, limiter, 'a');
+    const asked = a.lease.query('SELECT a').catch(() => 'cancelled');
+    await tick();
+    const b = request(trino, limiter, 'b');
+    const waiting = b.lease.query('SELECT b');
+    a.leave();
+    expect(await asked).toBe('cancelled');
+    await waiting;
+    expect(trino.peak).toBe(1);
+    b.leave();
+  });
+
   it('a held query evicted for another caller: that query starts once the held one is cancelled in Trino', async () => {
     const trino = new ListedQueriesTrino();
     const limiter = slots(1);
