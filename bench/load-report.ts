@@ -25,7 +25,10 @@ export interface LevelResult {
   routes: RouteResult[];
   rssMaxBytes: number;
   rssEndBytes: number;
+  /** Queries of reads (they hold query slots) seen running at once. */
   queriesMax: number;
+  /** Catalog lookups seen running at once (outside the query slots). */
+  catalogMax: number;
   /** 5xx other than 503 with Retry-After, by route. */
   bad: string[];
 }
@@ -42,7 +45,9 @@ function levelTable(l: LevelResult): string[] {
     `### ${l.connections} connections`,
     '',
     `${fmtInt(total)} requests/s in all; gateway RSS at most ${mb(l.rssMaxBytes)} (${mb(l.rssEndBytes)} at the end); ` +
-      `at most ${l.queriesMax} Trino queries of the gateway running at once (sampled about once a second from system.runtime.queries).`,
+      `at most ${l.queriesMax} Trino queries of the gateway's reads running at once, the queries ` +
+      '`maxConcurrentQueries` counts, and at most ' +
+      `${l.catalogMax} catalog lookups beside them (sampled about once a second from system.runtime.queries).`,
     '',
     '| route | connections | requests | requests/s | p50 ms | p99 ms | status codes | refusals | errors / timeouts |',
     '| --- | --: | --: | --: | --: | --: | --- | --- | --: |',

@@ -2,7 +2,8 @@
  * `npm run load` (issue 14): the request mix of bench/load-mix.ts at 10, 50 and 200 concurrent connections
  * against a gateway this script starts (`node dist/server.js`, the production build, on 127.0.0.1 only), over the
  * local Trino's demo topics. Per level: throughput, p50/p99 latency per route, status codes, the gateway's RSS
- * and the Trino queries running at once (sampled). It fails on any 5xx but a 503 with Retry-After, and on a Trino
+ * and the Trino queries running at once (sampled): the reads' queries, which `maxConcurrentQueries` governs, apart
+ * from the gateway's catalog lookups (one at a time, at most every 10 s, outside the query slots). It fails on any 5xx but a 503 with Retry-After, and on a Trino
  * query of the gateway's user still running after the run. Writes docs/load.md and docs/load.svg.
  *
  *   npm run load                        # 60 s per level, as the issue asks
@@ -73,13 +74,21 @@ async function prepare(): Promise<{ pages: string[]; cursors: string[] }> {
 
 const checker = new HttpTrino({ server: TRINO, user: 'topicgate-load-check' });
 
-/** Trino queries of the gateway's user not yet over (the check runs as another user, so it is not counted). */
-async function liveQueries(): Promise<number> {
+/** The catalog lookups' SQL (read/topic-catalog.ts): the only queries of the gateway that take no query slot. */
+const CATALOG = `query LIKE '%.information_schema.%'`;
+
+/**
+ * Trino queries of the gateway's user not yet over (the check runs as another user, so it is not counted): those
+ * of reads, which hold query slots, and catalog lookups.
+ */
+async function liveQueries(): Promise<{ reads: number; catalog: number }> {
   const { rows } = await checker.all(
-    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED')`,
+    `SELECT count_if(NOT (${CATALOG})), count_if(${CATALOG}) FROM system.runtime.queries ` +
+      `WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED')`,
   );
-  return Number(rows[0]![0]);
+  return { reads: Number(rows[0]![0]), catalog: Number(rows[0]![1]) };
 }
+const live = async () => liveQueries().then(({ reads, catalog }) => reads + catalog);
 
 function errorCode(body: string): string {
   try {
@@ -93,14 +102,16 @@ async function runLevel(connections: number, pid: number, mix: ReturnType<typeof
   const split = connectionsOf(mix, connections);
   const bad: string[] = [];
   const refusals: Record<string, number>[] = mix.map(() => ({}));
-  const samples = { rss: [] as number[], queries: [] as number[] };
+  const samples = { rss: [] as number[], queries: [] as number[], catalog: [] as number[] };
   const sampler = setInterval(() => {
     samples.rss.push(currentRss(pid));
   }, 500);
   let sampling = true;
   const queryCounts = (async () => {
     while (sampling) {
-      samples.queries.push(await liveQueries().catch(() => 0));
+      const { reads, catalog } = await liveQueries().catch(() => ({ reads: 0, catalog: 0 }));
+      samples.queries.push(reads);
+      samples.catalog.push(catalog);
       await new Promise((r) => setTimeout(r, 1000));
     }
   })();
@@ -152,6 +163,7 @@ async function runLevel(connections: number, pid: number, mix: ReturnType<typeof
     rssMaxBytes: Math.max(...samples.rss),
     rssEndBytes: currentRss(pid),
     queriesMax: Math.max(0, ...samples.queries),
+    catalogMax: Math.max(0, ...samples.catalog),
     bad,
   };
 }
@@ -170,10 +182,10 @@ async function main() {
       levels.push(await runLevel(c, pid, mix));
     }
     // Nothing may be left running in Trino: wait a moment for cancellations to land, then look.
-    let leaked = await liveQueries();
+    let leaked = await live();
     for (let i = 0; i < 20 && leaked > 0; i++) {
       await new Promise((r) => setTimeout(r, 500));
-      leaked = await liveQueries();
+      leaked = await live();
     }
     const report = await writeLoadReport({
       levels,

@@ -8,7 +8,7 @@ import type { RouteGroup } from '../config/access-schema.js';
 import { Authenticator } from './authenticate.js';
 import { Grants } from './grants.js';
 import type { JwtOptions } from './jwt.js';
-import { QueryLimiter } from './quotas.js';
+import { QueryLimiter } from '../read/query-limiter.js';
 import { RowPolicies } from './row-policy.js';
 
 export interface Access {

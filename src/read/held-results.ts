@@ -9,14 +9,14 @@
  *
  * Bounded: at most `max` results held in this process, each for `ttlMs` (then cancelled), and never longer than
  * `maxAgeMs` after its query started (its deadline must not cut a page short). A held query keeps its caller's
- * query slot, parked (access/quotas.ts): any query that needs the slot ends it. An entry is taken out when used,
+ * query slot, parked (query-limiter.ts): any query that needs the slot ends it. An entry is taken out when used,
  * so a held result is continued once; a next page that finds nothing held (another instance, expired, evicted) runs its
  * own query, which holds the same rows. Keyed by the caller and the signed token, looked up only after the
  * request's plan has accepted that token (its query hash covers the filters and the caller's row policy), so no
  * request reads rows another request's plan would not read; under impersonation Trino's checks are per principal.
  */
-import type { RequestTrino } from '../access/query-lease.js';
-import type { Release } from '../access/quotas.js';
+import type { RequestTrino } from './query-lease.js';
+import type { Release } from './query-limiter.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { prefetchBatches } from './batch-prefetch.js';
 import type { PortRef, Reach, HoldingResult } from './sliced-result.js';
@@ -120,12 +120,13 @@ export class HeldResults {
   }
 }
 
-/** Cancels a held result's query (the port cancels it in Trino) and gives its slot back at once. */
+/** Cancels a held result's query (the port cancels it in Trino); its slot is free once Trino has answered. */
 function end(result: HeldResult, release: Release | null): Promise<void> {
-  release?.();
-  return Promise.resolve(result.rest.return?.())
+  const ended = Promise.resolve(result.rest.return?.())
     .catch(() => undefined)
     .then(() => undefined);
+  release?.(ended);
+  return ended;
 }
 
 /**
@@ -142,7 +143,7 @@ async function resume(
 ): Promise<{ result: HeldResult; release: Release | null } | undefined> {
   const h = found.result;
   Object.assign(h.port, { trino: port.trino, opts: { ...port.opts, signal: h.relay.signal }, stats: port.stats });
-  if (found.release) trino.adopt(found.release);
+  if (found.release) trino.adopt(found.release, () => end(h, null));
   const abort = () => h.relay.abort(o.signal.reason);
   if (o.signal.aborted) abort();
   else o.signal.addEventListener('abort', abort, { once: true });

@@ -1,7 +1,4 @@
 /**
- * Long file: the protocol's four exchanges (POST, nextUri GET, DELETE, info) and the result stream's cancellation
- * share one query control and retry policy; the parts that stand alone are in the modules named below.
- *
  * The Trino port over Trino's client protocol (POST /v1/statement, GET each nextUri, DELETE to cancel), spoken
  * directly over Node's http/https modules: http-transport.ts makes one HTTP exchange, trino-connection.ts knows
  * where Trino is and as whom to reach it, this file speaks the protocol.
@@ -18,7 +15,9 @@
  * consumer pulls; a query is cancelled (DELETE) on abort and on a deadline (Trino's query_max_run_time, and the
  * gateway's own backstop a little later); credentials go only over https, to the configured origin. With
  * encodings set, the POST asks for the spooling protocol (X-Trino-Query-Data-Encoding); result-reader.ts reads
- * direct pages and spooled segments alike, segment-fetch.ts fetches and acknowledges the segments.
+ * direct pages and spooled segments alike, segment-fetch.ts fetches and acknowledges the segments. The protocol's
+ * four exchanges (POST, nextUri GET, DELETE, info) and the result stream's cancellation stay together here: they
+ * share one query control and retry policy.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pageBuffers } from './buffer-pool.js';
@@ -78,7 +77,7 @@ export class HttpTrino implements TrinoPort {
     let first: Page;
     try {
       if (opts.signal?.aborted) throw control.cancelled(undefined);
-      first = await this.firstPage(sql, headers, user, control);
+      first = await this.firstPage(sql, headers, user, control, opts.cancelling);
       span.setAttribute('trino.query_id', first.id);
       if (first.error) throw new TrinoQueryError(first.error, first.id);
     } catch (err) {
@@ -130,6 +129,7 @@ export class HttpTrino implements TrinoPort {
     headers: Record<string, string>,
     user: string,
     control: QueryControl,
+    cancelling?: (cancelled: Promise<void>) => void,
   ): Promise<Page> {
     // The POST is not aborted with the query: its answer names the query to cancel. An abort while it is in
     // flight rejects at once, and the query is cancelled when Trino has answered.
@@ -141,7 +141,9 @@ export class HttpTrino implements TrinoPort {
       );
     let page = await Promise.race([post, control.whenAborted]);
     if (page === undefined) {
-      void this.track(post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {}));
+      const sent = post.then((p) => (p.nextUri ? this.cancelUri(p.nextUri, user) : undefined)).catch(() => {});
+      const cancelled = this.track(sent);
+      cancelling?.(cancelled);
       throw control.cancelled(undefined);
     }
     try {

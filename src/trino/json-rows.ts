@@ -27,15 +27,7 @@ export class JsonRows {
     if (this.spent) throw new Error('the rows of a page whose bytes were given back are read once only');
     const parse = lossless ? parseLosslessJson : JSON.parse;
     try {
-      for (const [start, end] of this.ranges) {
-        let batch: unknown[][];
-        try {
-          batch = parse(`[${this.bytes.toString('utf8', start, end)}]`) as unknown[][];
-        } catch {
-          throw bad();
-        }
-        yield batch;
-      }
+      for (const range of this.ranges) yield parseBatch(this.bytes, range, parse, bad);
     } finally {
       // Rows are parsed from copies of their text: the bytes may be reused from here on.
       if (this.release) {
@@ -67,11 +59,49 @@ const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
-/** A JSON document that is one array (white space around it allowed), as rows. */
-export function arrayRows(bytes: Buffer, batchRows: number): JsonRows {
-  const { rows, end } = scanArray(bytes, skipSpace(bytes, 0), batchRows);
-  if (skipSpace(bytes, end) !== bytes.length) throw new MalformedJson('text after the array');
-  return rows;
+/**
+ * The rows of a JSON document that is one array (white space around it allowed), parsed `batchRows` at a time. The
+ * array is scanned only as far as the batch asked for: scanned whole, a 16 MB segment would hold the event loop for
+ * tens of milliseconds before its first row. `notArray`: the error for text that is not one array, found where the
+ * scan reaches it; `notJson`: for a batch JSON.parse refuses.
+ */
+export function* arrayBatches(
+  bytes: Buffer,
+  batchRows: number,
+  lossless: boolean,
+  errors: { notArray: () => Error; notJson: () => Error },
+): Generator<unknown[][]> {
+  const parse = lossless ? parseLosslessJson : JSON.parse;
+  const scan = structural(errors.notArray, () => new ArrayScan(bytes, skipSpace(bytes, 0), batchRows));
+  for (;;) {
+    const range = structural(errors.notArray, () => scan.next());
+    if (!range) break;
+    yield parseBatch(bytes, range, parse, errors.notJson);
+  }
+  if (skipSpace(bytes, scan.end) !== bytes.length) throw errors.notArray();
+}
+
+/** `scan()`, its MalformedJson as `error()`. */
+function structural<T>(error: () => Error, scan: () => T): T {
+  try {
+    return scan();
+  } catch (err) {
+    throw err instanceof MalformedJson ? error() : err;
+  }
+}
+
+/** The rows of one batch, `[start, end)` of `bytes` without the array's brackets. */
+function parseBatch(
+  bytes: Buffer,
+  [start, end]: readonly [number, number],
+  parse: (text: string) => unknown,
+  bad: () => Error,
+): unknown[][] {
+  try {
+    return parse(`[${bytes.toString('utf8', start, end)}]`) as unknown[][];
+  } catch {
+    throw bad();
+  }
 }
 
 /**
@@ -108,29 +138,54 @@ export function memberRows(bytes: Buffer, name: string, batchRows: number): { re
 
 /** The array opening at `from`: its elements in batches, and the index after its closing bracket. */
 function scanArray(bytes: Buffer, from: number, batchRows: number): { rows: JsonRows; end: number } {
-  if (bytes[from] !== OPEN_ARRAY) throw new MalformedJson('not an array');
+  const scan = new ArrayScan(bytes, from, batchRows);
   const ranges: [number, number][] = [];
-  const first = from + 1;
-  let start = first;
-  let count = 0;
-  let depth = 1;
-  for (let i = first; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (c === QUOTE) i = closingQuote(bytes, i);
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
-    else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
-      if (--depth > 0) continue;
-      // The last batch. `[]` has none; `[1,]` is not JSON.
-      if (skipSpace(bytes, start) < i) ranges.push([start, i]);
-      else if (start !== first) throw new MalformedJson('an empty element');
-      return { rows: new JsonRows(bytes, ranges), end: i + 1 };
-    } else if (c === COMMA && depth === 1 && ++count === batchRows) {
-      ranges.push([start, i]);
-      start = i + 1;
-      count = 0;
-    }
+  for (let range = scan.next(); range; range = scan.next()) ranges.push(range);
+  return { rows: new JsonRows(bytes, ranges), end: scan.end };
+}
+
+/** The elements of the array opening at `from`, found a batch at a time (commas at its top level, outside strings). */
+class ArrayScan {
+  /** The index after the closing bracket, once the scan has reached it; -1 before. */
+  end = -1;
+  private readonly first: number;
+  /** Where the next batch starts. */
+  private start: number;
+
+  constructor(
+    private readonly bytes: Buffer,
+    from: number,
+    private readonly batchRows: number,
+  ) {
+    if (bytes[from] !== OPEN_ARRAY) throw new MalformedJson('not an array');
+    this.first = this.start = from + 1;
   }
-  throw new MalformedJson('an unclosed array');
+
+  /** The next batch's range (`batchRows` elements, the last one fewer), or null after the last one. */
+  next(): [number, number] | null {
+    if (this.end >= 0) return null;
+    const bytes = this.bytes;
+    const start = this.start;
+    let count = 0;
+    let depth = 1;
+    for (let i = start; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (c === QUOTE) i = closingQuote(bytes, i);
+      else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
+      else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+        if (--depth > 0) continue;
+        this.end = i + 1;
+        // The last batch. `[]` has none; `[1,]` is not JSON.
+        if (skipSpace(bytes, start) < i) return [start, i];
+        if (start !== this.first) throw new MalformedJson('an empty element');
+        return null;
+      } else if (c === COMMA && depth === 1 && ++count === this.batchRows) {
+        this.start = i + 1;
+        return [start, i];
+      }
+    }
+    throw new MalformedJson('an unclosed array');
+  }
 }
 
 /** The index of the quote closing the string that opens at `from`. */

@@ -12,6 +12,8 @@
  * A segment is acknowledged (Trino may delete it) once its rows have been read; when the reader is released
  * early (client gone, failure, deadline) every segment it knows of and has not acknowledged is released too.
  */
+import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import { JsonRows } from './json-rows.js';
 import type { ResultColumn } from '../core/result-stream.js';
 import { decodable, decodeSegment, decoderReady, type SegmentMetadata } from './segment-decoder.js';
@@ -84,6 +86,15 @@ type Item =
  */
 export const BATCH_ROWS = 1024;
 
+/**
+ * The longest the reader and its consumer run without letting the event loop turn, ms. A batch parsed is handed to
+ * the encoder, whose write to a fast socket returns at once, and the next batch is asked for in the same turn: left
+ * to that, a whole spooled segment (up to 16 MB, some 100,000 rows) is read and written in one turn, for every
+ * stream at once, holding every other request and the load-shedding check (which answers 503 after a second
+ * without a turn) for hundreds of milliseconds. Past this, the reader yields before its next batch.
+ */
+const TURN_MS = 10;
+
 export class ResultReader {
   /** The latest nextUri Trino gave while the query has one: what a cancellation DELETEs. */
   lastUri: string | undefined;
@@ -105,6 +116,7 @@ export class ResultReader {
   /** The rows, batch by batch; throws TrinoQueryError for an in-band error, and the source's errors. */
   async *rows(): AsyncGenerator<unknown[][]> {
     this.accept(this.first);
+    let turn = performance.now();
     for (;;) {
       this.lookAhead();
       const item = this.queue[0];
@@ -119,7 +131,13 @@ export class ResultReader {
       this.current = item;
       const batches = await this.batchesOf(item);
       this.queue.shift();
-      for (const rows of batches) yield rows;
+      for (const rows of batches) {
+        if (performance.now() - turn > TURN_MS) {
+          await setImmediate();
+          turn = performance.now();
+        }
+        yield rows;
+      }
       this.current = undefined;
       if (item.kind === 'spooled') this.source.release(item.segment);
     }

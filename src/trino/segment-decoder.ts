@@ -10,7 +10,7 @@
  */
 import { uncompressSync as lz4Uncompress } from 'lz4-napi';
 import type { TrinoEncoding } from '../core/trino-encodings.js';
-import { arrayRows, type JsonRows } from './json-rows.js';
+import { arrayBatches } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
 import { segmentBuffers } from './buffer-pool.js';
 import { zstdDecompressInto, zstdReady } from './zstd.js';
@@ -59,9 +59,10 @@ export function decodable(encoding: string): encoding is TrinoEncoding {
 export const decoderReady: Promise<unknown> = zstdReady;
 
 /**
- * A segment's rows, in batches of at most `batchRows`, each parsed when its turn comes (json-rows.ts: parsed
- * whole, a segment's rows outlive V8's young generation). A segment that does not decode to a JSON array is a
- * TrinoUnavailableError, thrown by the first batch or by the batch where its text stops being JSON.
+ * A segment's rows, in batches of at most `batchRows`, each scanned for and parsed when its turn comes (json-rows.ts:
+ * parsed whole, a segment's rows outlive V8's young generation; scanned whole, it holds the event loop). A segment
+ * that does not decode to a JSON array is a TrinoUnavailableError, thrown by the batch where its text stops being
+ * one (after the last batch, for text after the array).
  */
 export function* decodeSegment(
   encoding: TrinoEncoding,
@@ -86,13 +87,10 @@ export function* decodeSegment(
   // The bytes read (decompressed, or the body itself) go back to the pool when their rows have been read or the
   // reader stopped (the pool ignores buffers not its own): rows are parsed from copies of their text.
   try {
-    let rows: JsonRows;
-    try {
-      rows = arrayRows(plain, batchRows);
-    } catch {
-      throw bad('is not an array of rows');
-    }
-    yield* rows.batches(lossless, () => bad('is not JSON'));
+    yield* arrayBatches(plain, batchRows, lossless, {
+      notArray: () => bad('is not an array of rows'),
+      notJson: () => bad('is not JSON'),
+    });
   } finally {
     segmentBuffers.give(plain);
   }

@@ -21,6 +21,11 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** Sets Trino's query_max_run_time and the gateway's own deadline. */
   timeoutMs?: number;
+  /**
+   * Told when query() rejects at once for an abort while its POST is in flight, before Trino has named the query:
+   * the promise resolves once the query Trino registered meanwhile has been cancelled (query slots wait for it).
+   */
+  cancelling?: (cancelled: Promise<void>) => void;
 }
 
 export interface TrinoResult extends ResultStream {

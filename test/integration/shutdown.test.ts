@@ -188,7 +188,7 @@ describe('SIGTERM during 10 streaming responses', () => {
       return states();
     };
     const after = new Map(await settled());
-    // The five short pages were whole; their queries were held for a next page (read-ahead.ts), and the shutdown
+    // The five short pages were whole; their queries were held for a next page (held-results.ts), and the shutdown
     // cancelled those (a query already read to its end is FINISHED).
     for (const s of streams.slice(0, 5)) expect(['FINISHED', 'FAILED']).toContain(after.get(s.queryId));
     expect(streams.slice(5).map((s) => after.get(s.queryId))).toEqual(Array(5).fill('FAILED'));

@@ -109,7 +109,7 @@ describe('sliced pages', () => {
     )) as [[number]];
     expect(paged.rows.length).toBe(Number(expected));
     const read = await rowsRead('"vastpg"."demo_topics"."orders"');
-    // Pages read on (read-ahead.ts): the first slice holds about ten pages and each slice after it twice as many,
+    // Pages read on (held-results.ts): the first slice holds about ten pages and each slice after it twice as many,
     // and every page after the first reads on from the query left running: a few queries for 40 pages.
     expect(read.queries).toBeLessThanOrEqual(Math.ceil(paged.pages / 10));
     // Unsliced, the 40 pages would read 4000 + 3900 + ... + 100 = 82,000 rows; sliced, about the 4000 returned.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { QueryLimiter } from '../../src/access/quotas.js';
+import { QueryLimiter } from '../../src/read/query-limiter.js';
 
 const limiter = (o: Partial<ConstructorParameters<typeof QueryLimiter>[0]> = {}) =>
   new QueryLimiter({ concurrentQueries: 2, maxConcurrentQueries: 3, queuedQueries: 2, queueWaitMs: 200, ...o });

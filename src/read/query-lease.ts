@@ -1,15 +1,16 @@
 /**
- * One request's view of Trino (issue 10, quotas and hardening): every query it runs counts against the caller's
- * `concurrentQueries` and the gateway's `maxConcurrentQueries`, and is cancelled when the client goes away.
+ * One request's view of Trino: every query it runs counts against the caller's `concurrentQueries` and the
+ * gateway's `maxConcurrentQueries`, and is cancelled when the client goes away.
  *
  * Quotas count Trino queries, not requests: a request that runs none (a commit, a seek) holds no slot; one that runs
  * its queries one after another (a page read in time slices, a cursor batch summarised then read, an explain)
  * holds one slot from its first query until it ends, so it is never refused between two of its own queries; a bulk
  * read of `parallel=N` holds N before its first slice starts (all or none, so two bulk reads cannot each hold half
- * of what both need and wait on each other).
+ * of what both need and wait on each other). When the request ends, a query of it still running in Trino (its
+ * client gone, a result left unread) is cancelled, and its slots stay taken until Trino has answered that.
  */
 import type { QueryOptions, TrinoInfo, TrinoPort, TrinoResult, TrinoRows } from '../trino/trino-port.js';
-import type { QueryLimiter, Release } from './quotas.js';
+import type { QueryLimiter, Release } from './query-limiter.js';
 
 /** What the read path needs of a request's port: the port, and a way to hold slots for queries run at once. */
 export interface RequestTrino extends TrinoPort {
@@ -20,8 +21,11 @@ export interface RequestTrino extends TrinoPort {
    * its result's later queries run on until a request adopts it.
    */
   detach(): Detached | null;
-  /** Takes on the slot of a query left running by an earlier request, which this one reads on. */
-  adopt(release: Release): void;
+  /**
+   * Takes on the slot of a query left running by an earlier request, which this one reads on; `end` ends that
+   * query (and resolves once Trino has it cancelled) if it still runs when this request ends.
+   */
+  adopt(release: Release, end: () => Promise<unknown>): void;
   /** Parks a detached slot under the caller's key: `evict` ends its query when another query needs the slot. */
   park(evict: () => void): () => void;
 }
@@ -39,6 +43,10 @@ export class QueryLease implements RequestTrino {
   /** Holds are taken one at a time, so two callers cannot both take the difference. */
   private holding: Promise<void> = Promise.resolve();
   private ended = false;
+  /** This request's queries not yet over (read to the end, failed, or cancelled), each with what cancels it. */
+  private readonly live = new Set<{ cancel(): Promise<unknown> }>();
+  /** Queries run to completion (`all`) not yet settled: an aborted one settles once Trino has cancelled it. */
+  private readonly collecting = new Set<Promise<unknown>>();
 
   constructor(
     private readonly trino: TrinoPort,
@@ -66,35 +74,45 @@ export class QueryLease implements RequestTrino {
 
   /**
    * The slot of the request's one running query, taken out of the lease, for a query that outlives the request
-   * (held for the next page, read/held-results.ts); null when the request holds other than exactly one. A result held
+   * (held for the next page, held-results.ts); null when the request holds other than exactly one. A result held
    * may start its next slice's query before a request adopts it (its reader fetches a batch ahead): that query runs
    * on the detached slot, not through this lease, which ends with its request.
    */
   detach(): Detached | null {
     if (this.held !== 1 || this.releases.length !== 1) return null;
     this.held = 0;
+    // The query left running is the held result's now, which ends it before giving its slot back (held-results.ts).
+    this.live.clear();
     return { release: this.releases.pop()!, port: this.trino };
   }
 
   /** Takes on the slot of a query another request started and this one reads on (the next page). */
-  adopt(release: Release): void {
+  adopt(release: Release, end: () => Promise<unknown>): void {
     if (this.ended) {
-      release();
+      release(end());
       return;
     }
     this.releases.push(release);
     this.held++;
+    this.live.add({ cancel: end });
   }
 
-  /** Parks a detached slot under the caller's key (quotas.ts): `evict` ends its query when a query needs it. */
+  /** Parks a detached slot under the caller's key (QueryLimiter): `evict` ends its query when a query needs it. */
   park(evict: () => void): () => void {
     return this.limiter.park(this.key, evict);
   }
 
-  /** Gives every slot back (the request has ended); later queries are refused. */
+  /**
+   * Gives every slot back (the request has ended); later queries are refused. A query still running is cancelled,
+   * and its slots count as taken until Trino has answered (QueryLimiter).
+   */
   end(): void {
     this.ended = true;
-    for (const release of this.releases.splice(0)) release();
+    const cancels = [...this.live].map((r) => r.cancel());
+    for (const rows of this.collecting) cancels.push(rows);
+    this.live.clear();
+    const ended = cancels.length > 0 ? Promise.allSettled(cancels) : undefined;
+    for (const release of this.releases.splice(0)) release(ended);
     this.held = 0;
   }
 
@@ -105,12 +123,39 @@ export class QueryLease implements RequestTrino {
 
   async query(sql: string, opts?: QueryOptions): Promise<TrinoResult> {
     await this.hold(1);
-    return this.trino.query(sql, this.options(opts));
+    // Until its first page, the query is ended by cancelling what query() gives, or (an abort while the POST was in
+    // flight, query() rejected at once) by the cancellation the port sends once Trino has answered the POST.
+    let late: Promise<void> | undefined;
+    const started = this.trino.query(sql, { ...this.options(opts), cancelling: (p) => void (late = p) });
+    const starting = {
+      cancel: () =>
+        started.then(
+          (r) => r.cancel(),
+          () => late,
+        ),
+    };
+    this.live.add(starting);
+    try {
+      const result = await started;
+      this.live.delete(starting);
+      return this.track(result);
+    } catch (err) {
+      const over = () => void this.live.delete(starting);
+      if (late) void late.then(over);
+      else over();
+      throw err;
+    }
   }
 
   async all(sql: string, opts?: QueryOptions): Promise<TrinoRows> {
     await this.hold(1);
-    return this.trino.all(sql, this.options(opts));
+    const rows = this.trino.all(sql, this.options(opts));
+    this.collecting.add(rows);
+    try {
+      return await rows;
+    } finally {
+      this.collecting.delete(rows);
+    }
   }
 
   cancel(queryId: string): Promise<void> {
@@ -119,6 +164,26 @@ export class QueryLease implements RequestTrino {
 
   info(signal?: AbortSignal): Promise<TrinoInfo> {
     return this.trino.info(signal);
+  }
+
+  /** The result, followed until it is over: read to its end, failed, or cancelled (by the port's own `cancel`). */
+  private track(result: TrinoResult): TrinoResult {
+    if (this.ended) return result;
+    const live = this.live;
+    live.add(result);
+    const over = () => void live.delete(result);
+    const batches = result.batches;
+    return {
+      ...result,
+      batches: (async function* () {
+        try {
+          yield* batches;
+        } finally {
+          over();
+        }
+      })(),
+      cancel: () => result.cancel().finally(over),
+    };
   }
 
   /** Not the request's to do: closing the gateway's port is the server's (graceful shutdown). */

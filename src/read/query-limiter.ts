@@ -3,12 +3,19 @@
  * `maxConcurrentQueries` for the whole gateway. A query over either waits in a short FIFO queue (at most
  * `queuedQueries` waiting, each at most `queueWaitMs`); past that it is a 429 TG_TOO_MANY_REQUESTS with
  * Retry-After, so one caller cannot occupy the whole Trino cluster and a burst does not pile up unboundedly.
+ *
+ * The limits hold for the queries Trino runs, not only for the slots handed out: a query given up (its client gone,
+ * a parked query evicted) keeps its slot until Trino has answered its cancellation, so the query a freed slot lets
+ * in never runs beside the one it replaces.
  */
 import { ApiError } from '../core/errors.js';
 import type { Limits } from '../config/access-schema.js';
 
-/** Gives the slot back; calling it again does nothing. */
-export type Release = () => void;
+/**
+ * Gives the slot back; calling it again does nothing. `ended`: the holder's query is still on its way out of Trino
+ * (its cancellation sent, not yet answered), so the slot stays taken until that settles, as a query Trino lists.
+ */
+export type Release = (ended?: PromiseLike<unknown>) => void;
 
 interface Waiter {
   key: string;
@@ -17,16 +24,19 @@ interface Waiter {
   fail: (err: unknown) => void;
 }
 
-/** A slot held by a query parked between two pages (read/held-results.ts): given up to any query that needs it. */
+/** A slot held by a query parked between two pages (held-results.ts): given up to any query that needs it. */
 interface Parked {
   key: string;
-  /** Ends the parked query and gives its slot back (synchronously). */
+  /** Ends the parked query and releases its slot at once, with the end of its query as `ended` (Release). */
   evict: () => void;
 }
 
 export class QueryLimiter {
   private running = 0;
   private readonly perKey = new Map<string, number>();
+  /** Slots given back whose query has not yet ended in Trino: not free until it has. */
+  private ending = 0;
+  private readonly endingPerKey = new Map<string, number>();
   private readonly queue: Waiter[] = [];
   private readonly parked: Parked[] = [];
 
@@ -46,6 +56,11 @@ export class QueryLimiter {
     return this.queue.length;
   }
 
+  /** Queries given back and not yet ended in Trino (all, or of one caller): their slots are not free yet. */
+  endingCount(key?: string): number {
+    return key === undefined ? this.ending : (this.endingPerKey.get(key) ?? 0);
+  }
+
   /**
    * Slots for `n` queries of the caller `key` run at once (a bulk read's slices), all or none: at once when both
    * limits allow, else after a short wait. Throws the 429 when the queue is full or the wait runs out, a 422 when
@@ -57,10 +72,13 @@ export class QueryLimiter {
     if (never) return Promise.reject(never);
     // Every waiter is one that did not fit when the slots last changed (drain runs on each release), so a query
     // that fits now takes a slot from no one ahead of it. Parked queries make room first: they wait for a next
-    // page that may never come, and that page runs its own query if it does.
+    // page that may never come, and that page runs its own query if it does. An evicted query's slot is free once
+    // Trino has cancelled it: the query waits for that, past a full queue, as the room is already being made.
     this.reclaim(key, n);
     if (this.fits(key, n)) return Promise.resolve(this.take(key, n));
-    if (this.queue.length >= this.limits.queuedQueries) return Promise.reject(this.tooMany(key));
+    if (this.queue.length >= this.limits.queuedQueries && !this.fits(key, n, true)) {
+      return Promise.reject(this.tooMany(key));
+    }
     return new Promise<Release>((resolve, reject) => {
       const done = () => {
         clearTimeout(timer);
@@ -108,9 +126,12 @@ export class QueryLimiter {
     return this.parked.length;
   }
 
-  /** Evicts parked queries, oldest first, until `n` slots of `key` fit: its own when its limit is what binds. */
+  /**
+   * Evicts parked queries, oldest first, until `n` slots of `key` fit once the queries ending now have ended: its
+   * own when its limit is what binds.
+   */
   private reclaim(key: string, n: number): void {
-    while (!this.fits(key, n)) {
+    while (!this.fits(key, n, true)) {
       const per = this.limits.concurrentQueries;
       const mine = per !== undefined && this.active(key) + n > per;
       const at = this.parked.findIndex((p) => !mine || p.key === key);
@@ -120,9 +141,14 @@ export class QueryLimiter {
     }
   }
 
-  private fits(key: string, n: number): boolean {
+  /** Whether `n` more queries of `key` fit both limits; `once`: once the queries ending now have ended. */
+  private fits(key: string, n: number, once = false): boolean {
     const per = this.limits.concurrentQueries;
-    return this.running + n <= this.limits.maxConcurrentQueries && (per === undefined || this.active(key) + n <= per);
+    const [all, mine] = once ? [0, 0] : [this.ending, this.endingCount(key)];
+    return (
+      this.running + all + n <= this.limits.maxConcurrentQueries &&
+      (per === undefined || this.active(key) + mine + n <= per)
+    );
   }
 
   /** The refusal of a request for more slots than a limit has: waiting could never help. */
@@ -144,22 +170,33 @@ export class QueryLimiter {
 
   private take(key: string, n: number): Release {
     this.running += n;
-    this.perKey.set(key, this.active(key) + n);
+    count(this.perKey, key, n);
     let released = false;
-    return () => {
+    return (ended) => {
       if (released) return;
       released = true;
       this.running -= n;
-      const left = this.active(key) - n;
-      if (left > 0) this.perKey.set(key, left);
-      else this.perKey.delete(key);
+      count(this.perKey, key, -n);
+      if (ended) this.endLater(key, n, ended);
       this.drain();
     };
   }
 
+  /** Keeps `n` slots of `key` taken until `ended` settles (their queries are being cancelled in Trino). */
+  private endLater(key: string, n: number, ended: PromiseLike<unknown>): void {
+    this.ending += n;
+    count(this.endingPerKey, key, n);
+    const free = () => {
+      this.ending -= n;
+      count(this.endingPerKey, key, -n);
+      this.drain();
+    };
+    Promise.resolve(ended).then(free, free);
+  }
+
   /** Grants waiting queries in order; one held back by its own caller's limit does not block others. */
   private drain(): void {
-    for (let i = 0; i < this.queue.length && this.running < this.limits.maxConcurrentQueries;) {
+    for (let i = 0; i < this.queue.length && this.running + this.ending < this.limits.maxConcurrentQueries;) {
       const w = this.queue[i]!;
       if (!this.fits(w.key, w.n)) {
         i++;
@@ -171,7 +208,8 @@ export class QueryLimiter {
   }
 
   private tooMany(key: string): ApiError {
-    const mine = this.limits.concurrentQueries !== undefined && this.active(key) >= this.limits.concurrentQueries;
+    const per = this.limits.concurrentQueries;
+    const mine = per !== undefined && this.active(key) + this.endingCount(key) >= per;
     const retryAfterS = Math.max(1, Math.ceil(this.limits.queueWaitMs / 1000));
     return new ApiError(
       'TG_TOO_MANY_REQUESTS',
@@ -183,4 +221,11 @@ export class QueryLimiter {
       retryAfterS,
     );
   }
+}
+
+/** Adds `d` to the count of `key`, dropping it at zero. */
+function count(counts: Map<string, number>, key: string, d: number): void {
+  const left = (counts.get(key) ?? 0) + d;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
