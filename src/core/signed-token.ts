@@ -1,5 +1,5 @@
 /**
- * Signed opaque tokens: page cursors and batch tokens are both made and checked here (issue 9, item 3).
+ * Signed opaque tokens: page cursors and batch tokens are both made and checked here.
  *
  * A token is `<kind>.<key id>.<body>.<mac>`, all base64url text safe in a URL:
  * - `kind` names what the token is and its version (`p1`, `b1`). It is inside the MAC, so a token of one kind can

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing (issue 14), off unless TOPICGATE_TRACING_URL names an OTLP/HTTP traces endpoint: a span per
+ * OpenTelemetry tracing, off unless TOPICGATE_TRACING_URL names an OTLP/HTTP traces endpoint: a span per
  * request (plugins/tracing.ts) and per Trino query (http-trino.ts), the query's span a child of its request's,
  * and the W3C `traceparent` of the query's span sent to Trino with the statement, so Trino's own spans (when its
  * tracing is on) join the same trace. This module needs the API only; off, the API is its no-op (no span is

@@ -22,7 +22,7 @@ export const BatchBodySchema = Type.Object(
   {
     /** The cursor's name. */
     c: Type.String({ minLength: 1, maxLength: 128 }),
-    /** The cursor's incarnation (issue 10): a token of a deleted-and-recreated cursor is refused. */
+    /** The cursor's incarnation: a token of a deleted-and-recreated cursor is refused. */
     i: Type.String({ maxLength: 64 }),
     /** The cursor's generation when the batch was handed out (a seek bumps it). */
     g: Count,
@@ -44,7 +44,7 @@ export class BatchTokens {
   /** `keys`: the keyring, or a bare secret (TOPICGATE_CURSOR_SECRET). */
   constructor(keys: Keyring | string) {
     const keyring = typeof keys === 'string' ? Keyring.fromSecrets(keys) : keys;
-    // The longest token is under 700 characters (names are at most 128); the cap leaves room for issue 10's binding.
+    // The longest token is under 700 characters (names are at most 128); the cap leaves room for the binding to the cursor's owner and incarnation.
     this.tokens = new SignedTokens({ kind: 'b1', schema: BatchBodySchema, maxLength: 1024, keys: keyring });
   }
 

@@ -13,19 +13,15 @@ import { randomUUID } from 'node:crypto';
 import { keyFraming } from '../blob/avro/key-frames.js';
 import { ApiError } from '../core/errors.js';
 import { topicModel } from '../read/topic-catalog.js';
-import type { TopicModel } from '../query/tree/topic-model.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import { batchUntil, type PlannedRead } from '../query/planner.js';
 import type { Caller } from '../query/tree/read-policy.js';
 import { epochOfTrinoTimestamp, parseDuration } from '../query/request/time.js';
 import type { Keyring } from '../core/signed-token.js';
-import type { TrinoPort } from '../trino/trino-port.js';
-import type { Config } from '../config/config.js';
-import type { TopicCatalog } from '../read/topic-catalog.js';
-import type { RegistryPort } from '../blob/avro/schema-registry.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
+import type { CursorCaller, CursorServiceParts } from './cursor-parts.js';
 import {
   countLag,
   newBatch,
@@ -35,33 +31,6 @@ import {
   type CursorTopic,
   type PendingBatch,
 } from './cursor-batches.js';
-
-/**
- * Who is asking (cursor ownership). A cursor belongs to the principal that created it: anyone else, but
- * an admin of its topic, is told it does not exist. `authorize` refuses a topic the caller may not use cursors on
- * (404 unseen, 403 not granted); `rows` is the caller's row scope on a topic, for every batch and lag it plans.
- */
-export interface CursorCaller {
-  name: string;
-  authorize(topic: string): void;
-  admin(topic: string): boolean;
-  rows(topic: TopicModel): RowScope;
-  /**
-   * Trino for this caller's request: batch summaries and lag counts take its query slots and are cancelled when
-   * the client goes away.
-   */
-  trino: TrinoPort;
-}
-
-/** What the cursor service reads besides its store and signing keys. */
-export interface CursorServiceParts {
-  /** The served topics: a cursor's topic is looked up here. */
-  catalog: Pick<TopicCatalog, 'get'>;
-  /** Per-topic settings, the query time limit and the history's retention. */
-  config: Config;
-  /** The Schema Registry, for topics whose key is Avro (a filter on the key compares framed bytes). */
-  registry?: RegistryPort | undefined;
-}
 
 export class CursorService {
   private readonly tokens: BatchTokens;

@@ -21,7 +21,7 @@ export interface CursorRecord {
   generation: number;
   /** The batch handed out and not yet committed, as JSON text (re-reads return it unchanged). */
   pending: string | null;
-  /** The principal that created it (issue 10: only it, or an admin of its topic, may use it). */
+  /** The principal that created it (only it, or an admin of its topic, may use it). */
   owner: string;
   /** Random id of this cursor's creation: batch tokens of a deleted-and-recreated cursor of the name are refused. */
   incarnation: string;

@@ -1,6 +1,6 @@
 /**
- * The cursor store on PostgreSQL (`pg` Pool): several gateway instances behind a load balancer share it. Long file:
- * every statement is here with the locking argument that makes it safe, next to the one it races with.
+ * The cursor store on PostgreSQL (`pg` Pool): several gateway instances behind a load balancer share it.
+ * Every statement is here with the locking argument that makes it safe, next to the one it races with.
  *
  * Every position change is one UPDATE whose WHERE clause holds the expected generation and position; under READ
  * COMMITTED a second writer of the same row waits for the first one's transaction and then re-checks the WHERE

@@ -127,7 +127,7 @@ export function schemaStatements(d: Dialect): string[] {
 }
 
 /**
- * Columns added after the first layout (issue 10: cursor ownership), with what a cursor made before them gets: it
+ * Columns added after the first layout (cursor ownership), with what a cursor made before them gets: it
  * was made when every caller was anonymous, and its batch tokens are bound to no incarnation.
  */
 export const ADDED_CURSOR_COLUMNS = ['owner', 'incarnation'] as const satisfies readonly (keyof CursorRow)[];

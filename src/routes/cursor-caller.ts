@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { authorize, isAdmin, rowScope } from '../access/authorize.js';
-import type { CursorCaller } from '../cursors/cursor-service.js';
+import type { CursorCaller } from '../cursors/cursor-parts.js';
 
 /** The request's caller as the cursor service sees it (ownership, the `cursors` action, row scope). */
 export function cursorCaller(request: FastifyRequest): CursorCaller {

@@ -1,5 +1,5 @@
 /**
- * The Trino types of a topic's decoded Avro key and value, for planning (issue 13): with them a request can name
+ * The Trino types of a topic's decoded Avro key and value, for planning: with them a request can name
  * decoded fields (`value.amount`, query/decoded-column.ts). The reader versions found are pinned for the response, so
  * the fields planned are the fields decoded even when a new version is registered meanwhile.
  */

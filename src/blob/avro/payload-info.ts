@@ -1,5 +1,5 @@
 /**
- * What GET /v1/topics/{topic} says of a topic's Schema Registry payloads (issue 13): per decoded column, its
+ * What GET /v1/topics/{topic} says of a topic's Schema Registry payloads: per decoded column, its
  * format, subject, the reader schema (latest or pinned: version, id, the schema itself) and the columns a read
  * returns in its place (the decoded record's Trino type and the three companion columns).
  */

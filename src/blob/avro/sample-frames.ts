@@ -1,5 +1,5 @@
 /**
- * Schema inference on a topic whose value is Confluent-framed (issue 13): the schema ids found in the sample, how
+ * Schema inference on a topic whose value is Confluent-framed: the schema ids found in the sample, how
  * many events each, and which version of the subject each id is; unframed events counted. A json-sr value is
  * handed to the JSON inferrer without its frame, so inference proposes its fields as for plain JSON.
  */

@@ -4,7 +4,7 @@
  * string is written `""`, so that an empty unquoted field always means NULL (PostgreSQL's COPY ... CSV
  * convention); a varbinary's JSON payload is always quoted. Values follow the text rules of json-value-writer.ts;
  * nested values (array, map, row) are their JSON text.
- * Completeness: a complete body is plain RFC 4180, nothing after the last row (issue 14: a trailing empty line as
+ * Completeness: a complete body is plain RFC 4180, nothing after the last row (a trailing empty line as
  * a completeness mark became a phantom row in polars and an empty record in Python's csv module). A response cut
  * by an error after the first byte ends with a last line `#error {"code":...,"message":...}` and then an aborted
  * HTTP transfer (the chunked body is not terminated), so every HTTP client reports the cut by itself.

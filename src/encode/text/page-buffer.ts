@@ -26,7 +26,7 @@ export class PageBuffer {
    * `drained`, when given, tells whether every page taken so far has left the process (nothing of it still queued
    * or being written): from then on their buffers are reused for later pages instead of each page allocating its
    * own. Dead page buffers otherwise live outside V8's heap until its next full collection, tens of megabytes on a
-   * long read (issue 12). Without it, every page is a buffer of its own.
+   * long read. Without it, every page is a buffer of its own.
    */
   constructor(
     private readonly initialSize = 64 * 1024,

@@ -1,5 +1,5 @@
 /**
- * Per-request caps (issue 10 item 5): everything a request can multiply is counted once it is resolved into nodes
+ * Per-request caps: everything a request can multiply is counted once it is resolved into nodes
  * (so `gt(any).{...}`, or/and groups and `*` count as what they become), before anything is compiled. Past a cap
  * the request is a 422 TG_TOO_EXPENSIVE whose message and details name the cap (`limits.<name>` in the config
  * file) and its value. The caps judge the request's own items: a row policy's filter is configuration, not request.
