@@ -16,12 +16,23 @@ export const json = (name: string, type: string): ColumnNode => ({
   source: { kind: 'json', from: 'value', path: [name] },
 });
 
-/** A topic over these table columns, its broker time the `timestamp_broker` among them. */
-export function topicOf(columns: ColumnNode[], tableName = 't'): TopicModel {
+/** What sets a test topic apart: columns expanded from its payload, its schema, and whether it is a plain table. */
+export interface TopicShape {
+  expanded?: readonly ColumnNode[];
+  schema?: string;
+  kind?: 'topic' | 'table';
+}
+
+/**
+ * A topic over these table columns in catalog `vast`, its broker time the `timestamp_broker` among them (none: a
+ * table without one), its columns the table's and then the expanded ones.
+ */
+export function topicOf(columns: ColumnNode[], tableName = 't', shape: TopicShape = {}): TopicModel {
+  const { expanded = [], schema = 's', kind = 'topic' } = shape;
   return {
     id: tableName,
-    source: { kind: 'source', catalog: 'vast', schema: 's', table: tableName, topicKind: 'topic', columns },
-    columns: new Map(columns.map((c) => [c.name, c])),
+    source: { kind: 'source', catalog: 'vast', schema, table: tableName, topicKind: kind, columns },
+    columns: new Map([...columns, ...expanded].map((c) => [c.name, c])),
     time: columns.find((c) => c.name === 'timestamp_broker') ?? null,
   };
 }

@@ -11,6 +11,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { ApiKeys, apiKeyHash } from '../../src/access/api-keys.js';
 import { AuthRefused, Authenticator } from '../../src/access/authenticate.js';
 import { ANONYMOUS } from '../../src/access/principal.js';
+import { apiErrorOf } from '../cases/api-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-auth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,15 +53,11 @@ describe('ApiKeys', () => {
 });
 
 async function refusal(a: Authenticator, headers: Record<string, string | string[]>): Promise<ApiError> {
-  const err = await a.authenticate(headers).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
+  const err = await apiErrorOf(a.authenticate(headers));
   for (const v of Object.values(headers).flat()) {
-    if (v.length > 6) expect((err as Error).message).not.toContain(v.replace(/^Bearer /, ''));
+    if (v.length > 6) expect(err.message).not.toContain(v.replace(/^Bearer /, ''));
   }
-  return err as ApiError;
+  return err;
 }
 
 describe('Authenticator', () => {

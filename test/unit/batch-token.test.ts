@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BatchTokens, batchId, type BatchBody } from '../../src/cursors/batch-token.js';
-import { ApiError } from '../../src/core/errors.js';
 import { PageTokens } from '../../src/query/page-tokens.js';
 import { queryHash } from '../../src/query/passes/paging.js';
 import { Keyring } from '../../src/core/signed-token.js';
+import { refusal } from '../cases/api-error.js';
 
 const SECRET = 'test-secret';
 const tokens = new BatchTokens(SECRET);
@@ -20,16 +20,6 @@ const BODY: BatchBody = {
   u: '2026-11-30 08:00:00.000',
   n: 10,
 };
-
-function refusal(f: () => unknown): [string, number, string] {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return [err.code, err.status, err.message];
-    throw err;
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
 
 /** A token signed with the service's own key around any body: what a defect elsewhere could issue. */
 function signed(body: object): string {

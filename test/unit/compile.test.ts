@@ -13,7 +13,7 @@ import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import type { QueryBody } from '../../src/query/request/read-schema.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
 
 const field = (name: string, type: string, path: (string | number)[]): ColumnNode => ({
   kind: 'column',
@@ -39,19 +39,7 @@ const EXPANDED = [
   // A key with a double quote, a backslash and a single quote, then an array index: JSONPath first, then SQL.
   field('odd', 'varchar', ['a"b\\c', "it's", 0]),
 ];
-const orders: TopicModel = {
-  id: 'orders',
-  source: {
-    kind: 'source',
-    catalog: 'vast',
-    schema: 'demo|kafka_topics',
-    table: 'orders',
-    topicKind: 'topic',
-    columns: TOPIC_COLUMNS,
-  },
-  columns: new Map([...TOPIC_COLUMNS, ...EXPANDED].map((c) => [c.name, c])),
-  time: TOPIC_COLUMNS[2]!,
-};
+const orders: TopicModel = topicOf(TOPIC_COLUMNS, 'orders', { expanded: EXPANDED, schema: 'demo|kafka_topics' });
 
 const ITEM_COLUMNS = [
   table('id', 'bigint'),
@@ -62,19 +50,7 @@ const ITEM_COLUMNS = [
   table('day', 'date'),
   table('updated_at', 'timestamp(6)'),
 ];
-const items: TopicModel = {
-  id: 'items',
-  source: {
-    kind: 'source',
-    catalog: 'vast',
-    schema: 'demo|kafka_topics',
-    table: 'items',
-    topicKind: 'table',
-    columns: ITEM_COLUMNS,
-  },
-  columns: new Map(ITEM_COLUMNS.map((c) => [c.name, c])),
-  time: null,
-};
+const items: TopicModel = topicOf(ITEM_COLUMNS, 'items', { schema: 'demo|kafka_topics', kind: 'table' });
 
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const POLICY = { defaultLimit: 100, maxLimit: 1000 };

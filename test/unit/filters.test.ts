@@ -3,7 +3,6 @@
  * way they refuse input: the error code, the column named, the parameter named.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
 import { compilePredicate } from '../../src/query/sql/compile.js';
 import { buildPredicate, parseColumnFilter, parseLogic, splitList, unquote } from '../../src/query/request/filters.js';
 import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
@@ -16,7 +15,8 @@ import {
   whereFromJson,
 } from '../../src/query/request/read-request.js';
 import type { Where } from '../../src/query/request/where-schema.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
+import { apiError } from '../cases/api-error.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -38,33 +38,11 @@ const COLUMNS = [
     source: { kind: 'json', from: 'value', path: ['status'] },
   } as ColumnNode,
 ];
-const topic: TopicModel = {
-  id: 'mixed',
-  source: {
-    kind: 'source',
-    catalog: 'vast',
-    schema: 's',
-    table: 'mixed',
-    topicKind: 'topic',
-    columns: COLUMNS.slice(0, -1),
-  },
-  columns: new Map(COLUMNS.map((c) => [c.name, c])),
-  time: COLUMNS[2]!,
-};
+const topic: TopicModel = topicOf(COLUMNS.slice(0, -1), 'mixed', { expanded: COLUMNS.slice(-1) });
 const resolve = resolver(topic);
 const col = (name: string) => resolve(name);
 
 /** Runs `f` and returns the ApiError it throws (fails the test if it throws anything else or nothing). */
-function apiError(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw new Error(`expected an ApiError, got ${String(err)}`);
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
-
 const sqlOf = (p: PredicateNode | null) => (p ? compilePredicate(p) : null);
 
 describe('splitList', () => {

@@ -3,7 +3,6 @@
  * the exact SQL they compile to, the type a literal gives a comparison, and select/order/groupBy/aggregates.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
 import { compileColumn, compilePredicate } from '../../src/query/sql/compile.js';
 import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { parseColumnRef, refText, splitAlias } from '../../src/query/request/column-ref.js';
@@ -13,7 +12,8 @@ import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { classifyPushdown } from '../../src/query/passes/pushdown.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
+import { apiError } from '../cases/api-error.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -29,26 +29,11 @@ const DOC: ColumnNode = {
   type: 'json',
   source: { kind: 'json', from: 'value', path: ['doc'] },
 };
-const topic: TopicModel = {
-  id: 't',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 't', topicKind: 'topic', columns: COLUMNS },
-  columns: new Map([...COLUMNS, DOC].map((c) => [c.name, c])),
-  time: COLUMNS[2]!,
-};
+const topic: TopicModel = topicOf(COLUMNS, 't', { expanded: [DOC] });
 const resolve = resolver(topic);
 const V = `CASE WHEN to_utf8(from_utf8("value")) = "value" THEN from_utf8("value") END`;
 const text = (doc: string, path: string) =>
   `COALESCE(json_extract_scalar(${doc}, '${path}'), NULLIF(json_format(json_extract(${doc}, '${path}')), 'null'))`;
-
-function apiError(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw new Error(`expected an ApiError, got ${String(err)}`);
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
 
 describe('parseColumnRef', () => {
   const CASES: [string, ReturnType<typeof parseColumnRef>, string][] = [

@@ -4,26 +4,16 @@
  * result of limit + 1 rows into one page and the next position.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { PageTokens } from '../../src/query/page-tokens.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../../src/query/tree/page-position.js';
 import { queryHash } from '../../src/query/passes/paging.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
+import { apiError } from '../cases/api-error.js';
 
 const tokens = new PageTokens('test-secret');
 const H = queryHash({ t: 'orders', w: null });
-
-function cursorError(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw new Error(`expected an ApiError, got ${String(err)}`);
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
 
 describe('queryHash', () => {
   it('is 16 base64url characters, stable, and differs by meaning', () => {
@@ -95,12 +85,12 @@ describe('PageTokens', () => {
     ],
   ];
   it.each(BAD)('%s -> TG_BAD_CURSOR', (_label, token, message) => {
-    const e = cursorError(() => tokens.decode(token, H));
+    const e = apiError(() => tokens.decode(token, H));
     expect([e.code, e.status, e.message, e.details]).toEqual(['TG_BAD_CURSOR', 400, message, { parameter: 'cursor' }]);
   });
 
   it('a token of another query -> TG_BAD_CURSOR', () => {
-    const e = cursorError(() => tokens.decode(good, queryHash({ t: 'orders', w: '"key" IS NULL' })));
+    const e = apiError(() => tokens.decode(good, queryHash({ t: 'orders', w: '"key" IS NULL' })));
     expect([e.code, e.message]).toEqual([
       'TG_BAD_CURSOR',
       'cursor: belongs to another query (the filters, order or select changed)',
@@ -122,7 +112,7 @@ describe('PageTokens', () => {
     ['anchor with 13 fraction digits', { h: H, m: 'anchor', s: 0, a: '2026-11-30 07:59:00.1234567890123' }],
   ];
   it.each(BAD_POSITIONS)('signed %s -> TG_BAD_CURSOR bad position', (_label, p) => {
-    const e = cursorError(() => tokens.decode(tokens.encode(p as PagePosition), H));
+    const e = apiError(() => tokens.decode(tokens.encode(p as PagePosition), H));
     expect([e.code, e.message]).toEqual(['TG_BAD_CURSOR', 'cursor: bad position']);
   });
 });

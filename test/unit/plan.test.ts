@@ -3,14 +3,14 @@
  * on a hand-built tree; then planRead's refusals and the page position it chooses.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../src/query/tree/nodes.js';
 import type { PagePosition } from '../../src/query/tree/page-position.js';
 import { applyLimit, applyPaging, applyTimeWindow } from '../../src/query/passes/passes.js';
 import { planRead } from '../../src/query/plan-read.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
+import { apiError } from '../cases/api-error.js';
 
 const TOPIC_COLUMNS = [
   table('key', 'varbinary'),
@@ -31,39 +31,12 @@ const NAME: ColumnNode = {
   type: 'varchar',
   source: { kind: 'json', from: 'value', path: ['name'] },
 };
-const orders: TopicModel = {
-  id: 'orders',
-  source: {
-    kind: 'source',
-    catalog: 'vast',
-    schema: 'demo|kafka_topics',
-    table: 'orders',
-    topicKind: 'topic',
-    columns: TOPIC_COLUMNS,
-  },
-  columns: new Map([...TOPIC_COLUMNS, AMOUNT, NAME].map((c) => [c.name, c])),
-  time: TOPIC_COLUMNS[2]!,
-};
+const orders: TopicModel = topicOf(TOPIC_COLUMNS, 'orders', { expanded: [AMOUNT, NAME], schema: 'demo|kafka_topics' });
 const ITEM_COLUMNS = [table('id', 'bigint'), table('price', 'decimal(12,2)')];
-const items: TopicModel = {
-  id: 'items',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'items', topicKind: 'table', columns: ITEM_COLUMNS },
-  columns: new Map(ITEM_COLUMNS.map((c) => [c.name, c])),
-  time: null,
-};
+const items: TopicModel = topicOf(ITEM_COLUMNS, 'items', { kind: 'table' });
 const TIME = orders.time!;
 const POLICY = { defaultLimit: 100, maxLimit: 1000 };
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
-
-function apiError(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw new Error(`expected an ApiError, got ${String(err)}`);
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
 
 const ts = (epochMs: number, subMs = '', column = TIME): LiteralNode => ({
   kind: 'literal',

@@ -3,7 +3,6 @@
  * read the same way whichever route asked (events, explain, inference, cursor batches and lag).
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
@@ -12,8 +11,9 @@ import { batchUntil, plan } from '../../src/query/planner.js';
 import { readPolicy } from '../../src/query/read-policy.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
 import { trinoTimestampText } from '../../src/query/request/time.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
+import { refusal } from '../cases/api-error.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -28,18 +28,8 @@ const STATUS: ColumnNode = {
   type: 'varchar',
   source: { kind: 'json', from: 'value', path: ['status'] },
 };
-const orders: TopicModel = {
-  id: 'orders',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'orders', topicKind: 'topic', columns: COLUMNS },
-  columns: new Map([...COLUMNS, STATUS].map((c) => [c.name, c])),
-  time: COLUMNS[2]!,
-};
-const items: TopicModel = {
-  id: 'items',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'items', topicKind: 'table', columns: [] },
-  columns: new Map(),
-  time: null,
-};
+const orders: TopicModel = topicOf(COLUMNS, 'orders', { expanded: [STATUS] });
+const items: TopicModel = topicOf([], 'items', { kind: 'table' });
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -52,16 +42,6 @@ const RESIDUAL: PredicateNode = {
   value: { kind: 'literal', type: 'varchar', value: { t: 'varchar', v: 'paid' } },
 };
 const PUSHED: PredicateNode = { kind: 'is', column: COLUMNS[0]!, what: 'null' };
-
-function refusal(f: () => unknown): [string, number, string] {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return [err.code, err.status, err.message];
-    throw err;
-  }
-  throw new Error('expected a refusal, nothing was thrown');
-}
 
 describe('plan: events and explain', () => {
   const read = (where: PredicateNode | null, since?: string, explain = false) =>

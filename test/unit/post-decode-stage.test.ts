@@ -15,8 +15,9 @@ import { compareKeys, keyOf } from '../../src/read/post-decode/evaluate.js';
 import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
-import { table } from '../cases/columns.js';
+import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
+import { apiError } from '../cases/api-error.js';
 
 const VALUE_TYPE =
   'row(id bigint, amount decimal(12,2), currency varchar, at timestamp(3), customer row(id varchar, country varchar), tags array(varchar), sig varbinary)';
@@ -27,12 +28,11 @@ const COLUMNS = [
   table('timestamp_producer', 'timestamp(3)'),
 ];
 const topic: TopicModel = {
-  id: 'pay',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'pay', topicKind: 'topic', columns: COLUMNS },
+  ...topicOf(COLUMNS, 'pay'),
+  // The value is Avro-framed: the stage reads it decoded, by the reader type below.
   columns: new Map(
     COLUMNS.map((c) => [c.name, { ...c, source: c.name === 'value' ? { kind: 'table', framed: 'avro' } : c.source }]),
   ),
-  time: COLUMNS[2]!,
   decoded: new Map([['value', VALUE_TYPE]]),
 };
 const DAY = 86_400_000;
@@ -81,16 +81,6 @@ async function rowsOf(stream: { batches: AsyncIterable<readonly (readonly unknow
   return out;
 }
 
-function refusal(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
-
 describe('decoded fields resolve through the reader type', () => {
   const resolve = resolver(topic);
   it('dotted and arrow paths, typed by the schema', () => {
@@ -100,10 +90,10 @@ describe('decoded fields resolve through the reader type', () => {
     expect(resolve('value.tags.1')).toMatchObject({ type: 'varchar', source: { path: ['tags', 1] } });
   });
   it('a field the schema does not have is a 400 naming it', () => {
-    const e = refusal(() => resolve('value.customer.zip'));
+    const e = apiError(() => resolve('value.customer.zip'));
     expect(e.code).toBe('TG_UNKNOWN_COLUMN');
     expect(e.message).toContain('has no field "zip" (fields: id, country)');
-    expect(refusal(() => resolve('value.amount.x')).message).toContain('(decimal(12,2)) has no fields');
+    expect(apiError(() => resolve('value.amount.x')).message).toContain('(decimal(12,2)) has no fields');
   });
 });
 
@@ -118,7 +108,7 @@ describe('the plan: Trino reads events, the gateway does the rest', () => {
   });
   it('an order or an aggregate on a decoded field gathers; an unbounded one is refused by the guardrail', () => {
     expect(planned({ order: 'value->amount.desc' }).postDecode?.mode).toBe('gather');
-    const e = refusal(() =>
+    const e = apiError(() =>
       plan(
         { kind: 'read', topic, read: readRequestFromQuery({ order: '"value.amount"' }, resolver(topic)), token: null },
         POLICY,
@@ -129,8 +119,8 @@ describe('the plan: Trino reads events, the gateway does the rest', () => {
     expect(e.message).toContain('sorts or aggregates decoded fields');
   });
   it('operators the gateway does not evaluate are refused while planning', () => {
-    expect(refusal(() => planned({ 'value.amount': 'like.1*' })).code).toBe('TG_BAD_OPERATOR');
-    expect(refusal(() => planned({ 'value.tags': 'cs.{a}' })).code).toBe('TG_BAD_OPERATOR');
+    expect(apiError(() => planned({ 'value.amount': 'like.1*' })).code).toBe('TG_BAD_OPERATOR');
+    expect(apiError(() => planned({ 'value.tags': 'cs.{a}' })).code).toBe('TG_BAD_OPERATOR');
   });
 });
 

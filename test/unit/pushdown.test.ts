@@ -10,7 +10,7 @@ import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { classifyPushdown, type PushdownReport } from '../../src/query/passes/pushdown.js';
 import { readRequestFromQuery } from '../../src/query/request/read-request.js';
-import { table, json } from '../cases/columns.js';
+import { table, json, topicOf } from '../cases/columns.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -27,19 +27,7 @@ const COLUMNS = [
   json('status', 'varchar'),
   json('order_id', 'bigint'),
 ];
-const topic: TopicModel = {
-  id: 'mixed',
-  source: {
-    kind: 'source',
-    catalog: 'vast',
-    schema: 's',
-    table: 'mixed',
-    topicKind: 'topic',
-    columns: COLUMNS.slice(0, 11),
-  },
-  columns: new Map(COLUMNS.map((c) => [c.name, c])),
-  time: COLUMNS[2]!,
-};
+const topic: TopicModel = topicOf(COLUMNS.slice(0, 11), 'mixed', { expanded: COLUMNS.slice(11) });
 const where = (params: Record<string, string | string[]>): PredicateNode | null =>
   readRequestFromQuery(params, resolver(topic)).where;
 const V = `CASE WHEN to_utf8(from_utf8("value")) = "value" THEN from_utf8("value") END`;

@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { limitsOf, type LimitSettings } from '../../src/config/access-schema.js';
-import { ApiError } from '../../src/core/errors.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { plan } from '../../src/query/planner.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import type { QueryBody } from '../../src/query/request/read-schema.js';
-import { json, table } from '../cases/columns.js';
+import { json, table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
+import { apiError } from '../cases/api-error.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -22,12 +22,7 @@ const COLUMNS = [
   table('timestamp_producer', 'timestamp(3)'),
 ];
 const STATUS = json('status', 'varchar');
-const topic: TopicModel = {
-  id: 'orders',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'orders', topicKind: 'topic', columns: COLUMNS },
-  columns: new Map([...COLUMNS, STATUS].map((c) => [c.name, c])),
-  time: COLUMNS[2]!,
-};
+const topic: TopicModel = topicOf(COLUMNS, 'orders', { expanded: [STATUS] });
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const DAY = 86_400_000;
 const SMALL: LimitSettings = {
@@ -53,21 +48,16 @@ const post = (b: QueryBody, caps?: LimitSettings) =>
 
 /** The refusal's code, status, the cap named in details, and whether the message names `limits.<cap> = <max>`. */
 function refusal(f: () => unknown) {
-  try {
-    f();
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    const d = err.details as { limit: string; max: number; found: number };
-    return {
-      code: err.code,
-      status: err.status,
-      limit: d.limit,
-      max: d.max,
-      found: d.found,
-      named: err.message.includes(`limits.${d.limit} = ${d.max}`),
-    };
-  }
-  throw new Error('expected a refusal, nothing was thrown');
+  const err = apiError(f);
+  const d = err.details as { limit: string; max: number; found: number };
+  return {
+    code: err.code,
+    status: err.status,
+    limit: d.limit,
+    max: d.max,
+    found: d.found,
+    named: err.message.includes(`limits.${d.limit} = ${d.max}`),
+  };
 }
 const refused = (limit: string, max: number, found: number) => ({
   code: 'TG_TOO_EXPENSIVE',

@@ -13,7 +13,7 @@ import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { bindRowFilter, claimValue, parseRowFilter, templateProblems } from '../../src/access/row-filter.js';
 import { RowPolicies, matchNothing } from '../../src/access/row-policy.js';
 import type { Principal } from '../../src/access/principal.js';
-import { table, json } from '../cases/columns.js';
+import { table, json, topicOf } from '../cases/columns.js';
 
 const COLUMNS = [
   table('key', 'varbinary'),
@@ -22,12 +22,7 @@ const COLUMNS = [
   table('tenant', 'varchar'),
   table('region_id', 'bigint'),
 ];
-const orders: TopicModel = {
-  id: 'orders',
-  source: { kind: 'source', catalog: 'vast', schema: 's', table: 'orders', topicKind: 'topic', columns: COLUMNS },
-  columns: new Map([...COLUMNS, json('country', 'varchar')].map((c) => [c.name, c])),
-  time: COLUMNS[2]!,
-};
+const orders: TopicModel = topicOf(COLUMNS, 'orders', { expanded: [json('country', 'varchar')] });
 const resolve = resolver(orders);
 const sql = (p: PredicateNode | null) => (p ? compilePredicate(p) : null);
 const who = (roles: string[], claims: Record<string, unknown> = {}): Principal => ({

@@ -3,26 +3,16 @@
  * gateway writes and reads. Every accepted form with the exact instant it means, every refused form with its code.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
 import {
   epochOfTrinoTimestamp,
   parseDuration,
   parseInstant,
   trinoTimestampText,
 } from '../../src/query/request/time.js';
+import { apiError } from '../cases/api-error.js';
 
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');
 const at = (iso: string) => Date.parse(iso);
-
-function apiError(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw new Error(`expected an ApiError, got ${String(err)}`);
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
 
 describe('parseInstant', () => {
   // [text, epoch ms, digits beyond ms]
