@@ -1,13 +1,17 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/longest-first-sequencer.js';
 
 /**
  * Two projects: `unit` needs no service and runs in seconds (`npm run test:unit`); `integration` (with the
  * browser, pyarrow and schemathesis tests) talks to the real Trino and PostgreSQL that its global setup starts.
+ * Every run ends with its slowest files (test/slowest-files-reporter.ts).
  */
 export default defineConfig({
   test: {
     // Two cores share the work with Trino: keep the test workers few.
     maxWorkers: 2,
+    reporters: ['default', './test/slowest-files-reporter.ts'],
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
