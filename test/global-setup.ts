@@ -1,7 +1,8 @@
 /**
  * Brings up the real parts the integration tests talk to: the local PostgreSQL (behind Trino's `vastpg` catalog),
- * the local Trino, with the demo topics in `vast` and their copy in `vastpg`, and the local Schema Registry
- * (Apicurio) holding the schemas of the Avro demo topic.
+ * the local Trino, with the demo topics in `vast` and their copy in `vastpg` and the bulk topics in `vast`, and the
+ * local Schema Registry (Apicurio) holding the schemas of the Avro demo topic. Each is loaded once per run, and not
+ * again while it is there.
  * Stops afterwards only what it started, so a developer's running servers are left alone.
  * PostgreSQL is not optional: when it cannot start, the whole setup fails (the pushdown tests never skip).
  */
@@ -10,10 +11,22 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { pgDown, pgUp } from '../scripts/local-postgres.js';
 import { down, up } from '../scripts/local-trino.js';
+import { demoStatements } from '../scripts/demo-data.js';
 import { DEFAULT_DEMO_EVENTS, loadDemo } from '../scripts/load-demo.js';
 import { loadAvroDemo } from '../scripts/load-demo-avro.js';
 import { registryDown, registryUp } from '../scripts/local-registry.js';
 import { PROJECT_ROOT } from '../scripts/start-command.js';
+import { HttpTrino } from '../src/trino/http-trino.js';
+
+/**
+ * The bulk topics: the demo layout with 400,000 clicks (about 60 MB as NDJSON), a result larger than Trino's and
+ * the sockets' buffers, so a read is still running when its client stops reading (cancel, limits, query slots,
+ * timeouts, spooling). Loaded here once per run, so no two test files build the same tables at once.
+ */
+const BULK_SCHEMA = 'bulk|kafka_topics';
+const BULK_SIZES = { orders: 1, clicks: 400_000, s3_events: 1 };
+/** Rows of the bulk clicks once loaded: every 1,000th event is stored twice. */
+const BULK_CLICKS_ROWS = 400_400;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -59,6 +72,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       `[test] Schema Registry ${registry.url} (${registry.started ? 'started' : 'already running'}); ` +
         `payments_avro ${avro.reused ? 'already loaded' : `loaded in ${avro.seconds.toFixed(1)}s`}\n`,
     );
+    const bulkSeconds = await loadBulk(trino.url);
+    process.stderr.write(
+      `[test] ${BULK_SCHEMA} ${bulkSeconds === undefined ? 'already loaded' : `loaded in ${bulkSeconds.toFixed(1)}s`}\n`,
+    );
   } catch (err) {
     // A failed setup returns no teardown to vitest: stop here what this run started.
     await teardown().catch(() => {});
@@ -67,6 +84,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('trinoUrl', trino.url);
   project.provide('registryUrl', registry.url);
   return teardown;
+}
+
+/** Loads the bulk topics unless their clicks are already all there; the seconds it took, or undefined. */
+async function loadBulk(url: string): Promise<number | undefined> {
+  const trino = new HttpTrino({ server: url, user: 'test' });
+  const have = await trino.all(`SELECT count(*) FROM vast."${BULK_SCHEMA}".clicks`).then(
+    (r) => Number(r.rows[0]![0]),
+    () => 0,
+  );
+  if (have === BULK_CLICKS_ROWS) return undefined;
+  const t0 = Date.now();
+  for (const stmt of demoStatements(BULK_SIZES, 'vast', BULK_SCHEMA)) await trino.all(stmt, { timeoutMs: 600_000 });
+  return (Date.now() - t0) / 1000;
 }
 
 /** `node scripts/build.mjs --if-stale` in the project's root. */

@@ -7,24 +7,14 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { testApp, trinoUrl } from '../helpers.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { demoStatements } from '../../scripts/demo-data.js';
 
 let app: FastifyInstance;
 let base: string;
 const BULK = 'bulk|kafka_topics';
 
 beforeAll(async () => {
-  // A result larger than Trino's exchange buffers (clicks of 400k events, about 60 MB as JSON pages), so the
-  // query is still running when the client stops reading.
-  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
-  const have = await c.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
-    (r) => Number(r.rows[0]![0]),
-    () => 0,
-  );
-  if (have !== 400_400) {
-    for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK))
-      await c.all(stmt, { timeoutMs: 600_000 });
-  }
+  // The bulk topics (test/global-setup.ts): a result larger than Trino's exchange buffers (clicks of 400k events,
+  // about 60 MB as JSON pages), so the query is still running when the client stops reading.
   // No read-ahead beyond the first Trino page.
   app = await testApp({ TOPICGATE_PREFETCH_ROWS: '0', TOPICGATE_MAX_LIMIT: '1000000', TOPICGATE_SCHEMAS: BULK });
   await app.listen({ host: '127.0.0.1', port: 0 });

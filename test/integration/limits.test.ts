@@ -14,7 +14,6 @@ import { stringify } from 'yaml';
 import { buildApp } from '../../src/server/app.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { demoStatements } from '../../scripts/demo-data.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-limits-'));
@@ -101,14 +100,6 @@ describe('connections', () => {
 
   it('a client that stops reading gets its Trino query cancelled (system.runtime.queries)', async () => {
     const trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
-    const have = await trino.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
-      (r) => Number(r.rows[0]![0]),
-      () => 0,
-    );
-    if (have !== 400_400) {
-      for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK))
-        await trino.all(stmt, { timeoutMs: 600_000 });
-    }
     const { base } = await gateway(
       {},
       {

@@ -15,7 +15,6 @@ import { stringify } from 'yaml';
 import { buildApp } from '../../src/server/app.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { demoStatements } from '../../scripts/demo-data.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 
 const BULK = 'bulk|kafka_topics';
@@ -26,16 +25,8 @@ let app: FastifyInstance;
 let base: string;
 
 beforeAll(async () => {
-  // A result larger than Trino's buffers (as in cancel.test.ts), so a read stays open while its client pauses.
-  const trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
-  const have = await trino.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
-    (r) => Number(r.rows[0]![0]),
-    () => 0,
-  );
-  if (have !== 400_400) {
-    for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK))
-      await trino.all(stmt, { timeoutMs: 600_000 });
-  }
+  // The bulk topics (test/global-setup.ts): a result larger than Trino's buffers, so a read stays open while its
+  // client pauses.
   const file = join(dir, 'slots.yaml');
   writeFileSync(
     file,

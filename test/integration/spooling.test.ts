@@ -11,7 +11,6 @@ import { tableFromIPC } from 'apache-arrow';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { demoStatements } from '../../scripts/demo-data.js';
 import { testApp, trinoUrl } from '../helpers.js';
 
 const TOPICS = ['orders', 'clicks', 's3_events', 'orders_expanded'];
@@ -145,17 +144,8 @@ describe('through a proxy that sees the segments', () => {
   let bulkApp: FastifyInstance;
   const BULK = 'bulk|kafka_topics';
   beforeAll(async () => {
-    // As in cancel.test.ts: clicks of 400k events (about 60 MB as NDJSON), so the query still runs when the
-    // client stops reading.
-    const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
-    const have = await c.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
-      (r) => Number(r.rows[0]![0]),
-      () => 0,
-    );
-    if (have !== 400_400) {
-      for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK))
-        await c.all(stmt, { timeoutMs: 600_000 });
-    }
+    // The bulk topics (test/global-setup.ts): clicks of 400k events (about 60 MB as NDJSON), so the query still
+    // runs when the client stops reading.
     await proxy.start();
     const viaProxy = { ...LIMITS, TOPICGATE_TRINO_URL: proxy.url, TOPICGATE_TRINO_SEGMENT_FETCH: '2' };
     app = await testApp(viaProxy);

@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoStatements } from '../../scripts/demo-data.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { testApp, trinoUrl } from '../helpers.js';
 
@@ -19,15 +18,7 @@ let trino: HttpTrino;
 
 beforeAll(async () => {
   trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
-  // The same bulk schema cancel.test.ts builds (idempotent by count): 400k clicks plus their duplicates.
-  const have = await trino.all(`SELECT count(*) FROM vast."${BULK}".clicks`).then(
-    (r) => Number(r.rows[0]![0]),
-    () => 0,
-  );
-  if (have !== 400_400) {
-    for (const stmt of demoStatements({ orders: 1, clicks: 400_000, s3_events: 1 }, 'vast', BULK))
-      await trino.all(stmt, { timeoutMs: 600_000 });
-  }
+  // The bulk topics (test/global-setup.ts): 400k clicks plus their duplicates.
   app = await testApp({ TOPICGATE_QUERY_TIMEOUT_MS: '1000', TOPICGATE_MAX_LIMIT: '1000000', TOPICGATE_SCHEMAS: BULK });
 });
 afterAll(() => app?.close());
