@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SignJWT, generateKeyPair } from 'jose';
-import { ApiError } from '../../src/core/errors.js';
+import type { ApiError } from '../../src/core/errors.js';
 import { ApiKeys, apiKeyHash } from '../../src/access/api-keys.js';
 import { AuthRefused, Authenticator } from '../../src/access/authenticate.js';
 import { ANONYMOUS } from '../../src/access/principal.js';
