@@ -62,7 +62,10 @@ function view(c: CursorRecord): CursorView {
   };
 }
 
-const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** Create a cursor, and read its definition, position and lag. */
+function definitionRoutes(app: App): void {
   const svc = () => app.tg.cursors;
 
   app.put(
@@ -114,6 +117,11 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { ...view(c), lag: await svc().lag(c, caller) };
     },
   );
+}
+
+/** The next batch, in any format. */
+function batchReadRoute(app: App): void {
+  const svc = () => app.tg.cursors;
 
   app.post(
     '/cursors/:name/read',
@@ -158,6 +166,11 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.sendPlan(plan, media, { paged: false, meta, topic, decode: true });
     },
   );
+}
+
+/** Move the position: commit a batch, or seek. */
+function positionRoutes(app: App): void {
+  const svc = () => app.tg.cursors;
 
   app.post(
     '/cursors/:name/commit',
@@ -197,6 +210,11 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       position: showPosition(await svc().seek(request.params.name, request.body.to, cursorCaller(request))),
     }),
   );
+}
+
+/** Delete a cursor; list its committed batches. */
+function retirementRoutes(app: App): void {
+  const svc = () => app.tg.cursors;
 
   app.delete(
     '/cursors/:name',
@@ -240,6 +258,14 @@ const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+}
+
+const cursorRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // In this order: the OpenAPI document lists the routes as they are added.
+  definitionRoutes(app);
+  batchReadRoute(app);
+  positionRoutes(app);
+  retirementRoutes(app);
 };
 
 export default cursorRoutes;

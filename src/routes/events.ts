@@ -62,7 +62,10 @@ function nextUrlOf(request: FastifyRequest) {
   };
 }
 
-const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** GET: events in PostgREST grammar. */
+function eventsRoute(app: App): void {
   app.get(
     '/topics/:topic/events',
     {
@@ -97,7 +100,10 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
     },
   );
+}
 
+/** POST: the same as a JSON body, with aggregates and dedupe. */
+function queryRoute(app: App): void {
   app.post(
     '/topics/:topic/query',
     {
@@ -129,6 +135,11 @@ const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
     },
   );
+}
+
+const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  eventsRoute(app);
+  queryRoute(app);
 };
 
 export default eventRoutes;

@@ -12,7 +12,10 @@ function summary(t: TableInfo): TopicSummary {
   return { name: t.id, schema: t.schema, table: t.table, kind: t.kind };
 }
 
-const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** The served topics the caller may see. */
+function topicListRoute(app: App): void {
   app.get(
     '/topics',
     {
@@ -30,7 +33,10 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .map(summary),
     }),
   );
+}
 
+/** One topic: its columns, expansions and payloads. */
+function topicDetailRoute(app: App): void {
   app.get(
     '/topics/:topic',
     {
@@ -80,6 +86,11 @@ const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+}
+
+const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  topicListRoute(app);
+  topicDetailRoute(app);
 };
 
 export default topicRoutes;
