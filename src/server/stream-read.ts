@@ -28,6 +28,15 @@ export interface StreamOptions {
   readerVersions?: Partial<Record<'key' | 'value', number>>;
 }
 
+/** Aborted when the client goes away before the response has finished: the Trino query is cancelled. */
+function abortWhenClientGoes(reply: FastifyReply): AbortController {
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort;
+}
+
 /** Runs a planned read and streams it in the media type, cancelling Trino if the client goes away. */
 export async function streamRead(
   app: FastifyInstance,
@@ -38,11 +47,7 @@ export async function streamRead(
   o: StreamOptions,
 ) {
   const entry = encoderRegistry[media];
-  const abort = new AbortController();
-  // The client went away before the response finished: cancel the Trino query.
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  });
+  const abort = abortWhenClientGoes(reply);
   const { config, registry, held } = app.tg;
   const ctx = { config, registry, held, trino: requestTrino(request), signal: abort.signal };
   const page = await openPage(ctx, plan, {

@@ -157,25 +157,28 @@ export class PayloadDecoding {
         // A Trino page can hold many thousand rows: decoded and handed on in slices, so the event loop turns
         // between them (decoding is CPU work; one whole page at once would hold every other response up).
         for (let from = 0; from < rows.length; from += SLICE_ROWS) {
-          yield rows.slice(from, from + SLICE_ROWS).map((row) => {
-            const out: unknown[] = [];
-            for (let i = 0; i < row.length; i++) {
-              const d = byIndex.get(i);
-              if (!d) {
-                out.push(row[i]);
-                continue;
-              }
-              const [decoded, ...rest] = self.decodeOne(d, row[i]);
-              const f = flat.get(d.column);
-              out.push(...(f ? f.leaves(decoded) : [decoded]), ...rest);
-            }
-            return out;
-          });
+          yield rows.slice(from, from + SLICE_ROWS).map((row) => self.decodeRow(row, byIndex, flat));
           if (from + SLICE_ROWS < rows.length) await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
     }
     return { queryId: result.queryId, columns, batches: batches() };
+  }
+
+  /** One row with its payload columns decoded (and flattened where asked), the other columns as they are. */
+  private decodeRow(row: Row, byIndex: Map<number, ColumnDecoding>, flat: Map<PayloadColumn, Flattening>): unknown[] {
+    const out: unknown[] = [];
+    for (let i = 0; i < row.length; i++) {
+      const d = byIndex.get(i);
+      if (!d) {
+        out.push(row[i]);
+        continue;
+      }
+      const [decoded, ...rest] = this.decodeOne(d, row[i]);
+      const f = flat.get(d.column);
+      out.push(...(f ? f.leaves(decoded) : [decoded]), ...rest);
+    }
+    return out;
   }
 
   /** Fetches (once per response and id) the writer schemas of the batch's framed values. */

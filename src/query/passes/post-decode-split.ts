@@ -77,15 +77,7 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
   const orderCols = tree.order.map((o) => orderColumn(tree, o));
   const decodedOrder = orderCols.some(isDecoded);
   if (!namesDecoded(tree.select, tree.where) && !decodedOrder) return null;
-  if (tree.dedupe?.by.some(isDecoded)) {
-    throw new ApiError(
-      'TG_BAD_REQUEST',
-      'dedupe: decoded fields cannot be dedupe keys; dedupe by key or table columns',
-      {
-        field: tree.dedupe.by.find(isDecoded)?.name,
-      },
-    );
-  }
+  checkDedupe(tree);
   const conjuncts = !tree.where ? [] : tree.where.kind === 'and' ? tree.where.items : [tree.where];
   const afterDecode = conjuncts.filter((c) => predicateColumns(c).some(isDecoded));
   const inTrino = conjuncts.filter((c) => !afterDecode.includes(c));
@@ -94,12 +86,7 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
 
   // Columns the stage reads that Trino must compute (expanded fields, JSON paths): selected under a private name.
   const used = [...tree.select.flatMap(selectColumns), ...afterDecode.flatMap(predicateColumns), ...orderCols];
-  const extra: { column: ColumnNode; as: string }[] = [];
-  for (const c of used) {
-    if (!c || c.source.kind === 'table' || isDecoded(c)) continue;
-    if (!extra.some((e) => e.column.name === c.name && e.column.type === c.type))
-      extra.push({ column: c, as: `__topicgate_g${extra.length}` });
-  }
+  const extra = extraColumns(used);
   const select: SelectNode[] = [
     ...tree.source.columns.map((c): SelectNode => ({ kind: 'select-column', column: c, as: c.name })),
     ...extra.map((e): SelectNode => ({ kind: 'select-column', column: e.column, as: e.as })),
@@ -139,6 +126,31 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
       maxRows,
     },
   };
+}
+
+/** Decoded fields cannot be dedupe keys: Trino ranks the events before any payload is decoded. */
+function checkDedupe(tree: QueryNode): void {
+  const field = tree.dedupe?.by.find(isDecoded);
+  if (field) {
+    throw new ApiError(
+      'TG_BAD_REQUEST',
+      'dedupe: decoded fields cannot be dedupe keys; dedupe by key or table columns',
+      {
+        field: field.name,
+      },
+    );
+  }
+}
+
+/** Computed columns the stage reads (expanded fields, JSON paths), each once, under a private name. */
+function extraColumns(used: readonly (ColumnNode | null | undefined)[]): { column: ColumnNode; as: string }[] {
+  const extra: { column: ColumnNode; as: string }[] = [];
+  for (const c of used) {
+    if (!c || c.source.kind === 'table' || isDecoded(c)) continue;
+    if (!extra.some((e) => e.column.name === c.name && e.column.type === c.type))
+      extra.push({ column: c, as: `__topicgate_g${extra.length}` });
+  }
+  return extra;
 }
 
 function extraName(extra: readonly { column: ColumnNode; as: string }[], c: ColumnNode): string {

@@ -154,15 +154,9 @@ function sorted(
   );
 }
 
-/** An aggregation over decoded rows: groups by the group keys, in the order asked, then by the keys. */
-function grouped(
-  stage: PostDecodeStage,
-  result: ResultStream,
-  read: (c: ColumnNode) => Reading,
-  test: ((row: Row) => boolean | null) | undefined,
-  held: Held,
-): ResultStream {
-  const items = stage.select.map((s) => {
+/** The output columns of an aggregation: each a group key read from the row (`get`) or an aggregate (`acc`). */
+function groupItems(stage: PostDecodeStage, read: (c: ColumnNode) => Reading, held: Held) {
+  return stage.select.map((s) => {
     if (s.kind === 'select-column') {
       const r = read(s.column);
       return { column: { name: s.as, type: r.type }, get: r.get, acc: null };
@@ -177,6 +171,17 @@ function grouped(
     const column = { name: s.as, type: aggregateType(s, value?.type ?? null) };
     return { column, get: null, acc: accumulator(s, value, t, held) };
   });
+}
+
+/** An aggregation over decoded rows: groups by the group keys, in the order asked, then by the keys. */
+function grouped(
+  stage: PostDecodeStage,
+  result: ResultStream,
+  read: (c: ColumnNode) => Reading,
+  test: ((row: Row) => boolean | null) | undefined,
+  held: Held,
+): ResultStream {
+  const items = groupItems(stage, read, held);
   const columns = items.map((i) => i.column);
   const groupAt = stage.groupBy.map((name) => columns.findIndex((c) => c.name === name));
   const all = async () => {
