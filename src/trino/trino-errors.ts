@@ -93,9 +93,6 @@ const BY_NAME: Record<string, ErrorCode> = {
 /** Trino's limits on one statement's size and depth (as opposed to its memory or time). */
 const STATEMENT_LIMITS = new Set(['STACK_OVERFLOW', 'QUERY_TEXT_TOO_LARGE', 'QUERY_EXCEEDED_COMPILER_LIMIT']);
 
-/** Trino failures that mean the gateway wrote SQL it should not have: logged as defects, not as failed queries. */
-const GATEWAY_DEFECTS = new Set(['SYNTAX_ERROR']);
-
 const BY_TYPE = {
   USER_ERROR: 'TG_TRINO_FAILED',
   INTERNAL_ERROR: 'TG_TRINO_FAILED',
@@ -156,7 +153,8 @@ export function logFailure(log: FastifyBaseLogger, apiErr: ApiError, err: unknow
       'TRINO REFUSED THE GATEWAY CREDENTIALS: check TOPICGATE_TRINO_USER and TOPICGATE_TRINO_PASSWORD, ' +
         'TOPICGATE_TRINO_PASSWORD_FILE or TOPICGATE_TRINO_TOKEN_FILE; every query fails until they are fixed',
     );
-  } else if (err instanceof TrinoQueryError && GATEWAY_DEFECTS.has(err.info.errorName)) {
+  } else if (err instanceof TrinoQueryError && apiErr.code === 'TG_INTERNAL') {
+    // Trino failures the table maps to a gateway defect (SQL the gateway should not have written).
     // The message says where Trino's parser stopped; the SQL itself is not logged (it holds the request's values).
     log.error(
       {

@@ -27,7 +27,8 @@ import {
 } from 'parquet-wasm';
 import { ApiError } from '../../core/errors.js';
 import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
-import { parseTrinoType, type TrinoType } from '../../core/trino-types.js';
+import type { TrinoType } from '../../core/trino-types.js';
+import { trinoTypeOf } from '../../core/type-family.js';
 import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
 import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
@@ -59,7 +60,7 @@ function nesting(type: TrinoType): number {
 /** A column nested deeper than the writer takes is the request's to change (another format), before any byte. */
 function checkNesting(columns: readonly ResultColumn[]): void {
   for (const c of columns) {
-    const depth = nesting(parseTrinoType(c.type));
+    const depth = nesting(trinoTypeOf(c.type));
     if (depth > MAX_NESTING) {
       throw new ApiError(
         'TG_NOT_ACCEPTABLE',
