@@ -20,6 +20,7 @@ import { readGateway, startGateway, type Format } from './gateway.js';
 import { demoAvroEvent } from '../scripts/demo-avro.js';
 import { preparePayloads } from '../src/blob/avro/payload-decoder.js';
 import { SchemaRegistry } from '../src/blob/avro/schema-registry.js';
+import { batchLength } from '../src/core/text-rows.js';
 
 /** Decoding alone, in this process: the framed values of `events` events through the decoder, rows/s. */
 async function decodeOnly(registryUrl: string, events: number): Promise<number> {
@@ -42,7 +43,7 @@ async function decodeOnly(registryUrl: string, events: number): Promise<number> 
     })(),
   });
   let n = 0;
-  for await (const batch of result.batches) n += batch.length;
+  for await (const batch of result.batches) n += batchLength(batch);
   return n / ((performance.now() - t0) / 1000);
 }
 

@@ -23,6 +23,7 @@ import { buildApp } from '../src/server/app.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { decodeSegment, decoderReady } from '../src/trino/segment-decoder.js';
 import { BATCH_ROWS } from '../src/trino/result-reader.js';
+import { batchLength } from '../src/core/text-rows.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -186,7 +187,7 @@ function decodeSteps(encoding: 'json+zstd' | 'json+lz4', frame: Buffer, size: nu
     const r = gen.next();
     steps.push(performance.now() - t);
     if (r.done) break;
-    rows += r.value.length;
+    rows += batchLength(r.value);
   }
   return { rows, first: steps[0]!, longest: Math.max(...steps), total: steps.reduce((a, b) => a + b, 0) };
 }

@@ -8,13 +8,14 @@
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { assign, type PageRead, type PagingRun, type Span } from './paging.js';
 import { queriesOf, runUser } from './trino-stats.js';
+import { batchLength } from '../src/core/text-rows.js';
 
 async function runTimed(c: HttpTrino, sqls: string[], opts: { user: string; session: Record<string, string> }) {
   const fromMs = Date.now();
   let rows = 0;
   for (const sql of sqls) {
     const r = await c.query(sql, { ...opts, timeoutMs: 600_000 });
-    for await (const batch of r.batches) rows += batch.length;
+    for await (const batch of r.batches) rows += batchLength(batch);
   }
   return { fromMs, toMs: Date.now(), rows };
 }

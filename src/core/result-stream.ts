@@ -7,8 +7,11 @@
  * - double/real: a number, or the strings "NaN", "Infinity", "-Infinity";
  * - array: a JS array; row: a JS array of field values in field order; map: a JS object; json: its text;
  * - any value may be null.
- * Batches are pulled one at a time: the next Trino page is fetched only when the encoder asks for it.
+ * Batches are pulled one at a time: the next Trino page is fetched only when the encoder asks for it. A read that
+ * asked for text rows (`QueryOptions.rowText`) may get batches as the JSON text Trino sent (text-rows.ts).
  */
+import type { RowBatch } from './text-rows.js';
+
 export interface ResultColumn {
   name: string;
   /** Trino type text, e.g. `varbinary`, `decimal(12,2)`, `array(row(key varchar, value varbinary))`. */
@@ -18,5 +21,5 @@ export interface ResultColumn {
 export interface ResultStream {
   queryId: string;
   columns: readonly ResultColumn[];
-  batches: AsyncIterable<readonly (readonly unknown[])[]>;
+  batches: AsyncIterable<RowBatch>;
 }

@@ -1,9 +1,11 @@
+import { batchLength, type RowBatch } from '../core/text-rows.js';
+
 /** How an encoder frames its body around the rows: each part returns the chunk to write (or nothing). */
 export interface Framing<Out> {
   /** Written before the first page (header, schema). */
   start(): Out | undefined;
   /** One Trino batch (never empty) as one chunk: per-page writes, not per-row. */
-  page(rows: readonly (readonly unknown[])[]): Out | undefined;
+  page(rows: RowBatch): Out | undefined;
   /** Written after the last page of a complete result: the format's "complete" mark. */
   end(): Out | undefined;
   /**
@@ -22,13 +24,13 @@ export interface Framing<Out> {
  * cancels the query).
  */
 export async function* frameBatches<Out>(
-  batches: AsyncIterable<readonly (readonly unknown[])[]>,
+  batches: AsyncIterable<RowBatch>,
   framing: Framing<Out>,
 ): AsyncGenerator<Out, void, undefined> {
   let started = false;
   try {
     for await (const rows of batches) {
-      if (rows.length === 0) continue; // Trino sends empty pages while a query is queued or running
+      if (batchLength(rows) === 0) continue; // Trino sends empty pages while a query is queued or running
       if (!started) {
         // Encode the first page before yielding the head, so that even an encoding failure can still become
         // a normal error response.

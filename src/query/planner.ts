@@ -66,6 +66,11 @@ export interface PlannedRead extends Plan, PlanSql {
   readonly refused?: ApiError;
   /** How this read goes to Trino. */
   readonly run: TrinoRun;
+  /**
+   * Trino's rows go on as the text Trino sent (transcoded by the text encoders, read/open-page.ts): nothing the
+   * planner put after Trino computes on their values. A post-decode stage filters, sorts or aggregates them.
+   */
+  readonly rowText: boolean;
 }
 
 /** Plans one read; throws the ApiError of the first pass that refuses it. */
@@ -75,6 +80,7 @@ export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now())
       ...p,
       ...planSql(p, request.topic.time, policy.guardrail.complexPredicates),
       run: trinoRun(action, request.caller, policy),
+      rowText: !p.postDecode,
     });
   switch (request.kind) {
     case 'read':

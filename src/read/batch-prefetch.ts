@@ -4,8 +4,9 @@
  * asked for only after the previous one was taken, so a slow client still paces Trino.
  */
 import type { ResultStream } from '../core/result-stream.js';
+import type { RowBatch } from '../core/text-rows.js';
 
-type Rows = readonly (readonly unknown[])[];
+type Rows = RowBatch;
 
 export function prefetchBatches(stream: ResultStream): ResultStream {
   const source = stream.batches[Symbol.asyncIterator]();

@@ -9,8 +9,9 @@ import type { BulkPlan } from '../query/tree/plan.js';
 import type { PlannedRead } from '../query/planner.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../trino/trino-port.js';
 import type { ResultStream } from '../core/result-stream.js';
+import type { RowBatch } from '../core/text-rows.js';
 
-type Rows = readonly (readonly unknown[])[];
+type Rows = RowBatch;
 
 /** A started slice: its query, its rows, and (in order) its first batch, asked for as soon as it starts. */
 interface Slice {

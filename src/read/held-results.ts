@@ -20,8 +20,7 @@ import type { Release } from './query-limiter.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { prefetchBatches } from './batch-prefetch.js';
 import type { PortRef, Reach, HoldingResult } from './sliced-result.js';
-
-type Row = readonly unknown[];
+import { rowValues, type Row, type RowBatch } from '../core/text-rows.js';
 
 /** A page's result, held past the page. */
 export interface HeldResult {
@@ -30,7 +29,7 @@ export interface HeldResult {
   /** Rows already read after the page (the rest of the batch that ended it), in order. */
   rows: Row[];
   /** The rest of the result; its later slices' queries run through `port`. */
-  rest: AsyncIterator<readonly Row[]>;
+  rest: AsyncIterator<RowBatch>;
   /** Where those queries run: the request continuing it sets its own port, options and stats. */
   port: PortRef;
   /** The signal of its queries: aborted by the request continuing it when its client goes away. */
@@ -150,7 +149,7 @@ async function resume(
   try {
     if (h.rows.length <= o.limit) {
       const next = await h.rest.next();
-      if (!next.done) h.rows = h.rows.concat(next.value);
+      if (!next.done) h.rows = h.rows.concat(rowValues(next.value));
     }
     return found;
   } catch (err) {
@@ -175,7 +174,7 @@ export interface PageRead {
   /** True when the page continues an earlier page's held query (it ran none of its own to start). */
   continued: boolean;
   /** Holds the rest of the result for the page whose token is `token`, or ends it when it cannot be held. */
-  holdRest(token: string | null, rest: { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number }): void;
+  holdRest(token: string | null, rest: { rows: Row[]; source: AsyncIterator<RowBatch>; consumed: number }): void;
 }
 
 /**

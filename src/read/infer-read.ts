@@ -14,6 +14,7 @@ import { readPolicy } from '../query/read-policy.js';
 import type { Caller } from '../query/tree/read-policy.js';
 import { FrameSampler } from '../blob/avro/sample-frames.js';
 import type { TrinoPort } from '../trino/trino-port.js';
+import { rowValues } from '../core/text-rows.js';
 
 export interface InferQuery {
   since?: string;
@@ -49,7 +50,7 @@ export async function inferRead(
     payload && payload.format !== 'raw' ? new FrameSampler(topic.id, { ...payload, format: payload.format }) : null;
   const result = await trino.query(sql, { ...planned.run, timeoutMs: config.queryTimeoutMs });
   for await (const batch of result.batches) {
-    for (const row of batch) {
+    for (const row of rowValues(batch)) {
       const value = row[0] === null ? null : Buffer.from(row[0] as string, 'base64');
       if (!frames) inferrer.add(value);
       else {

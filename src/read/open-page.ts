@@ -88,7 +88,10 @@ export async function openPage(ctx: PageContext, plan: PlannedRead, o: PageOptio
     : null;
   const stats: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const pageLimit = plan.postDecode?.limit ?? plan.tree.limit;
-  const port: PortRef = { trino, opts: { ...plan.run, signal: ctx.signal, timeoutMs: config.queryTimeoutMs }, stats };
+  // Rows as text unless the gateway computes on their values: the plan's post-decode stage, or payloads decoded.
+  const rowText = plan.rowText && !payloads;
+  const opts = { ...plan.run, signal: ctx.signal, timeoutMs: config.queryTimeoutMs, rowText };
+  const port: PortRef = { trino, opts, stats };
   // Held results: a plain sliced page's query goes on past the page and is held for the next one (under its
   // token and the caller), which continues it instead of starting a query of its own.
   const eligible = o.paged && Boolean(plan.slices) && !plan.postDecode && !plan.bulk;

@@ -6,13 +6,12 @@
  * (held-results.ts), it is not ended with the page but handed over, for the next page to continue.
  */
 import type { ResultStream } from '../core/result-stream.js';
+import { rowValues, TextRows, type Row, type RowBatch } from '../core/text-rows.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../query/tree/page-position.js';
 
-type Row = readonly unknown[];
-
 export class PageCutter {
-  private readonly queue: Row[][] = [];
-  private readonly source: AsyncIterator<readonly Row[]>;
+  private readonly queue: RowBatch[] = [];
+  private readonly source: AsyncIterator<RowBatch>;
   private seen = 0;
   private ended = false;
   private readonly times: PageTimes | null;
@@ -44,7 +43,8 @@ export class PageCutter {
   ) {
     this.source = result.batches[Symbol.asyncIterator]();
     this.first = first.length ? [first] : [];
-    this.times = timeIndex === null ? null : { last: '', trailing: 0, total: 0 };
+    // An unlimited page has no next one to anchor: its times are not needed.
+    this.times = timeIndex === null || limit === Infinity ? null : { last: '', trailing: 0, total: 0 };
   }
 
   /** Rows passed on so far. */
@@ -64,7 +64,7 @@ export class PageCutter {
       const batch = await this.pull();
       if (!batch) break;
       this.queue.push(batch);
-      buffered += batch.length;
+      buffered += batch instanceof TextRows ? batch.count : batch.length;
     } while (!this.settled && buffered < maxRows);
   }
 
@@ -83,7 +83,7 @@ export class PageCutter {
     return this.keep ? null : nextPosition(cur, null, this.limit);
   }
 
-  async *batches(): AsyncGenerator<readonly Row[]> {
+  async *batches(): AsyncGenerator<RowBatch> {
     try {
       for (;;) {
         const batch = this.queue.shift() ?? (await this.pull());
@@ -104,7 +104,7 @@ export class PageCutter {
    * that ended it), the result to continue, and the rows the page took from it (its own and those before it).
    * The caller then owns the result: it holds it or ends it.
    */
-  rest(): { rows: Row[]; source: AsyncIterator<readonly Row[]>; consumed: number } | null {
+  rest(): { rows: Row[]; source: AsyncIterator<RowBatch>; consumed: number } | null {
     return this.handsOver() ? { rows: this.after, source: this.source, consumed: this.consumed } : null;
   }
 
@@ -121,7 +121,7 @@ export class PageCutter {
     return { queryId: this.result.queryId, columns: this.result.columns, batches: gen() };
   }
 
-  private async pull(): Promise<Row[] | undefined> {
+  private async pull(): Promise<RowBatch | undefined> {
     if (this.settled) return undefined;
     const held = this.first.shift();
     const r = held ? { done: false as const, value: held } : await this.source.next();
@@ -129,9 +129,16 @@ export class PageCutter {
       this.ended = true;
       return undefined;
     }
-    let rows = r.value as Row[];
-    let read = rows;
     const room = this.limit - this.seen;
+    const batch = r.value;
+    // Rows as text pass through as they are when nothing here needs their values: no filter, no cut, no times.
+    if (batch instanceof TextRows && !this.keep && !this.times && batch.count <= room) {
+      this.seen += batch.count;
+      this.consumed += batch.count;
+      return batch;
+    }
+    let rows = rowValues(batch) as Row[];
+    let read = rows;
     if (this.keep) {
       const kept: Row[] = [];
       let i = 0;

@@ -14,8 +14,9 @@ import type { PlannedRead } from '../query/planner.js';
 import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
+import { batchLength, type RowBatch } from '../core/text-rows.js';
 
-type Rows = readonly (readonly unknown[])[];
+type Rows = RowBatch;
 
 /** Pages the first slice of a held page asks for; the slices after it grow. */
 export const HELD_PAGES = 10;
@@ -119,7 +120,7 @@ export async function slicedResult(
       const from = reach.yielded;
       // Ended early (a page full, a client gone), for-await ends the slice's result, which cancels its query.
       for await (const batch of result.batches) {
-        reach.yielded += batch.length;
+        reach.yielded += batchLength(batch);
         yield batch;
       }
       if (holding) {

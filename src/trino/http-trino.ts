@@ -40,6 +40,7 @@ import {
   type TrinoRows,
 } from './trino-port.js';
 import { backoffMs, retryable, unavailable } from './wire-failures.js';
+import type { RowBatch } from '../core/text-rows.js';
 
 const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
 /** The gateway's deadline comes this long after Trino's query_max_run_time, as a backstop. */
@@ -85,7 +86,7 @@ export class HttpTrino implements TrinoPort {
       control.dispose();
       throw err;
     }
-    return this.stream(first, user, control);
+    return this.stream(first, user, control, opts.rowText === true);
   }
 
   all(sql: string, opts: QueryOptions = {}): Promise<TrinoRows> {
@@ -162,7 +163,7 @@ export class HttpTrino implements TrinoPort {
    * The result from its first page with columns on: read by result-reader.ts (direct pages and spooled segments
    * alike), pulled by the consumer, cancelled (and its spooled segments released) when the pulls stop early.
    */
-  private stream(first: Page, user: string, control: QueryControl): TrinoResult {
+  private stream(first: Page, user: string, control: QueryControl, text: boolean): TrinoResult {
     const queryId = first.id;
     // JSON.parse is exact for every type but BIGINT (sent as a JSON number); skip the slower scan without one.
     const lossless = (first.columns ?? []).some((c) => /\bbigint\b/.test(c.type));
@@ -174,7 +175,7 @@ export class HttpTrino implements TrinoPort {
         segment: (segment) => this.segments.bytes(segment, signal),
         release: (segment) => void this.track(this.segments.acknowledge(segment)),
       },
-      { queryId, window: this.segmentFetch, lossless, encodings: this.encodings },
+      { queryId, window: this.segmentFetch, lossless, encodings: this.encodings, text },
     );
     let done = false;
     let cancelled: Promise<void> = Promise.resolve();
@@ -190,7 +191,7 @@ export class HttpTrino implements TrinoPort {
       return cancelled;
     };
     signal.addEventListener('abort', () => void cancel(), { once: true });
-    async function* batches(): AsyncGenerator<unknown[][]> {
+    async function* batches(): AsyncGenerator<RowBatch> {
       try {
         for await (const rows of reader.rows()) {
           if (signal.aborted) throw control.cancelled(queryId);

@@ -10,24 +10,26 @@
  * JSON.parse, which checks the rest. UTF-8 continuation bytes never equal the ASCII bytes looked for.
  */
 import { parseLosslessJson } from '../core/lossless-json.js';
+import { TextRows } from '../core/text-rows.js';
 
 /** The elements of a JSON array in `bytes`, as byte ranges of `batchRows` elements each (the last one fewer). */
 export class JsonRows {
   constructor(
     readonly bytes: Buffer,
-    /** Each batch's elements without the array's brackets: `[start, end)`. */
-    readonly ranges: readonly (readonly [number, number])[],
+    /** Each batch's elements without the array's brackets, `[start, end)`, and how many they are. */
+    readonly ranges: readonly Batch[],
   ) {}
 
   /**
-   * The batches, parsed one at a time; `lossless`: integers of 16 digits or more kept as strings. A batch that
-   * is not JSON throws `bad()`.
+   * The batches, parsed one at a time, or as text (`text`: copies of their bytes, parsed by whoever needs their
+   * values); `lossless`: integers of 16 digits or more kept as strings. A batch that is not JSON throws `bad()`.
    */
-  *batches(lossless: boolean, bad: () => Error): Generator<unknown[][]> {
+  *batches(lossless: boolean, bad: () => Error, text = false): Generator<unknown[][] | TextRows> {
     if (this.spent) throw new Error('the rows of a page whose bytes were given back are read once only');
     const parse = lossless ? parseLosslessJson : JSON.parse;
     try {
-      for (const range of this.ranges) yield parseBatch(this.bytes, range, parse, bad);
+      for (const range of this.ranges)
+        yield text ? textRows(this.bytes, range, parse, bad) : parseBatch(this.bytes, range, parse, bad);
     } finally {
       // Rows are parsed from copies of their text: the bytes may be reused from here on.
       if (this.release) {
@@ -46,6 +48,9 @@ export class JsonRows {
   private release: (() => void) | undefined;
   private spent = false;
 }
+
+/** A batch's elements in a page: `[start, end)` without the array's brackets, and how many they are. */
+type Batch = readonly [start: number, end: number, count: number];
 
 /** Thrown where the text is not the JSON structure expected. */
 export class MalformedJson extends Error {}
@@ -70,13 +75,14 @@ export function* arrayBatches(
   batchRows: number,
   lossless: boolean,
   errors: { notArray: () => Error; notJson: () => Error },
-): Generator<unknown[][]> {
+  text = false,
+): Generator<unknown[][] | TextRows> {
   const parse = lossless ? parseLosslessJson : JSON.parse;
   const scan = structural(errors.notArray, () => new ArrayScan(bytes, skipSpace(bytes, 0), batchRows));
   for (;;) {
     const range = structural(errors.notArray, () => scan.next());
     if (!range) break;
-    yield parseBatch(bytes, range, parse, errors.notJson);
+    yield text ? textRows(bytes, range, parse, errors.notJson) : parseBatch(bytes, range, parse, errors.notJson);
   }
   if (skipSpace(bytes, scan.end) !== bytes.length) throw errors.notArray();
 }
@@ -90,10 +96,15 @@ function structural<T>(error: () => Error, scan: () => T): T {
   }
 }
 
+/** The rows of one batch as text: a copy of their bytes, which the page's or segment's buffer may outlive. */
+function textRows(bytes: Buffer, [start, end, count]: Batch, parse: (text: string) => unknown, bad: () => Error) {
+  return new TextRows(Buffer.from(bytes.subarray(start, end)), count, parse, bad);
+}
+
 /** The rows of one batch, `[start, end)` of `bytes` without the array's brackets. */
 function parseBatch(
   bytes: Buffer,
-  [start, end]: readonly [number, number],
+  [start, end]: Batch,
   parse: (text: string) => unknown,
   bad: () => Error,
 ): unknown[][] {
@@ -139,7 +150,7 @@ export function memberRows(bytes: Buffer, name: string, batchRows: number): { re
 /** The array opening at `from`: its elements in batches, and the index after its closing bracket. */
 function scanArray(bytes: Buffer, from: number, batchRows: number): { rows: JsonRows; end: number } {
   const scan = new ArrayScan(bytes, from, batchRows);
-  const ranges: [number, number][] = [];
+  const ranges: Batch[] = [];
   for (let range = scan.next(); range; range = scan.next()) ranges.push(range);
   return { rows: new JsonRows(bytes, ranges), end: scan.end };
 }
@@ -162,7 +173,7 @@ class ArrayScan {
   }
 
   /** The next batch's range (`batchRows` elements, the last one fewer), or null after the last one. */
-  next(): [number, number] | null {
+  next(): Batch | null {
     if (this.end >= 0) return null;
     const bytes = this.bytes;
     const start = this.start;
@@ -176,12 +187,12 @@ class ArrayScan {
         if (--depth > 0) continue;
         this.end = i + 1;
         // The last batch. `[]` has none; `[1,]` is not JSON.
-        if (skipSpace(bytes, start) < i) return [start, i];
+        if (skipSpace(bytes, start) < i) return [start, i, count + 1];
         if (start !== this.first) throw new MalformedJson('an empty element');
         return null;
       } else if (c === COMMA && depth === 1 && ++count === this.batchRows) {
         this.start = i + 1;
-        return [start, i];
+        return [start, i, count];
       }
     }
     throw new MalformedJson('an unclosed array');

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { JsonRows } from './json-rows.js';
 import type { ResultColumn } from '../core/result-stream.js';
+import type { TextRows } from '../core/text-rows.js';
 import { decodable, decodeSegment, decoderReady, type SegmentMetadata } from './segment-decoder.js';
 import { TrinoQueryError, TrinoUnavailableError, type TrinoErrorInfo } from './trino-errors.js';
 
@@ -70,6 +71,8 @@ export interface ReaderOptions {
   window: number;
   /** Parse BIGINT losslessly (the result has a bigint column). */
   lossless: boolean;
+  /** Batches as the JSON text Trino sent (core/text-rows.ts), not parsed here. */
+  text?: boolean;
   /** The encodings asked for; Trino answering in another one is a protocol failure. */
   encodings: readonly string[];
 }
@@ -114,7 +117,7 @@ export class ResultReader {
   }
 
   /** The rows, batch by batch; throws TrinoQueryError for an in-band error, and the source's errors. */
-  async *rows(): AsyncGenerator<unknown[][]> {
+  async *rows(): AsyncGenerator<unknown[][] | TextRows> {
     this.accept(this.first);
     let turn = performance.now();
     for (;;) {
@@ -212,16 +215,17 @@ export class ResultReader {
     }
   }
 
-  private async batchesOf(item: Item): Promise<Iterable<unknown[][]>> {
+  private async batchesOf(item: Item): Promise<Iterable<unknown[][] | TextRows>> {
+    const { lossless, text } = this.options;
     if (item.kind === 'rows') {
       if (!(item.rows instanceof JsonRows)) return batched(item.rows);
-      return item.rows.batches(this.options.lossless, () => new TrinoUnavailableError(NOT_JSON));
+      return item.rows.batches(lossless, () => new TrinoUnavailableError(NOT_JSON), text);
     }
     await decoderReady;
     const bytes = item.kind === 'inline' ? Buffer.from(item.segment.data, 'base64') : await item.bytes!;
     // accept() admitted only decodable encodings.
     const encoding = item.encoding as Parameters<typeof decodeSegment>[0];
-    return decodeSegment(encoding, bytes, item.segment.metadata, this.options.lossless, BATCH_ROWS);
+    return decodeSegment(encoding, bytes, item.segment.metadata, lossless, BATCH_ROWS, text);
   }
 }
 

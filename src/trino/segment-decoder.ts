@@ -9,6 +9,7 @@
  * prebuilt per platform). Node 20 has no zstd of its own (node:zlib gained it in 22.15).
  */
 import { uncompressSync as lz4Uncompress } from 'lz4-napi';
+import type { TextRows } from '../core/text-rows.js';
 import type { TrinoEncoding } from '../core/trino-encodings.js';
 import { arrayBatches } from './json-rows.js';
 import { TrinoUnavailableError } from './trino-errors.js';
@@ -59,7 +60,7 @@ export function decodable(encoding: string): encoding is TrinoEncoding {
 export const decoderReady: Promise<unknown> = zstdReady;
 
 /**
- * A segment's rows, in batches of at most `batchRows`, each scanned for and parsed when its turn comes (json-rows.ts:
+ * A segment's rows, in batches of at most `batchRows` (as text with `text`), each scanned for and parsed when its turn comes (json-rows.ts:
  * parsed whole, a segment's rows outlive V8's young generation; scanned whole, it holds the event loop). A segment
  * that does not decode to a JSON array is a TrinoUnavailableError, thrown by the batch where its text stops being
  * one (after the last batch, for text after the array).
@@ -70,7 +71,8 @@ export function* decodeSegment(
   meta: SegmentMetadata,
   lossless: boolean,
   batchRows: number,
-): Generator<unknown[][]> {
+  text = false,
+): Generator<unknown[][] | TextRows> {
   const bad = (why: string) => new TrinoUnavailableError(`Trino sent a spooled segment that ${why}`);
   let plain: Buffer;
   try {
@@ -87,10 +89,8 @@ export function* decodeSegment(
   // The bytes read (decompressed, or the body itself) go back to the pool when their rows have been read or the
   // reader stopped (the pool ignores buffers not its own): rows are parsed from copies of their text.
   try {
-    yield* arrayBatches(plain, batchRows, lossless, {
-      notArray: () => bad('is not an array of rows'),
-      notJson: () => bad('is not JSON'),
-    });
+    const errors = { notArray: () => bad('is not an array of rows'), notJson: () => bad('is not JSON') };
+    yield* arrayBatches(plain, batchRows, lossless, errors, text);
   } finally {
     segmentBuffers.give(plain);
   }

@@ -4,6 +4,7 @@
  * in-memory fake of it.
  */
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
+import { rowValues } from '../core/text-rows.js';
 
 export interface QueryOptions {
   catalog?: string;
@@ -19,6 +20,11 @@ export interface QueryOptions {
   session?: Readonly<Record<string, string>>;
   /** Aborting cancels the query in Trino. */
   signal?: AbortSignal;
+  /**
+   * The batches may come as the JSON text Trino sent (core/text-rows.ts) rather than parsed: for reads whose rows
+   * the gateway passes on without computing on them (the planner's `rowText`).
+   */
+  rowText?: boolean;
   /** Sets Trino's query_max_run_time and the gateway's own deadline. */
   timeoutMs?: number;
   /**
@@ -68,6 +74,6 @@ export interface TrinoPort {
 /** Drains a result into memory: the body of every port's `all`. */
 export async function collectRows(result: ResultStream): Promise<TrinoRows> {
   const rows: unknown[][] = [];
-  for await (const batch of result.batches) for (const row of batch) rows.push(row as unknown[]);
+  for await (const batch of result.batches) for (const row of rowValues(batch)) rows.push(row as unknown[]);
   return { columns: result.columns, rows };
 }

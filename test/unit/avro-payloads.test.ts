@@ -17,6 +17,7 @@ import { preparePayloads } from '../../src/blob/avro/payload-decoder.js';
 import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
 import type { ResultStream } from '../../src/core/result-stream.js';
 import { ApiError } from '../../src/core/errors.js';
+import { batchLength, rowValues } from '../../src/core/text-rows.js';
 
 const V1 = {
   type: 'record',
@@ -198,8 +199,8 @@ describe('decoding framed payloads in a result', () => {
     const sizes: number[] = [];
     const ns: unknown[] = [];
     for await (const b of d!.wrap(result(page)).batches) {
-      sizes.push(b.length);
-      ns.push(...b.map((r) => r[4]));
+      sizes.push(batchLength(b));
+      ns.push(...rowValues(b).map((r) => r[4]));
     }
     expect(sizes).toEqual([1024, 1024, 452]);
     expect(ns).toEqual(page.map((_, i) => i));

@@ -10,6 +10,7 @@ import { bulkResult } from '../../src/read/bulk-result.js';
 import type { QueryOptions, TrinoPort, TrinoResult } from '../../src/trino/trino-port.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
+import { rowValues, type RowBatch } from '../../src/core/text-rows.js';
 
 const COLUMNS = [table('key', 'varchar'), table('timestamp_broker', 'timestamp(3)')];
 const topic = topicOf(COLUMNS);
@@ -84,9 +85,9 @@ function gatedPort() {
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-async function readAll(batches: AsyncIterable<readonly (readonly unknown[])[]>) {
+async function readAll(batches: AsyncIterable<RowBatch>) {
   const keys: unknown[] = [];
-  for await (const b of batches) for (const row of b) keys.push(row[0]);
+  for await (const b of batches) for (const row of rowValues(b)) keys.push(row[0]);
   return keys;
 }
 
@@ -148,12 +149,12 @@ describe('bulk read slices', () => {
     await settle();
     // Slice 2 has rows, but slices 1 and 2 are unfinished: slice 3 waits until slice 1 ends.
     expect(more.slices).toHaveLength(3);
-    expect((await it.next()).value[0][0]).toBe('s1-b');
-    expect((await it.next()).value[0][0]).toBe('s2-a');
+    expect(rowValues((await it.next()).value)[0]![0]).toBe('s1-b');
+    expect(rowValues((await it.next()).value)[0]![0]).toBe('s2-a');
     expect(more.slices).toHaveLength(4);
     more.slices[3]!.open();
     const rest: unknown[] = [];
-    for (let x = await it.next(); !x.done; x = await it.next()) for (const row of x.value) rest.push(row[0]);
+    for (let x = await it.next(); !x.done; x = await it.next()) for (const row of rowValues(x.value)) rest.push(row[0]);
     expect(rest).toEqual(['s2-b', 's3-a', 's3-b']);
   });
 

@@ -13,6 +13,7 @@ import { HttpTransport } from '../../src/trino/http-transport.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { memberRows } from '../../src/trino/json-rows.js';
 import { BufferPool, pageBuffers } from '../../src/trino/buffer-pool.js';
+import { rowValues } from '../../src/core/text-rows.js';
 
 let server: http.Server;
 let base = '';
@@ -159,12 +160,12 @@ describe("a direct page's rows and its buffer", () => {
         if (!doneA) {
           const r = await ia.next();
           if (r.done) doneA = true;
-          else got.get(a.queryId)!.push(...r.value);
+          else got.get(a.queryId)!.push(...rowValues(r.value));
         }
         if (!doneB) {
           const r = await ib.next();
           if (r.done) doneB = true;
-          else got.get(b.queryId)!.push(...r.value);
+          else got.get(b.queryId)!.push(...rowValues(r.value));
         }
       }
       for (const q of queries) expect(got.get(q)).toEqual(expected.get(q));

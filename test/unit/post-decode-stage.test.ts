@@ -18,6 +18,7 @@ import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { apiError } from '../cases/api-error.js';
+import { rowValues, type RowBatch } from '../../src/core/text-rows.js';
 
 const VALUE_TYPE =
   'row(id bigint, amount decimal(12,2), currency varchar, at timestamp(3), customer row(id varchar, country varchar), tags array(varchar), sig varbinary)';
@@ -75,9 +76,9 @@ function planned(query: Record<string, unknown>, token: PagePositionArg = null) 
 }
 type PagePositionArg = Parameters<typeof plan>[0] extends infer R ? (R extends { token: infer T } ? T : never) : never;
 
-async function rowsOf(stream: { batches: AsyncIterable<readonly (readonly unknown[])[]> }) {
+async function rowsOf(stream: { batches: AsyncIterable<RowBatch> }) {
   const out: unknown[][] = [];
-  for await (const b of stream.batches) for (const r of b) out.push([...r]);
+  for await (const b of stream.batches) for (const r of rowValues(b)) out.push([...r]);
   return out;
 }
 

@@ -11,6 +11,7 @@ import { HeldResults, pageRead, type HeldResult } from '../../src/read/held-resu
 import type { PortRef } from '../../src/read/sliced-result.js';
 import type { TrinoPort } from '../../src/trino/trino-port.js';
 import { ListedQueriesTrino } from '../fakes/listed-queries-trino.js';
+import { type RowBatch } from '../../src/core/text-rows.js';
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 
@@ -35,7 +36,7 @@ function request(trino: TrinoPort, limiter: QueryLimiter, caller: string) {
 }
 
 /** A result held for the next page: its query read a page, then parked on the slot it had. */
-function heldOf(rest: AsyncIterator<readonly (readonly unknown[])[]>): HeldResult {
+function heldOf(rest: AsyncIterator<RowBatch>): HeldResult {
   return {
     queryId: 'q',
     columns: [],

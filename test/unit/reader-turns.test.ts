@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ResultReader, type Page, type PageSource } from '../../src/trino/result-reader.js';
 import { decodeSegment } from '../../src/trino/segment-decoder.js';
 import { TrinoUnavailableError } from '../../src/trino/trino-errors.js';
+import { batchLength } from '../../src/core/text-rows.js';
 
 const noSource: PageSource = {
   page: () => Promise.reject(new Error('one page only')),
@@ -35,7 +36,7 @@ describe('the reader lets the event loop turn', () => {
     setImmediate(turn);
     let read = 0;
     for await (const batch of reader.rows()) {
-      read += batch.length;
+      read += batchLength(batch);
       busy(2);
     }
     reading = false;

@@ -9,6 +9,7 @@ import { HELD_PAGES, slicedResult } from '../../src/read/sliced-result.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
+import { batchLength } from '../../src/core/text-rows.js';
 
 const COLUMNS = [table('key', 'varbinary'), table('timestamp_broker', 'timestamp(3)')];
 const topic = topicOf(COLUMNS);
@@ -42,7 +43,7 @@ async function drain(trino: FakeTrinoPort) {
   const stats = { queries: 0, widthMs: 0, endMs: 0 };
   const result = await slicedResult({ trino, opts: {}, stats }, { ...page, slices: page.slices! }, true);
   let n = 0;
-  for await (const b of result.batches) n += b.length;
+  for await (const b of result.batches) n += batchLength(b);
   const limits = trino.queries.map((q) => Number(LIMIT.exec(q.sql)?.[1]));
   return { n, reach: result.reach, limits, stats };
 }

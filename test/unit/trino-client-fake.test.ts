@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { QueryCancelledError, TrinoQueryError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
 import { FakeTrinoHttp, QID, rejection } from '../fakes/fake-trino-http.js';
+import { rowValues } from '../../src/core/text-rows.js';
 
 const COLUMNS = [{ name: 'n', type: 'bigint', typeSignature: { rawType: 'bigint', arguments: [] } }];
 const ERROR = {
@@ -62,7 +63,7 @@ describe('HttpTrino over the protocol', () => {
     const seen: unknown[] = [];
     const err = await rejection(
       (async () => {
-        for await (const b of r.batches) seen.push(...b);
+        for await (const b of r.batches) seen.push(...rowValues(b));
       })(),
     );
     expect(seen).toEqual([[1], [2]]);
@@ -166,7 +167,7 @@ describe('HttpTrino over the protocol', () => {
     const seen: unknown[] = [];
     const err = await rejection(
       (async () => {
-        for await (const b of r.batches) seen.push(...b);
+        for await (const b of r.batches) seen.push(...rowValues(b));
       })(),
     );
     // The gateway's own deadline is a backstop 2 s after Trino's query_max_run_time.

@@ -10,6 +10,7 @@ import { QueryCancelledError, TrinoQueryError, type TrinoErrorInfo } from '../..
 import type { TrinoPort } from '../../src/trino/trino-port.js';
 import { FakeTrinoHttp, QID, rejection } from '../fakes/fake-trino-http.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
+import { rowValues } from '../../src/core/text-rows.js';
 
 interface Harness {
   port: TrinoPort;
@@ -107,7 +108,7 @@ describe.each([
     const rows: unknown[] = [];
     const err = await rejection(
       (async () => {
-        for await (const b of r.batches) rows.push(...b);
+        for await (const b of r.batches) rows.push(...rowValues(b));
       })(),
     );
     expect(rows).toEqual([[1], [2], [3], [4], [5]]);

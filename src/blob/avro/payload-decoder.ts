@@ -22,6 +22,7 @@ import type { PayloadSettings } from '../../config/registry-config.js';
 import type { RegistryPort } from './schema-registry.js';
 import { flattenRow, type Flattening } from './flatten-rows.js';
 import { trinoTypeOf } from '../../core/type-family.js';
+import { rowValues } from '../../core/text-rows.js';
 
 export const PAYLOAD_COLUMNS = ['key', 'value'] as const;
 export type PayloadColumn = (typeof PAYLOAD_COLUMNS)[number];
@@ -148,7 +149,8 @@ export class PayloadDecoding {
     });
     const self = this;
     async function* batches(): AsyncGenerator<Row[]> {
-      for await (const rows of result.batches) {
+      for await (const batch of result.batches) {
+        const rows = rowValues(batch);
         if (rows.length === 0) {
           yield [];
           continue;

@@ -32,6 +32,7 @@ import { trinoTypeOf } from '../../core/type-family.js';
 import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
 import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
+import { batchLength, rowValues, type RowBatch } from '../../core/text-rows.js';
 
 /**
  * A row group closes at whichever comes first (the writer splits a page to keep to both). A stream holds about
@@ -43,7 +44,7 @@ import { parquetFooterRows } from './parquet-footer.js';
 const ROW_GROUP_BYTES = 8 * 1024 * 1024;
 const ROW_GROUP_ROWS = 128 * 1024;
 
-type Rows = readonly (readonly unknown[])[];
+type Rows = RowBatch;
 
 /**
  * The deepest nesting of rows, arrays and maps the writer takes: parquet-wasm reads its input as an Arrow IPC
@@ -115,13 +116,14 @@ function writerInput(arrow: ArrowBatches, pages: AsyncIterator<Rows>, feed: Feed
         try {
           let page: IteratorResult<Rows>;
           do page = await pages.next();
-          while (!page.done && page.value.length === 0); // Trino sends empty pages while a query runs
+          while (!page.done && batchLength(page.value) === 0); // Trino sends empty pages while a query runs
           if (page.done) {
             feed.ended = true;
             return c.close();
           }
-          feed.rows += page.value.length;
-          c.enqueue(toWasm(arrow.batch(page.value)));
+          const rows = rowValues(page.value);
+          feed.rows += rows.length;
+          c.enqueue(toWasm(arrow.batch(rows)));
         } catch (err) {
           feed.failure ??= { err };
           c.error(err);

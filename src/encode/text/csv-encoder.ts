@@ -18,6 +18,8 @@ import { frameBatches } from '../frame-batches.js';
 import { writeCsvField } from './csv-field.js';
 import { csvValueWriter } from './csv-value-writer.js';
 import { PageBuffer } from './page-buffer.js';
+import { TextRows } from '../../core/text-rows.js';
+import { csvRowTranscoder, type RowTranscoder } from './row-transcoder.js';
 
 /** Encodes a result as CSV (see the completeness rule above). */
 export function encodeCsv(
@@ -27,6 +29,8 @@ export function encodeCsv(
   const writers = result.columns.map((c) => csvValueWriter(columnType(c.type)));
   const n = writers.length;
   const out = new PageBuffer(undefined, options.drained);
+  const none = new Uint8Array(0);
+  let transcode: RowTranscoder | undefined;
   return frameBatches<string | Uint8Array>(result.batches, {
     start() {
       const head = new PageBuffer(256);
@@ -39,6 +43,10 @@ export function encodeCsv(
       return head.take();
     },
     page(rows) {
+      if (rows instanceof TextRows) {
+        (transcode ??= csvRowTranscoder(result.columns))(rows, out, none, none, none);
+        return out.take();
+      }
       for (let r = 0; r < rows.length; r++) {
         const row = rows[r]!;
         for (let i = 0; i < n; i++) {

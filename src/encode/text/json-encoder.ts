@@ -11,7 +11,9 @@ import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { streamErrorBody } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
+import { TextRows } from '../../core/text-rows.js';
 import { jsonRowWriter } from './json-row-writer.js';
+import { jsonRowTranscoder, type RowTranscoder } from './row-transcoder.js';
 import { PageBuffer } from './page-buffer.js';
 
 const RESERVED = new Set(['columns', 'rows', 'next', 'complete', 'error']);
@@ -34,13 +36,18 @@ export function encodeJson(
   const firstRow = Uint8Array.of(0x0a); // \n
   const nextRow = Uint8Array.of(0x2c, 0x0a); // ,\n
   let first = true;
+  let transcode: RowTranscoder | undefined;
   return frameBatches<string | Uint8Array>(result.batches, {
     start: () => '{"columns":' + JSON.stringify(columns) + ',"rows":[',
     page(rows) {
-      for (let r = 0; r < rows.length; r++) {
-        writeRow(rows[r]!, out, first ? firstRow : nextRow, none);
+      if (rows instanceof TextRows) {
+        (transcode ??= jsonRowTranscoder(result.columns))(rows, out, first ? firstRow : nextRow, nextRow, none);
         first = false;
-      }
+      } else
+        for (let r = 0; r < rows.length; r++) {
+          writeRow(rows[r]!, out, first ? firstRow : nextRow, none);
+          first = false;
+        }
       return out.take();
     },
     end: () => '\n],"next":' + JSON.stringify(options.next) + ',"complete":true' + meta + '}\n',

@@ -12,7 +12,9 @@ import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { streamErrorBody } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
+import { TextRows } from '../../core/text-rows.js';
 import { jsonRowWriter } from './json-row-writer.js';
+import { jsonRowTranscoder, type RowTranscoder } from './row-transcoder.js';
 import { PageBuffer } from './page-buffer.js';
 
 /** Encodes a result as NDJSON (see the completeness rule above). */
@@ -24,10 +26,12 @@ export function encodeNdjson(
   const out = new PageBuffer(undefined, options.drained);
   const none = new Uint8Array(0);
   const newline = Uint8Array.of(0x0a);
+  let transcode: RowTranscoder | undefined;
   return frameBatches<string | Uint8Array>(result.batches, {
     start: () => undefined,
     page(rows) {
-      for (let r = 0; r < rows.length; r++) writeRow(rows[r]!, out, none, newline);
+      if (rows instanceof TextRows) (transcode ??= jsonRowTranscoder(result.columns))(rows, out, none, none, newline);
+      else for (let r = 0; r < rows.length; r++) writeRow(rows[r]!, out, none, newline);
       return out.take();
     },
     end: () => '\n',

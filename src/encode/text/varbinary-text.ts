@@ -53,11 +53,19 @@ export class VarbinaryText {
   /** Writes a varbinary (base64 from the Trino protocol) as a JSON value: see the rules above. */
   writeJson(out: PageBuffer, base64: string): void {
     const max = base64Length(base64);
-    out.ensure(2 * max + 5); // the hex form, the largest: `"\\x` + 2 digits a byte + `"`
+    out.ensure(jsonRoom(max));
+    const from = out.end + 1; // room for the opening quote of a string
+    this.placeJson(out, from + (max === 0 ? 0 : out.bytes.write(base64, from, max, 'base64')));
+  }
+
+  /**
+   * Writes a varbinary already decoded into the page, at `out.end + 1` up to `to` (room for `jsonRoom` bytes made
+   * first), as a JSON value: the bytes are kept, quoted or rewritten in place.
+   */
+  placeJson(out: PageBuffer, to: number): void {
     const b = out.bytes;
     const start = out.end;
-    const from = start + 1; // room for the opening quote of a string
-    const to = from + (max === 0 ? 0 : b.write(base64, from, max, 'base64'));
+    const from = start + 1;
     switch (this.classify(b, from, to)) {
       case TEXT:
         if ((this.textFlags & JSON_ESCAPE) === 0) {
@@ -66,7 +74,6 @@ export class VarbinaryText {
           out.end = to + 1;
         } else {
           const json = JSON.stringify(b.toString('utf8', from, to));
-          out.end = start;
           out.write(json);
         }
         return;
@@ -96,10 +103,18 @@ export class VarbinaryText {
    */
   writeCsv(out: PageBuffer, base64: string): void {
     const max = base64Length(base64);
-    out.ensure(2 * max + 4); // a quoted field with every byte a quote, or the `\x` hex form
+    out.ensure(csvRoom(max));
+    const start = out.end;
+    this.placeCsv(out, start + (max === 0 ? 0 : out.bytes.write(base64, start, max, 'base64')));
+  }
+
+  /**
+   * Writes a varbinary already decoded into the page, at `out.end` up to `to` (room for `csvRoom` bytes made
+   * first), as one CSV field, in place.
+   */
+  placeCsv(out: PageBuffer, to: number): void {
     const b = out.bytes;
     const start = out.end;
-    const to = start + (max === 0 ? 0 : b.write(base64, start, max, 'base64'));
     switch (this.classify(b, start, to)) {
       case TEXT:
         out.end = to;
@@ -171,6 +186,16 @@ export class VarbinaryText {
     this.textQuotes = quotes;
     return true;
   }
+}
+
+/** Room a varbinary of at most `bytes` bytes needs as a JSON value: its hex form, the largest (`"\\x` + 2 digits a byte + `"`). */
+export function jsonRoom(bytes: number): number {
+  return 2 * bytes + 5;
+}
+
+/** Room a varbinary of at most `bytes` bytes needs as a CSV field: quoted with every byte a quote, or its hex form. */
+export function csvRoom(bytes: number): number {
+  return 2 * bytes + 4;
 }
 
 /** Only an object or array is embedded: a scalar (`42`, `"a"`) stays text, so a value's type cannot flip. */

@@ -13,6 +13,7 @@ import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
 import { accumulator, aggregateType, bucketOf, Held } from './aggregate.js';
 import { compareKeys, compileTest, keyOf, reader, type Key, type Reading } from './evaluate.js';
 import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
+import { rowValues } from '../../core/text-rows.js';
 
 type Row = readonly unknown[];
 const BATCH = 1024;
@@ -81,7 +82,7 @@ export function postDecodeRun(
 
 function mapRows(view: ResultStream, columns: ResultColumn[], map: (row: Row) => unknown[]): ResultStream {
   async function* batches() {
-    for await (const rows of view.batches) yield rows.map(map);
+    for await (const rows of view.batches) yield rowValues(rows).map(map);
   }
   return { queryId: view.queryId, columns, batches: batches() };
 }
@@ -137,7 +138,7 @@ function sorted(
   const all = async () => {
     const rows: { k: (Key | null)[]; row: unknown[] }[] = [];
     for await (const batch of result.batches) {
-      for (const row of batch) {
+      for (const row of rowValues(batch)) {
         if (test && test(row) !== true) continue;
         held.add();
         rows.push({ k: keys.map((k) => k(row)), row: outs.map((o) => o.get(row)) });
@@ -187,7 +188,7 @@ function grouped(
   const all = async () => {
     const groups = new Map<string, { keys: unknown[]; accs: ({ add(r: Row): void; result(): unknown } | null)[] }>();
     for await (const batch of result.batches) {
-      for (const row of batch) {
+      for (const row of rowValues(batch)) {
         if (test && test(row) !== true) continue;
         const values = items.map((i) => (i.get ? i.get(row) : null));
         const id = JSON.stringify(

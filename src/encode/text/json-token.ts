@@ -1,0 +1,150 @@
+/**
+ * The tokens of the JSON text Trino writes its rows in, read from the bytes (row-transcoder.ts): where a token
+ * ends, and whether it is in the plain form that can be copied to the output as it is. Every reader returns the
+ * index after the token, or -1 when the token is not of that form (the caller then takes the value path).
+ */
+import { utf8Sequence } from './json-scan.js';
+import type { PageBuffer } from './page-buffer.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Bytes inside a string: 0 copied as they are, 1 `"`, 2 `\` or a control character, 3 the lead of UTF-8. */
+const IN_PLAIN_STRING = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) IN_PLAIN_STRING[c] = 2;
+IN_PLAIN_STRING[QUOTE] = 1;
+IN_PLAIN_STRING[BACKSLASH] = 2;
+for (let c = 0x80; c < 0x100; c++) IN_PLAIN_STRING[c] = 3;
+
+/**
+ * The end of the string opening at `i` when it has no escape and is valid UTF-8: its bytes between the quotes are
+ * then exactly its text, and the whole token is what JSON.stringify writes for that text. -1 otherwise.
+ */
+export function plainStringEnd(b: Uint8Array, i: number): number {
+  if (b[i] !== QUOTE) return -1;
+  const to = b.length;
+  for (let j = i + 1; j < to; j++) {
+    const k = IN_PLAIN_STRING[b[j]!]!;
+    if (k === 0) continue;
+    if (k === 1) return j + 1;
+    if (k === 2) return -1;
+    const n = utf8Sequence(b, j, to);
+    if (n === 0) return -1;
+    j += n - 1;
+  }
+  return -1;
+}
+
+/**
+ * The end of the integer at `i` when it is written as the value path would write the number JSON.parse makes of
+ * it: no leading zero, no `-0`, at most 15 digits (past that, the parse may round it or keep it as text, so it is
+ * left to that path), nothing of a fraction or exponent after it. -1 otherwise.
+ */
+export function plainIntegerEnd(b: Uint8Array, i: number): number {
+  let j = i;
+  if (b[j] === 0x2d) j++;
+  const first = j;
+  while (j < b.length && b[j]! >= 0x30 && b[j]! <= 0x39) j++;
+  const digits = j - first;
+  if (digits === 0 || digits > 15 || (b[first] === 0x30 && (digits > 1 || first > i))) return -1;
+  const c = b[j];
+  return c === 0x2e || c === 0x65 || c === 0x45 ? -1 : j;
+}
+
+/** The end of a JSON number's text in `b[from, to)` when that is exactly one number (RFC 8259 grammar), else -1. */
+export function numberTextEnd(b: Uint8Array, from: number, to: number): number {
+  let i = from;
+  if (b[i] === 0x2d) i++;
+  if (i < to && b[i] === 0x30) i++;
+  else if (i < to && isDigit(b[i]!)) while (++i < to && isDigit(b[i]!));
+  else return -1;
+  if (i < to && b[i] === 0x2e) {
+    if (++i >= to || !isDigit(b[i]!)) return -1;
+    while (++i < to && isDigit(b[i]!));
+  }
+  if (i < to && (b[i] === 0x65 || b[i] === 0x45)) {
+    if (++i < to && (b[i] === 0x2b || b[i] === 0x2d)) i++;
+    if (i >= to || !isDigit(b[i]!)) return -1;
+    while (++i < to && isDigit(b[i]!));
+  }
+  return i === to ? i : -1;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** Whether the literal `null` is at `i`. */
+export function isNullAt(b: Uint8Array, i: number): boolean {
+  return b[i] === 0x6e && b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c;
+}
+
+/** The end of the literal `true` or `false` at `i`, or -1. */
+export function booleanEnd(b: Uint8Array, i: number): number {
+  if (b[i] === 0x74) return b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65 ? i + 4 : -1;
+  if (b[i] === 0x66) {
+    return b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65 ? i + 5 : -1;
+  }
+  return -1;
+}
+
+/**
+ * The end of whatever value starts at `i` (a string, a container, or a scalar up to the next `,` `]` `}` or white
+ * space), checking only that strings and brackets close: its text is then parsed, which checks the rest. -1 when
+ * it does not end.
+ */
+export function valueEnd(b: Uint8Array, i: number): number {
+  const to = b.length;
+  const c = b[i];
+  if (c === QUOTE) return stringEnd(b, i);
+  if (c !== 0x5b && c !== 0x7b) {
+    let j = i;
+    while (j < to && !ENDS_SCALAR[b[j]!]) j++;
+    return j > i ? j : -1;
+  }
+  let depth = 0;
+  for (let j = i; j < to; j++) {
+    const d = b[j]!;
+    if (d === QUOTE) {
+      j = stringEnd(b, j) - 1;
+      if (j < 0) return -1;
+    } else if (d === 0x5b || d === 0x7b) depth++;
+    else if ((d === 0x5d || d === 0x7d) && --depth === 0) return j + 1;
+  }
+  return -1;
+}
+
+/** The end of the string opening at `i` (escapes skipped), or -1. */
+export function stringEnd(b: Uint8Array, i: number): number {
+  for (let j = i + 1; j < b.length; j++) {
+    const c = b[j]!;
+    if (c === BACKSLASH) j++;
+    else if (c === QUOTE) return j + 1;
+  }
+  return -1;
+}
+
+/** Bytes that end a scalar token: `,` `]` `}` and JSON white space. */
+const ENDS_SCALAR = new Uint8Array(256);
+for (const c of [0x2c, 0x5d, 0x7d, 0x20, 0x09, 0x0a, 0x0d]) ENDS_SCALAR[c] = 1;
+
+/** The index of the first byte from `i` that is not JSON white space. */
+export function skipSpace(b: Uint8Array, i: number): number {
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+/** Copies `src[from, to)` to the end of the page. */
+export function copyInto(out: PageBuffer, src: Uint8Array, from: number, to: number): void {
+  const n = to - from;
+  out.ensure(n);
+  const b = out.bytes;
+  let e = out.end;
+  if (n > 32) b.set(src.subarray(from, to), e);
+  else for (let k = from; k < to; k++) b[e++] = src[k]!;
+  out.end += n;
+}

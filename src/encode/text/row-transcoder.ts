@@ -1,0 +1,130 @@
+/**
+ * The transcoder: rows as the JSON text Trino sent (core/text-rows.ts) written as JSON objects or CSV records in
+ * one forward scan of their bytes, no row or value made as JavaScript values on the common paths. Each column has
+ * a text writer (json-text-writer.ts, csv-text-writer.ts) that copies, decodes or rewrites its value's bytes
+ * straight into the page; a value whose text it does not cover, and every value of a type with none, is parsed on
+ * its own and written by the column's value writer. Either way the output is byte for byte what the value path
+ * (json-row-writer.ts, the CSV encoder) writes for the same rows (test/unit/row-transcoder.test.ts drives both).
+ * Text that is not rows of the result's columns (not JSON, a row of another length) throws the batch's `bad()`.
+ */
+import { Buffer } from 'node:buffer';
+import type { ResultColumn } from '../../core/result-stream.js';
+import type { TextRows } from '../../core/text-rows.js';
+import { columnType } from '../column-type.js';
+import { csvTextWriter } from './csv-text-writer.js';
+import { csvValueWriter } from './csv-value-writer.js';
+import { jsonTextWriter, type TextWriter } from './json-text-writer.js';
+import { isNullAt, skipSpace, valueEnd } from './json-token.js';
+import { jsonValueWriter, type ValueWriter } from './json-value-writer.js';
+import type { PageBuffer } from './page-buffer.js';
+
+/** How one column's value is written: its text writer (if any), else (or when that declines) its value writer. */
+interface ColumnWriters {
+  text: TextWriter | null;
+  value: ValueWriter;
+}
+
+/** What goes around each column's value, and around each row. */
+interface RowShape {
+  /** Before each column's value: `{"name":` / `,"name":` in JSON, `,` in CSV (none before the first). */
+  keys: readonly Uint8Array[];
+  /** A null: the key and `null` in JSON, nothing after the separator in CSV. */
+  nulls: readonly Uint8Array[];
+  /** After the last value: `}` in JSON, `\r\n` in CSV. */
+  close: Uint8Array;
+}
+
+/** Writes a batch of text rows into a page; `first` before the first row, `before` before each other row. */
+export type RowTranscoder = (
+  rows: TextRows,
+  out: PageBuffer,
+  first: Uint8Array,
+  before: Uint8Array,
+  after: Uint8Array,
+) => void;
+
+/** The JSON object transcoder of a result's columns (JSON and NDJSON rows, as jsonRowWriter writes them). */
+export function jsonRowTranscoder(columns: readonly ResultColumn[]): RowTranscoder {
+  const keys = columns.map((c, i) => Buffer.from((i === 0 ? '{' : ',') + JSON.stringify(c.name) + ':'));
+  const shape: RowShape = {
+    keys,
+    nulls: keys.map((k) => Buffer.concat([k, Buffer.from('null')])),
+    close: Buffer.from(columns.length === 0 ? '{}' : '}'),
+  };
+  const writers = columns.map((c) => {
+    const type = columnType(c.type);
+    return { text: jsonTextWriter(type), value: jsonValueWriter(type) };
+  });
+  return (rows, out, first, before, after) => transcode(rows, out, writers, shape, [first, before, after]);
+}
+
+/** The CSV record transcoder of a result's columns (as the CSV encoder writes them). */
+export function csvRowTranscoder(columns: readonly ResultColumn[]): RowTranscoder {
+  const keys = columns.map((_, i) => Buffer.from(i === 0 ? '' : ','));
+  const shape: RowShape = { keys, nulls: keys, close: Buffer.from('\r\n') };
+  const writers = columns.map((c) => {
+    const type = columnType(c.type);
+    return { text: csvTextWriter(type), value: csvValueWriter(type) };
+  });
+  return (rows, out, first, before, after) => transcode(rows, out, writers, shape, [first, before, after]);
+}
+
+function transcode(
+  rows: TextRows,
+  out: PageBuffer,
+  writers: readonly ColumnWriters[],
+  shape: RowShape,
+  [first, before, after]: readonly Uint8Array[],
+): void {
+  const src = rows.bytes;
+  const n = writers.length;
+  let i = skipSpace(src, 0);
+  for (let r = 0; i < src.length; r++) {
+    if (src[i] !== 0x5b) throw rows.bad();
+    out.writeBytes(r === 0 ? first! : before!);
+    i = skipSpace(src, i + 1);
+    for (let c = 0; c < n; c++) {
+      if (c > 0) {
+        if (src[i] !== 0x2c) throw rows.bad();
+        i = skipSpace(src, i + 1);
+      }
+      if (isNullAt(src, i)) {
+        out.writeBytes(shape.nulls[c]!);
+        i += 4;
+      } else {
+        out.writeBytes(shape.keys[c]!);
+        i = writeValue(rows, writers[c]!, i, out);
+      }
+      i = skipSpace(src, i);
+    }
+    if (src[i] !== 0x5d) throw rows.bad();
+    out.writeBytes(shape.close);
+    out.writeBytes(after!);
+    i = skipSpace(src, i + 1);
+    if (i < src.length) {
+      if (src[i] !== 0x2c) throw rows.bad();
+      i = skipSpace(src, i + 1);
+    }
+  }
+}
+
+/** Writes the value at `i` through the text writer, or, when it declines, parsed and through the value writer. */
+function writeValue(rows: TextRows, w: ColumnWriters, i: number, out: PageBuffer): number {
+  const mark = out.end;
+  if (w.text) {
+    const end = w.text(rows.bytes, i, out);
+    if (end > 0) return end;
+    out.end = mark;
+  }
+  const end = valueEnd(rows.bytes, i);
+  if (end < 0) throw rows.bad();
+  let value: unknown;
+  try {
+    value = rows.parse(rows.bytes.toString('utf8', i, end));
+  } catch {
+    throw rows.bad();
+  }
+  if (value === null) throw rows.bad(); // `null` is written above: this was text like `null1`
+  w.value(value, out);
+  return end;
+}
