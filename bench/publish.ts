@@ -112,7 +112,7 @@ function raceMethod(f: Facts): string[] {
       'The CLI asks for spooled results by default: its direct case runs with the session property `spooling_enabled=false`.',
     '',
     "The Trino protocol ceiling is what Trino sends, read and thrown away: a Node process (bench/ceiling-client.ts) that sends the gateway's SQL with the gateway's headers and follows each `nextUri`, reading of each page only `nextUri`, `error` and the number of rows (counted by scanning the page's bytes: no row is parsed); over spooling it fetches, decompresses and acknowledges each segment and takes its rows from the segment's metadata. " +
-      "No client that does something with the rows can go faster on this machine: ratio to ceiling is rows/s over the ceiling's of the same protocol (direct cases to the direct ceiling, spooled ones to the spooled ceiling) at the same size.",
+      "A client that does anything with the rows (the gateway parses, encodes and writes them) does it on top of this work. Ratio to ceiling is rows/s over the ceiling's of the same protocol (direct cases to the direct ceiling, spooled ones to the spooled ceiling) at the same size.",
     '',
     'Seconds run from sending the query to the last byte (the CLI: from starting the JVM to its exit, since that is what running it costs). ' +
       "Ratio to raw is rows/s over the raw trino-client's at the same size. CPU µs/row is the CPU the client process used (the gateway " +
