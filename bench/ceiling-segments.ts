@@ -1,9 +1,10 @@
 /**
  * The ceiling client's spooled segments: each fetched (inline: decoded from base64; spooled: GET with the
  * segment's headers), decompressed, acknowledged (Trino may then delete it), and counted by its metadata's
- * `rowsCount`; its rows are never parsed. Like the gateway, up to `window` segments are fetched at once while the
- * next pages are asked for. zstd is @foxglove/wasm-zstd's public API (the gateway's zstd code, decompressing into a
- * copy it then drops); a segment without `uncompressedSize` was left uncompressed by Trino.
+ * `rowsCount`; its rows are never parsed. Like the gateway, up to WINDOW segments are fetched at once while the
+ * next pages are asked for. zstd is @foxglove/wasm-zstd's public API (the WebAssembly zstd the gateway uses; it
+ * decompresses into a new Buffer, dropped at once); a segment without `uncompressedSize` was left uncompressed by
+ * Trino.
  */
 import { decompress, isLoaded } from '@foxglove/wasm-zstd';
 import { exchange } from './ceiling-http.js';
@@ -20,7 +21,7 @@ export class SegmentReader {
 
   constructor(private readonly server: string) {}
 
-  /** Starts reading a segment once fewer than `window` are being read; rejects with an earlier one's failure. */
+  /** Starts reading a segment once fewer than WINDOW are being read; rejects with an earlier one's failure. */
   async add(encoding: string, segment: SegmentInfo): Promise<void> {
     while (this.inflight.size >= WINDOW) await Promise.race(this.inflight);
     if (this.failure) throw this.failure;
