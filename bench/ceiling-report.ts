@@ -4,7 +4,7 @@
  * for a gateway that writes its output from Trino's page bytes without building rows.
  */
 import { FORMATS, type CaseResult } from './race.js';
-import { fmtInt, rate, toCeiling } from './report.js';
+import { fmtInt, rate } from './report.js';
 
 /** Least share of the ceiling's rows/s, and most gateway CPU µs per row, by format. */
 const TARGETS = {
@@ -33,13 +33,17 @@ export function ceilingVerdicts(results: CaseResult[]): string[] {
   for (const f of FORMATS) {
     for (const mode of ['', '@spool']) {
       const s = at(`${f}${mode}`);
-      const share = s && toCeiling(results, s);
-      if (!s || share === undefined) continue;
+      const c = at(`ceiling${mode}`);
+      if (!s || !c) continue;
+      const share = rate(s.best) / rate(c.best);
       const t = TARGETS[f];
+      // What the gateway does beyond reading the protocol (rows parsed into values, encoded, written) costs the
+      // CPU it uses beyond the ceiling's: on these shared cores, CPU Trino cannot use.
       out.push(
         `- ${f} single stream${mode ? ' over spooling' : ', direct'}: ${share.toFixed(2)}x the ceiling ` +
           `(target at least ${t.share}x: ${share >= t.share ? 'meets' : 'MISSES'}); gateway CPU ${cpuUs(s).toFixed(1)} µs/row ` +
-          `(target at most ${t.cpuUs.toFixed(1)}: ${cpuUs(s) <= t.cpuUs ? 'meets' : 'MISSES'})`,
+          `(target at most ${t.cpuUs.toFixed(1)}: ${cpuUs(s) <= t.cpuUs ? 'meets' : 'MISSES'}), ` +
+          `${(cpuUs(s) - cpuUs(c)).toFixed(1)} µs/row more than the ceiling's`,
       );
     }
   }
