@@ -52,6 +52,8 @@ export async function raceSize(
 ): Promise<CaseResult[]> {
   const { anchors, gateway: gcases } = selectCases(s.features, only);
   if (!anchors.includes('raw')) throw new Error('every race needs the raw client: ratios are to it');
+  if (gcases.length === 0)
+    throw new Error('every race needs a gateway case: the SQL all clients run is its explain=true');
   const race: Race = { s, w, sql: '', gcases, forked: new Map(), gateways: new Map() };
   const users = new Map<CaseId, string>();
   try {
