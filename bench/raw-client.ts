@@ -1,5 +1,5 @@
 /**
- * Case (a): the raw `trino-client` npm package, used directly, in a process of its own (forked by bench/run.ts),
+ * Case (a): the raw `trino-client` npm package, used directly, in a process of its own (forked by bench/race.ts),
  * so its peak RSS is its own. Each IPC message `{sql, user}` runs the query once, iterating the pages and counting
  * rows, and answers `{rows, seconds, firstSeconds}` (or `{error}`;
  * firstSeconds: until the first page with rows).
@@ -7,7 +7,7 @@
 import { Trino } from 'trino-client';
 
 const server = process.argv[2];
-if (!server || !process.send) throw new Error('usage: forked by bench/run.ts with the Trino URL as argument');
+if (!server || !process.send) throw new Error('usage: forked by bench/race.ts with the Trino URL as argument');
 const trino = Trino.create({ server, source: 'topicgate-bench' });
 
 async function run(sql: string, user: string): Promise<{ rows: number; seconds: number; firstSeconds: number }> {

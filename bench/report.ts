@@ -1,6 +1,6 @@
 /** The bench's tables and verdicts, in Markdown (printed, and written into docs/benchmarks.md). */
 import type { PagingRun } from './paging.js';
-import { FORMATS, type CaseResult } from './race.js';
+import { ceilingOf, FORMATS, type CaseResult } from './race.js';
 
 const mb = (bytes: number) => (bytes / 1_048_576).toFixed(0);
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -12,16 +12,23 @@ function rawOf(results: CaseResult[], size: number): CaseResult {
   return results.find((r) => r.size === size && r.id === 'raw')!;
 }
 
+/** rows/s over the ceiling's of the same protocol at the same size, when that ceiling ran. */
+export function toCeiling(results: CaseResult[], r: CaseResult): number | undefined {
+  const ceiling = results.find((x) => x.size === r.size && x.id === ceilingOf(r.id));
+  return ceiling ? rate(r.best) / rate(ceiling.best) : undefined;
+}
+
 export function raceTable(results: CaseResult[]): string {
   const lines = [
-    '| rows | case | seconds | first byte s | rows/s | ratio to raw | CPU µs/row | Trino CPU µs/row | machine busy | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
-    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| rows | case | seconds | first byte s | rows/s | ratio to raw | ratio to ceiling | CPU µs/row | Trino CPU µs/row | machine busy | peak RSS MB | idle RSS MB | body MB | Trino queries | rows read by Trino |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of results) {
     const ratio = rate(r.best) / rate(rawOf(results, r.size).best);
+    const ceiling = toCeiling(results, r);
     lines.push(
       `| ${fmtInt(r.size)} | ${r.label} | ${r.best.seconds.toFixed(2)} | ${r.best.firstSeconds?.toFixed(2) ?? '–'} | ` +
-        `${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ${perRow(r.best.cpu, r.best.rows)} | ` +
+        `${fmtInt(rate(r.best))} | ${ratio.toFixed(2)} | ${ceiling?.toFixed(2) ?? '–'} | ${perRow(r.best.cpu, r.best.rows)} | ` +
         `${r.best.trinoCpu !== undefined ? perRow(r.best.trinoCpu, r.best.rows) : '–'} | ` +
         `${pct(r.best.machineBusy)} | ${mb(r.peakRssBytes)} | ` +
         `${r.idleRssBytes !== undefined ? mb(r.idleRssBytes) : '–'} | ${r.best.bytes !== undefined ? mb(r.best.bytes) : '–'} | ` +

@@ -2,15 +2,17 @@
  * `npm run bench`: the race of issue 12 item 6, in one run, on the same windows of the same topic.
  *
  *   npm run bench [-- --sizes 100000,1000000,10000000] [--reps 3] [--big-reps 2] [--paging-rows 1000000]
- *                    [--cases raw,ndjson@spool,...] [--huge-cases raw,...] [--no-race] [--no-paging] [--profile]
+ *                    [--cases raw,ndjson@spool,...] [--huge-cases raw,...] [--pg-race-rows 0] [--no-race] [--no-paging]
+ *                    [--profile]
  *   npm run bench -- --publish bench/last-run.json   (the docs again from the last run's results)
  *
- * 1. The race (bench/race.ts): the Trino CLI, the python `trino` client, the raw trino-client in Node and the
- *    gateway (NDJSON, CSV, Arrow; one stream, and `parallel=2,4` when the gateway has them) read the first `size`
- *    rows' window of `clicks`: rows/s, ratio to the raw client, CPU per row, peak RSS. The CLI, python and the
- *    gateway run over the direct protocol and over spooled results (`@spool`). `--cases` keeps the named cases at
- *    every size, `--huge-cases` those of sizes above 10^6 (default: raw, the spooled CLI and gateway cases,
- *    and the direct NDJSON stream), which read a 10^7-event copy of the generator (bench/data.ts) on a Trino with
+ * 1. The race (bench/race.ts): the ceiling (Trino's protocol read and thrown away), the Trino CLI, the python
+ *    `trino` client, the raw trino-client in Node and the gateway (NDJSON, CSV, Arrow; one stream, and
+ *    `parallel=2,4` when the gateway has them) read the first `size` rows' window of `clicks`: rows/s, ratios to the
+ *    raw client and to the ceiling, CPU per row, peak RSS. The ceiling, the CLI, python and the gateway run over the
+ *    direct protocol and over spooled results (`@spool`). `--cases` keeps the named cases at every size,
+ *    `--huge-cases` those of sizes above 10^6 (default: both ceilings, raw, the spooled CLI and gateway cases, and
+ *    the direct NDJSON stream), which read a 10^7-event copy of the generator (bench/data.ts) on a Trino with
  *    a 16G heap (TOPICGATE_LOCAL_TRINO_HEAP, unless set).
  * 2. Paging vs one response (bench/paging.ts): a `--paging-rows` window at 10,000 rows per page vs one response,
  *    total time and rows Trino read, on the memory catalog and on PostgreSQL (`vastpg`), the latter also replayed
@@ -36,7 +38,8 @@ import {
 import { getJson, ROOT } from './gateway.js';
 import { pagingRun, type PagingRun } from './paging.js';
 import { ensurePgCopy, PG_BENCH_CATALOG, PG_BENCH_SCHEMA } from './pg-copy.js';
-import { raceSize, type CaseResult } from './race.js';
+import type { CaseResult } from './race.js';
+import { raceSize } from './race-size.js';
 import { detectFeatures, writeDocs } from './publish.js';
 import { replay } from './replay.js';
 import { windowOf } from './window.js';
@@ -58,11 +61,32 @@ export interface Options {
 }
 
 /** The cases of the race on `vastpg`: what parallel slices do where each reads only its range. */
-const PG_RACE_CASES = ['raw', 'ndjson', 'ndjson-p2', 'ndjson-p4', 'csv', 'csv-p4', 'ndjson@spool', 'ndjson-p4@spool'];
+const PG_RACE_CASES = [
+  'ceiling',
+  'ceiling@spool',
+  'raw',
+  'ndjson',
+  'ndjson-p2',
+  'ndjson-p4',
+  'csv',
+  'csv-p4',
+  'ndjson@spool',
+  'ndjson-p4@spool',
+];
 
 /** Sizes above this read the 10^7-event topic. */
 const HUGE = 1_000_000;
-const HUGE_CASES = ['raw', 'cli@spool', 'ndjson', 'ndjson@spool', 'csv@spool', 'arrow@spool', 'ndjson-p4@spool'];
+const HUGE_CASES = [
+  'ceiling',
+  'ceiling@spool',
+  'raw',
+  'cli@spool',
+  'ndjson',
+  'ndjson@spool',
+  'csv@spool',
+  'arrow@spool',
+  'ndjson-p4@spool',
+];
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {

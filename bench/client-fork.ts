@@ -1,17 +1,27 @@
-/** The raw trino-client in its own process (bench/raw-client.ts): one IPC message per query. */
+/**
+ * A measured client in a process of its own (bench/raw-client.ts, bench/ceiling-client.ts), so its CPU and peak
+ * RSS are its own: one IPC message `{sql, user}` per query, answered `{rows, seconds, firstSeconds}` or `{error}`.
+ */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './gateway.js';
 
-export interface RawClient {
+export interface ClientRun {
+  rows: number;
+  seconds: number;
+  firstSeconds: number;
+}
+
+export interface ForkedClient {
   readonly pid: number;
   readonly ready: Promise<void>;
-  run(sql: string, user: string): Promise<{ rows: number; seconds: number; firstSeconds: number }>;
+  run(sql: string, user: string): Promise<ClientRun>;
   stop(): Promise<void>;
 }
 
-export function forkRaw(trinoUrl: string): RawClient {
-  const child = fork(join(ROOT, 'bench', 'raw-client.ts'), [trinoUrl], {
+/** Forks `bench/<script>` with `args` (under tsx). */
+export function forkClient(script: string, args: string[]): ForkedClient {
+  const child = fork(join(ROOT, 'bench', script), args, {
     cwd: ROOT,
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -28,11 +38,11 @@ export function forkRaw(trinoUrl: string): RawClient {
     ready,
     run(sql, user) {
       return new Promise((resolve, reject) => {
-        const onExit = (code: number | null) => reject(new Error(`raw client exited (${code})`));
+        const onExit = (code: number | null) => reject(new Error(`${script} exited (${code})`));
         child.once('exit', onExit);
-        child.once('message', (m: { rows: number; seconds: number; firstSeconds: number } | { error: string }) => {
+        child.once('message', (m: ClientRun | { error: string }) => {
           child.off('exit', onExit);
-          if ('error' in m) reject(new Error(`raw client: ${m.error}`));
+          if ('error' in m) reject(new Error(`${script}: ${m.error}`));
           else resolve(m);
         });
         child.send({ sql, user });
