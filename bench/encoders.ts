@@ -4,7 +4,11 @@
  * hard cases: null and non-UTF-8 keys, non-JSON and non-UTF-8 values) and `clicks` (small JSON values, no headers).
  *
  *   npm run bench:encoders [-- --rows 200000] [--runs 5] [--batch 2000] [--topics orders,clicks] [--formats json,csv]
+ *                          [--forms values,text]
  *
+ * Each batch is given to the encoders in one of two forms (`--forms`, both by default): `values`, the rows as
+ * JavaScript values (what the value path encodes), and `text`, the rows as the JSON text Trino sends them in
+ * (core/text-rows.ts, what the transcoder encodes; the text is made once, before the runs).
  * Each case drains one encoder over the same batches (bytes counted, then dropped). Runs go round-robin across the
  * cases after one warm-up each, so other load on the machine spreads evenly; the median run counts. The npm script
  * runs Node with --expose-gc so that each run starts after a full collection. CPU time (user + system of this
@@ -13,9 +17,11 @@
 import { Buffer } from 'node:buffer';
 import { encoderRegistry, mediaTypeOfFormat, type FormatName } from '../src/encode/encoder-registry.js';
 import type { ResultColumn } from '../src/core/result-stream.js';
-import { inMemoryResult } from '../test/fakes/in-memory-result.js';
+import { TextRows, type RowBatch } from '../src/core/text-rows.js';
 
 type Rows = unknown[][];
+type Form = 'values' | 'text';
+const FORMS: Form[] = ['values', 'text'];
 const TOPICS = ['orders', 'clicks'] as const;
 type Topic = (typeof TOPICS)[number];
 const ALL_FORMATS: FormatName[] = ['json', 'ndjson', 'csv', 'arrow', 'parquet'];
@@ -34,10 +40,11 @@ interface Options {
   batch: number;
   topics: Topic[];
   formats: FormatName[];
+  forms: Form[];
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { rows: 200_000, runs: 5, batch: 2000, topics: [...TOPICS], formats: ALL_FORMATS };
+  const o: Options = { rows: 200_000, runs: 5, batch: 2000, topics: [...TOPICS], formats: ALL_FORMATS, forms: FORMS };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = () => {
@@ -50,10 +57,12 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--batch') o.batch = Number(v());
     else if (a === '--topics') o.topics = v().split(',') as Topic[];
     else if (a === '--formats') o.formats = v().split(',') as FormatName[];
+    else if (a === '--forms') o.forms = v().split(',') as Form[];
     else throw new Error(`unknown argument ${a}`);
   }
   for (const t of o.topics) if (!TOPICS.includes(t)) throw new Error(`--topics: ${TOPICS.join(', ')}, not ${t}`);
   for (const f of o.formats) if (!ALL_FORMATS.includes(f)) throw new Error(`--formats: ${ALL_FORMATS}, not ${f}`);
+  for (const f of o.forms) if (!FORMS.includes(f)) throw new Error(`--forms: ${FORMS}, not ${f}`);
   for (const n of [o.rows, o.runs, o.batch]) if (!(Number.isInteger(n) && n >= 1)) throw new Error('counts are >= 1');
   return o;
 }
@@ -146,14 +155,26 @@ interface Run {
 /** Collects the garbage of the previous run first (with --expose-gc), so that no run pays for another's. */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
+/** The batches as the JSON text Trino sends (no BIGINT column: JSON.parse is the reader's parse). */
+function asText(batches: Rows[]): TextRows[] {
+  const bad = () => new Error('not rows');
+  return batches.map(
+    (rows) => new TextRows(Buffer.from(JSON.stringify(rows).slice(1, -1)), rows.length, JSON.parse, bad),
+  );
+}
+
+async function* each(batches: readonly RowBatch[]): AsyncGenerator<RowBatch> {
+  yield* batches;
+}
+
 /** Drains one encoder over the batches. */
-async function runOnce(format: FormatName, batches: Rows[]): Promise<Run> {
+async function runOnce(format: FormatName, batches: readonly RowBatch[]): Promise<Run> {
   const { encode } = encoderRegistry[mediaTypeOfFormat[format]];
   collect();
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let bytes = 0;
-  for await (const chunk of encode(inMemoryResult(COLUMNS, batches), { next: null })) {
+  for await (const chunk of encode({ queryId: 'bench', columns: COLUMNS, batches: each(batches) }, { next: null })) {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
   }
   const c = process.cpuUsage(c0);
@@ -164,17 +185,27 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  const data = new Map(o.topics.map((t) => [t, batchesOf(t, o.rows, o.batch)]));
-  const cases = o.topics.flatMap((topic) => o.formats.map((format) => ({ topic, format })));
+  const data = new Map(
+    o.topics.flatMap((t) => {
+      const values = batchesOf(t, o.rows, o.batch);
+      return o.forms.map((form): [string, readonly RowBatch[]] => [
+        `${t}/${form}`,
+        form === 'text' ? asText(values) : values,
+      ]);
+    }),
+  );
+  const cases = o.topics.flatMap((topic) =>
+    o.formats.flatMap((format) => o.forms.map((form) => ({ topic, format, form, data: `${topic}/${form}` }))),
+  );
   const runs = new Map(cases.map((c) => [c, [] as Run[]]));
   const sizes = new Map<(typeof cases)[number], number>();
-  for (const c of cases) sizes.set(c, (await runOnce(c.format, data.get(c.topic)!)).bytes); // warm-up
+  for (const c of cases) sizes.set(c, (await runOnce(c.format, data.get(c.data)!)).bytes); // warm-up
   for (let r = 0; r < o.runs; r++) {
-    for (const c of cases) runs.get(c)!.push(await runOnce(c.format, data.get(c.topic)!));
+    for (const c of cases) runs.get(c)!.push(await runOnce(c.format, data.get(c.data)!));
   }
   console.log(`rows ${o.rows}, batch ${o.batch}, median of ${o.runs} runs, Node ${process.version}`);
-  console.log('| topic  | format |  rows/s | median ms | min ms | max ms | CPU ms | rows/CPU s | body MB |');
-  console.log('| ------ | ------ | ------: | --------: | -----: | -----: | -----: | ---------: | ------: |');
+  console.log('| topic  | format | rows as |  rows/s | median ms | min ms | max ms | CPU ms | rows/CPU s | body MB |');
+  console.log('| ------ | ------ | ------- | ------: | --------: | -----: | -----: | -----: | ---------: | ------: |');
   const ms = (s: number, w: number) => (s * 1000).toFixed(0).padStart(w);
   const rate = (s: number, w: number) =>
     Math.round(o.rows / s)
@@ -185,7 +216,7 @@ async function main(): Promise<void> {
     const cpu = median(runs.get(c)!.map((r) => r.cpu));
     const m = median(wall);
     console.log(
-      `| ${c.topic.padEnd(6)} | ${c.format.padEnd(6)} | ${rate(m, 7)} | ${ms(m, 9)} | ${ms(Math.min(...wall), 6)} ` +
+      `| ${c.topic.padEnd(6)} | ${c.format.padEnd(6)} | ${c.form.padEnd(7)} | ${rate(m, 7)} | ${ms(m, 9)} | ${ms(Math.min(...wall), 6)} ` +
         `| ${ms(Math.max(...wall), 6)} | ${ms(cpu, 6)} | ${rate(cpu, 10)} | ${(sizes.get(c)! / 1e6).toFixed(1).padStart(7)} |`,
     );
   }

@@ -74,7 +74,7 @@ function summarise(file: string, top: number): void {
   }
   process.stdout.write(`-- inclusive time, src/ functions\n`);
   for (const [l, us] of [...inclusive]
-    .filter(([l]) => l.includes(' src/'))
+    .filter(([l]) => l.includes(' src/') || l.includes(' dist/'))
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)) {
     process.stdout.write(`${pct(us)}  ${l}\n`);

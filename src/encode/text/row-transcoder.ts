@@ -78,34 +78,39 @@ function transcode(
 ): void {
   const src = rows.bytes;
   const n = writers.length;
+  const { keys, nulls, close } = shape;
   let i = skipSpace(src, 0);
   for (let r = 0; i < src.length; r++) {
-    if (src[i] !== 0x5b) throw rows.bad();
+    i = expect(rows, i, 0x5b); // [
     out.writeBytes(r === 0 ? first! : before!);
-    i = skipSpace(src, i + 1);
     for (let c = 0; c < n; c++) {
-      if (c > 0) {
-        if (src[i] !== 0x2c) throw rows.bad();
-        i = skipSpace(src, i + 1);
-      }
-      if (isNullAt(src, i)) {
-        out.writeBytes(shape.nulls[c]!);
+      if (c > 0) i = expect(rows, i, 0x2c); // ,
+      if (src[i] !== 0x6e && src[i]! > 0x20) {
+        out.writeBytes(keys[c]!);
+        i = writeValue(rows, writers[c]!, i, out);
+      } else if (isNullAt(src, (i = skipSpace(src, i)))) {
+        out.writeBytes(nulls[c]!);
         i += 4;
       } else {
-        out.writeBytes(shape.keys[c]!);
+        out.writeBytes(keys[c]!);
         i = writeValue(rows, writers[c]!, i, out);
       }
-      i = skipSpace(src, i);
     }
-    if (src[i] !== 0x5d) throw rows.bad();
-    out.writeBytes(shape.close);
+    i = expect(rows, i, 0x5d); // ]
+    out.writeBytes(close);
     out.writeBytes(after!);
-    i = skipSpace(src, i + 1);
-    if (i < src.length) {
-      if (src[i] !== 0x2c) throw rows.bad();
-      i = skipSpace(src, i + 1);
-    }
+    if (i < src.length && src[i] !== 0x2c) i = skipSpace(src, i);
+    if (i < src.length) i = skipSpace(src, expect(rows, i, 0x2c));
   }
+}
+
+/** The index after the byte `c` at `i` (JSON white space before it skipped); throws the batch's `bad()` if absent. */
+function expect(rows: TextRows, i: number, c: number): number {
+  const src = rows.bytes;
+  if (src[i] === c) return i + 1;
+  const j = skipSpace(src, i);
+  if (src[j] !== c) throw rows.bad();
+  return j + 1;
 }
 
 /** Writes the value at `i` through the text writer, or, when it declines, parsed and through the value writer. */

@@ -54,39 +54,38 @@ export class VarbinaryText {
   writeJson(out: PageBuffer, base64: string): void {
     const max = base64Length(base64);
     out.ensure(jsonRoom(max));
-    const from = out.end + 1; // room for the opening quote of a string
-    this.placeJson(out, from + (max === 0 ? 0 : out.bytes.write(base64, from, max, 'base64')));
+    const start = out.end;
+    this.placeJson(out, start + (max === 0 ? 0 : out.bytes.write(base64, start, max, 'base64')));
   }
 
   /**
-   * Writes a varbinary already decoded into the page, at `out.end + 1` up to `to` (room for `jsonRoom` bytes made
-   * first), as a JSON value: the bytes are kept, quoted or rewritten in place.
+   * Writes a varbinary already decoded into the page, at `out.end` up to `to` (room for `jsonRoom` bytes made
+   * first), as a JSON value: JSON bytes stay where they are, text is quoted around them, hex rewritten over them.
    */
   placeJson(out: PageBuffer, to: number): void {
     const b = out.bytes;
     const start = out.end;
-    const from = start + 1;
-    switch (this.classify(b, from, to)) {
+    switch (this.classify(b, start, to)) {
       case TEXT:
         if ((this.textFlags & JSON_ESCAPE) === 0) {
+          b.copyWithin(start + 1, start, to);
           b[start] = 0x22;
-          b[to] = 0x22;
-          out.end = to + 1;
+          b[to + 1] = 0x22;
+          out.end = to + 2;
         } else {
-          const json = JSON.stringify(b.toString('utf8', from, to));
+          const json = JSON.stringify(b.toString('utf8', start, to));
           out.write(json);
         }
         return;
       case JSON_ONE_LINE:
-        b.copyWithin(start, from, to);
-        out.end = to - 1;
+        out.end = to;
         return;
       case JSON_MULTI_LINE:
-        out.end = minifyBytes(b, from, to, start);
+        out.end = minifyBytes(b, start, to, start);
         return;
       default: {
         // `"\\x` + hex + `"` (`\x` inside a JSON string is written `\\x`); byte k moves to start + 4 + 2k.
-        const end = hexBackToFront(b, from, to, start + 4);
+        const end = hexBackToFront(b, start, to, start + 4);
         b[start] = 0x22;
         b[start + 1] = 0x5c;
         b[start + 2] = 0x5c;
