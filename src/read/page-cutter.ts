@@ -121,6 +121,22 @@ export class PageCutter {
     return { queryId: this.result.queryId, columns: this.result.columns, batches: gen() };
   }
 
+  /** A batch of text rows, cut to the `room` left on the page (the rest kept for a held result). */
+  private async passText(batch: TextRows, room: number): Promise<RowBatch | undefined> {
+    let page = batch;
+    if (batch.count > room) {
+      this.more = true;
+      const [head, tail] = room > 0 ? batch.split(room) : [null, batch];
+      if (this.holding) this.after = tail.values();
+      if (!this.holding) await this.source.return?.();
+      if (!head) return undefined;
+      page = head;
+    }
+    this.seen += page.count;
+    this.consumed += page.count;
+    return page;
+  }
+
   private async pull(): Promise<RowBatch | undefined> {
     if (this.settled) return undefined;
     const held = this.first.shift();
@@ -131,12 +147,9 @@ export class PageCutter {
     }
     const room = this.limit - this.seen;
     const batch = r.value;
-    // Rows as text pass through as they are when nothing here needs their values: no filter, no cut, no times.
-    if (batch instanceof TextRows && !this.keep && !this.times && batch.count <= room) {
-      this.seen += batch.count;
-      this.consumed += batch.count;
-      return batch;
-    }
+    // Rows as text pass through as they are (cut at the page's end) when nothing here needs their values: no
+    // filter, and no broker times to anchor the next page on.
+    if (batch instanceof TextRows && !this.keep && !this.times) return this.passText(batch, room);
     let rows = rowValues(batch) as Row[];
     let read = rows;
     if (this.keep) {

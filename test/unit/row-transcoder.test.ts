@@ -189,13 +189,4 @@ describe('the transcoder writes what the value path writes', () => {
       await expect(read(), text).rejects.toThrow('not rows');
     }
   });
-
-  it('splits a batch of text rows at a row boundary, strings and nesting skipped', () => {
-    const rows = ['[1,"a,b",[2,3]]', '[2,"]\\"",{"x":[1]}]', '[3,null,null]'];
-    const batch = new TextRows(Buffer.from(rows.join(',')), 3, JSON.parse, () => new Error('bad'));
-    const [head, tail] = batch.split(2);
-    expect([head.count, tail.count]).toEqual([2, 1]);
-    expect(head.values()).toEqual(rows.slice(0, 2).map((r) => JSON.parse(r)));
-    expect(tail.values()).toEqual([JSON.parse(rows[2]!)]);
-  });
 });
