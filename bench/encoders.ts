@@ -4,11 +4,13 @@
  * hard cases: null and non-UTF-8 keys, non-JSON and non-UTF-8 values) and `clicks` (small JSON values, no headers).
  *
  *   npm run bench:encoders [-- --rows 200000] [--runs 5] [--batch 2000] [--topics orders,clicks] [--formats json,csv]
- *                          [--forms values,text]
+ *                          [--forms values,parsed,text]
  *
- * Each batch is given to the encoders in one of two forms (`--forms`, both by default): `values`, the rows as
- * JavaScript values (what the value path encodes), and `text`, the rows as the JSON text Trino sends them in
- * (core/text-rows.ts, what the transcoder encodes; the text is made once, before the runs).
+ * Each batch is given to the encoders in one of three forms (`--forms`, all by default): `values`, the rows as
+ * JavaScript values made before the runs (the encoder's own work alone); `parsed`, the JSON text Trino sends
+ * parsed in the run as the reader parses it for the value path (what a read whose rows are values costs); and
+ * `text`, that JSON text as it is (core/text-rows.ts, what the transcoder encodes). The text is made once, before
+ * the runs.
  * Each case drains one encoder over the same batches (bytes counted, then dropped). Runs go round-robin across the
  * cases after one warm-up each, so other load on the machine spreads evenly; the median run counts. The npm script
  * runs Node with --expose-gc so that each run starts after a full collection. CPU time (user + system of this
@@ -20,8 +22,8 @@ import type { ResultColumn } from '../src/core/result-stream.js';
 import { TextRows, type RowBatch } from '../src/core/text-rows.js';
 
 type Rows = unknown[][];
-type Form = 'values' | 'text';
-const FORMS: Form[] = ['values', 'text'];
+type Form = 'values' | 'parsed' | 'text';
+const FORMS: Form[] = ['values', 'parsed', 'text'];
 const TOPICS = ['orders', 'clicks'] as const;
 type Topic = (typeof TOPICS)[number];
 const ALL_FORMATS: FormatName[] = ['json', 'ndjson', 'csv', 'arrow', 'parquet'];
@@ -163,18 +165,21 @@ function asText(batches: Rows[]): TextRows[] {
   );
 }
 
-async function* each(batches: readonly RowBatch[]): AsyncGenerator<RowBatch> {
-  yield* batches;
+async function* each(batches: readonly RowBatch[], parse: boolean): AsyncGenerator<RowBatch> {
+  for (const b of batches) yield parse && b instanceof TextRows ? b.values() : b;
 }
 
 /** Drains one encoder over the batches. */
-async function runOnce(format: FormatName, batches: readonly RowBatch[]): Promise<Run> {
+async function runOnce(format: FormatName, batches: readonly RowBatch[], parse: boolean): Promise<Run> {
   const { encode } = encoderRegistry[mediaTypeOfFormat[format]];
   collect();
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let bytes = 0;
-  for await (const chunk of encode({ queryId: 'bench', columns: COLUMNS, batches: each(batches) }, { next: null })) {
+  for await (const chunk of encode(
+    { queryId: 'bench', columns: COLUMNS, batches: each(batches, parse) },
+    { next: null },
+  )) {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
   }
   const c = process.cpuUsage(c0);
@@ -190,7 +195,7 @@ async function main(): Promise<void> {
       const values = batchesOf(t, o.rows, o.batch);
       return o.forms.map((form): [string, readonly RowBatch[]] => [
         `${t}/${form}`,
-        form === 'text' ? asText(values) : values,
+        form === 'values' ? values : asText(values),
       ]);
     }),
   );
@@ -199,9 +204,9 @@ async function main(): Promise<void> {
   );
   const runs = new Map(cases.map((c) => [c, [] as Run[]]));
   const sizes = new Map<(typeof cases)[number], number>();
-  for (const c of cases) sizes.set(c, (await runOnce(c.format, data.get(c.data)!)).bytes); // warm-up
+  for (const c of cases) sizes.set(c, (await runOnce(c.format, data.get(c.data)!, c.form === 'parsed')).bytes); // warm-up
   for (let r = 0; r < o.runs; r++) {
-    for (const c of cases) runs.get(c)!.push(await runOnce(c.format, data.get(c.data)!));
+    for (const c of cases) runs.get(c)!.push(await runOnce(c.format, data.get(c.data)!, c.form === 'parsed'));
   }
   console.log(`rows ${o.rows}, batch ${o.batch}, median of ${o.runs} runs, Node ${process.version}`);
   console.log('| topic  | format | rows as |  rows/s | median ms | min ms | max ms | CPU ms | rows/CPU s | body MB |');
