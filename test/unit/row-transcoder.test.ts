@@ -113,7 +113,9 @@ function rowsText(rows: (string | Buffer)[][]): Buffer {
   const parts: Buffer[] = [];
   rows.forEach((row, r) => {
     parts.push(Buffer.from(r === 0 ? '[' : ',['));
-    row.forEach((v, i) => parts.push(Buffer.from(i === 0 ? '' : ','), Buffer.from(v)));
+    row.forEach((v, i) => {
+      parts.push(Buffer.from(i === 0 ? '' : ','), Buffer.from(v));
+    });
     parts.push(Buffer.from(']'));
   });
   return Buffer.concat(parts);
