@@ -34,8 +34,13 @@ export function rotating(paths: readonly string[], extra: Partial<CannonRequest>
  * The routes. `pages` are the URLs of later pages of one paged read and `cursors` the names of cursors made
  * before the run (reading a cursor again without committing returns the same batch, so every read is real work).
  */
-export function loadMix(pages: readonly string[], cursors: readonly string[], selective?: Route): Route[] {
+/** The filtered read of the mix: the first 20 events of one order's key since the month's start (demo topics). */
+export function filteredPaths(): string[] {
   const keys = Array.from({ length: 50 }, (_, i) => `order-${1_000_001 + i * 97}`);
+  return keys.map((k) => `/v1/topics/orders/events?key=eq.${k}&since=${SINCE}&limit=20`);
+}
+
+export function loadMix(pages: readonly string[], cursors: readonly string[], selective?: Route): Route[] {
   const aggregation = JSON.stringify({
     select: ['status', { fn: 'count', as: 'n' }, { fn: 'sum', field: 'amount', as: 'total' }],
     groupBy: ['status'],
@@ -45,7 +50,7 @@ export function loadMix(pages: readonly string[], cursors: readonly string[], se
     {
       name: 'filtered read',
       weight: 0.3,
-      requests: rotating(keys.map((k) => `/v1/topics/orders/events?key=eq.${k}&since=${SINCE}&limit=20`)),
+      requests: rotating(filteredPaths()),
     },
     {
       name: 'aggregation',

@@ -71,15 +71,24 @@ function levelTable(l: LevelResult): string[] {
   ];
 }
 
-/** What one selective read cost alone, before the run. */
-function probeLines(p: SelectiveProbe): string[] {
+/** What one read cost alone, before the run: Trino queries per read, rows, median latency. */
+function probeLine(what: string, p: SelectiveProbe): string {
   const sorted = [...p.latencyMs].sort((a, b) => a - b);
   const queries = p.queriesMin === p.queriesMax ? `${p.queriesMax}` : `${p.queriesMin}-${p.queriesMax}`;
+  return (
+    `- ${what}, alone before the run: ${queries} Trino queries per read (counted in system.runtime.queries over ` +
+    `${p.reads} reads one after another), ${p.rowsPerRead} rows, median ${fmtInt(sorted[Math.floor(sorted.length / 2)]!)} ms.`
+  );
+}
+
+function probeLines(p: { selective: SelectiveProbe; filtered: SelectiveProbe }): string[] {
   return [
-    `- Selective read (the latest 100 events of one key over a month of 10^6 events on \`vastpg\`, TopN pushdown ` +
-      `off as on VAST), alone before the run: ${queries} Trino queries per read (counted in system.runtime.queries ` +
-      `over ${p.reads} reads one after another), ${p.rowsPerRead} rows, median ` +
-      `${fmtInt(sorted[Math.floor(sorted.length / 2)]!)} ms.`,
+    probeLine(
+      'Selective read (the latest 100 events of one key over a month of 10^6 events on `vastpg`, TopN pushdown off ' +
+        'as on VAST)',
+      p.selective,
+    ),
+    probeLine('Filtered read (the first 20 events of one key since the month began, demo topics)', p.filtered),
   ];
 }
 
@@ -93,7 +102,7 @@ export async function writeLoadReport(o: {
   peakRss: number;
   leaked: number;
   durationS: number;
-  probe: SelectiveProbe;
+  probes: { selective: SelectiveProbe; filtered: SelectiveProbe };
   mix: string;
 }): Promise<string> {
   const name = o.mix === 'selective' ? 'load-selective' : 'load';
@@ -136,7 +145,7 @@ export async function writeLoadReport(o: {
       : `\nThis run lasted ${o.durationS} s per level instead of the 60 s the full run takes (\`npm run load\`), because ` +
         'the machine was shared with other work; figures on a quiet machine differ.',
     '',
-    ...probeLines(o.probe),
+    ...probeLines(o.probes),
     `- Gateway RSS: ${mb(o.idleRss)} idle before the run, ${mb(o.peakRss)} at its peak (VmHWM).`,
     `- 5xx other than 503 with Retry-After: ${bad.length === 0 ? 'none' : bad.join('; ')}.`,
     `- Trino queries of the gateway still running after the run: ${o.leaked}.`,

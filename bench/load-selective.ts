@@ -64,10 +64,28 @@ export function startPgGateway(
   });
 }
 
-/** Trino queries of the `vastpg` gateway on the bench table so far (finished ones stay listed for 15 minutes). */
-async function queriesSoFar(checker: HttpTrino): Promise<number> {
+/** Where a probe's reads go and how their Trino queries are told apart: the gateway's user and the table. */
+export interface ProbeTarget {
+  base: string;
+  paths: readonly string[];
+  user: string;
+  /** A LIKE pattern the queries' SQL matches (their table). */
+  like: string;
+}
+
+/** The selective read's target. */
+export const selectiveTarget = (base: string): ProbeTarget => ({
+  base,
+  paths: selectivePaths(),
+  user: PG_USER,
+  like: '%bench_topics%clicks%',
+});
+
+/** Trino queries of `t` so far (finished ones stay listed for 15 minutes). */
+async function queriesSoFar(checker: HttpTrino, t: ProbeTarget): Promise<number> {
   const { rows } = await checker.all(
-    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${PG_USER}' AND query LIKE '%bench_topics%clicks%'`,
+    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${t.user}' AND query LIKE '${t.like}' ` +
+      "AND query NOT LIKE '%information_schema%'",
   );
   return Number(rows[0]![0]);
 }
@@ -81,19 +99,19 @@ export interface SelectiveProbe {
   latencyMs: number[];
 }
 
-/** Runs `reads` selective reads one after another, counting each one's Trino queries. */
-export async function probeSelective(base: string, checker: HttpTrino, reads = 10): Promise<SelectiveProbe> {
-  const paths = selectivePaths();
+/** Runs `reads` reads of `t` one after another, counting each one's Trino queries. */
+export async function probeReads(t: ProbeTarget, checker: HttpTrino, reads = 10): Promise<SelectiveProbe> {
+  const { base, paths } = t;
   const probe: SelectiveProbe = { reads, queriesMin: Infinity, queriesMax: 0, rowsPerRead: 0, latencyMs: [] };
   for (let i = 0; i < reads; i++) {
-    const before = await queriesSoFar(checker);
+    const before = await queriesSoFar(checker, t);
     const t0 = performance.now();
     const res = await fetch(base + paths[i % paths.length]!);
     const body = (await res.json()) as { rows?: unknown[] };
     probe.latencyMs.push(performance.now() - t0);
-    if (!res.ok) throw new Error(`selective read: ${res.status} ${JSON.stringify(body)}`);
+    if (!res.ok) throw new Error(`probe read: ${res.status} ${JSON.stringify(body)}`);
     probe.rowsPerRead = body.rows?.length ?? 0;
-    const n = (await queriesSoFar(checker)) - before;
+    const n = (await queriesSoFar(checker, t)) - before;
     probe.queriesMin = Math.min(probe.queriesMin, n);
     probe.queriesMax = Math.max(probe.queriesMax, n);
   }

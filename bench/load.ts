@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { connectionsOf, loadMix, rotating, type Route } from './load-mix.js';
-import { checkPgData, PG_USER, probeSelective, selectiveRoute, startPgGateway } from './load-selective.js';
+import { connectionsOf, filteredPaths, loadMix, rotating, type Route } from './load-mix.js';
+import { checkPgData, PG_USER, probeReads, selectiveRoute, selectiveTarget, startPgGateway } from './load-selective.js';
 import { writeLoadReport, type LevelResult } from './load-report.js';
 import { currentRss, peakRss } from './proc.js';
 
@@ -191,8 +191,11 @@ async function main() {
   const pid = gateway.pid!;
   try {
     const idleRss = currentRss(pid);
-    const probe = await probeSelective(pgBase, checker);
+    const probe = await probeReads(selectiveTarget(pgBase), checker);
     process.stderr.write(`[load] selective read alone: ${JSON.stringify(probe)}\n`);
+    const filtered = { base, paths: filteredPaths(), user: USER, like: '%demo|kafka_topics%orders%' };
+    const filteredProbe = await probeReads(filtered, checker);
+    process.stderr.write(`[load] filtered read alone: ${JSON.stringify(filteredProbe)}\n`);
     const selective = selectiveRoute(pgBase, rotating);
     let mix: Route[];
     if (MIX === 'selective') mix = [{ ...selective, weight: 1 }];
@@ -217,7 +220,7 @@ async function main() {
       peakRss: peakRss(pid),
       leaked,
       durationS: DURATION_S,
-      probe,
+      probes: { selective: probe, filtered: filteredProbe },
       mix: MIX,
     });
     process.stdout.write(report);
