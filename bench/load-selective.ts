@@ -81,11 +81,11 @@ export const selectiveTarget = (base: string): ProbeTarget => ({
   like: '%bench_topics%clicks%',
 });
 
-/** Trino queries of `t` so far (finished ones stay listed for 15 minutes). */
-async function queriesSoFar(checker: HttpTrino, t: ProbeTarget): Promise<number> {
+/** Trino queries of `t` created since `from` (a count unaffected by older queries leaving Trino's list). */
+async function queriesSince(checker: HttpTrino, t: ProbeTarget, from: Date): Promise<number> {
   const { rows } = await checker.all(
     `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${t.user}' AND query LIKE '${t.like}' ` +
-      "AND query NOT LIKE '%information_schema%'",
+      `AND query NOT LIKE '%information_schema%' AND created >= from_iso8601_timestamp('${from.toISOString()}')`,
   );
   return Number(rows[0]![0]);
 }
@@ -104,14 +104,14 @@ export async function probeReads(t: ProbeTarget, checker: HttpTrino, reads = 10)
   const { base, paths } = t;
   const probe: SelectiveProbe = { reads, queriesMin: Infinity, queriesMax: 0, rowsPerRead: 0, latencyMs: [] };
   for (let i = 0; i < reads; i++) {
-    const before = await queriesSoFar(checker, t);
+    const from = new Date();
     const t0 = performance.now();
     const res = await fetch(base + paths[i % paths.length]!);
     const body = (await res.json()) as { rows?: unknown[] };
     probe.latencyMs.push(performance.now() - t0);
     if (!res.ok) throw new Error(`probe read: ${res.status} ${JSON.stringify(body)}`);
     probe.rowsPerRead = body.rows?.length ?? 0;
-    const n = (await queriesSoFar(checker, t)) - before;
+    const n = await queriesSince(checker, t, from);
     probe.queriesMin = Math.min(probe.queriesMin, n);
     probe.queriesMax = Math.max(probe.queriesMax, n);
   }
