@@ -3,9 +3,9 @@
  * by the window's end reads (and sorts) every event from its anchor to that end, and paging N rows costs
  * O(N^2 / page). Here each query is bounded on both sides: the first slice starts at the anchor and is as wide as
  * the plan says (page-slicing.ts); when it runs out before the page is full, the next slice, wider by the plan's
- * growth or by what the last slice's yield says the missing rows need, asks for exactly the rows still missing. Slices are adjacent whole milliseconds, so the concatenation is
- * the same rows, in the same total order, as one query over the whole rest of the window: ties and identical
- * duplicates stay exact.
+ * growth or by what the last slice's yield says the missing rows need, asks for exactly the rows still missing.
+ * Slices are adjacent whole milliseconds, so the concatenation is the same rows, in the same total order, as one
+ * query over the whole rest of the window: ties and identical duplicates stay exact.
  */
 import { bulkResult } from './bulk-result.js';
 import type { PagePosition } from '../query/tree/page-position.js';
@@ -99,6 +99,8 @@ export async function slicedResult(
   // The first slice's width is learnt for one page: held, it should hold half the pages it asks for, so that
   // only a slice twice as dense as the last page stops the walk's query there.
   const widen = holding ? HELD_PAGES / 2 : 1;
+  // The planner makes slices only for a window that is not empty (fromMs < hi).
+  if (slices.fromMs >= slices.hi) throw new Error('a sliced read needs a window');
   let window = firstWindow(slices, widen);
   let asked = holding ? HELD_PAGES * wanted : wanted;
   // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (held: as
@@ -179,7 +181,7 @@ export async function summarizeBatch(trino: TrinoPort, plan: PlannedRead, opts: 
     return { ...summaryRow(rows), endMs: plan.position.hi! };
   }
   const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: slices.fromMs };
-  for (let w: SliceWindow | undefined = firstWindow(slices); w;) {
+  for (let w = slices.fromMs < slices.hi ? firstWindow(slices) : undefined; w;) {
     const sql = plan.summarySql({ ...w, limit: plan.tree.limit - total.rows });
     const part = summaryRow((await trino.all(sql, opts)).rows);
     // Later slices hold only later times, so the last time and its count come from the last slice with rows.
