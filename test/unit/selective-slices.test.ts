@@ -119,6 +119,21 @@ describe('selective reads', () => {
   });
 });
 
+describe('a cursor batch', () => {
+  const batch = (where: PredicateNode | null) =>
+    plan(
+      { kind: 'batch', topic, read: { where }, from: { ts: '2026-11-01 00:00:00.000', skip: 0 }, untilMs: HI },
+      testPolicy(),
+      NOW,
+    );
+  it('with a key equality: the rest of its window as one slice', () => {
+    expect(batch(KEY_EQ).slices).toMatchObject({ fromMs: LO, hi: HI, widthMs: HI - LO });
+  });
+  it('otherwise: an eighth of it, growing by 4', () => {
+    expect(batch(KEY_NEQ).slices).toMatchObject({ fromMs: LO, widthMs: (HI - LO) / 8, growth: 4 });
+  });
+});
+
 describe('selectiveFilter', () => {
   const list = (n: number): PredicateNode => ({
     kind: 'in',
