@@ -77,7 +77,8 @@ function probeLine(what: string, p: SelectiveProbe): string {
   const queries = p.queriesMin === p.queriesMax ? `${p.queriesMax}` : `${p.queriesMin}-${p.queriesMax}`;
   return (
     `- ${what}, alone before the run: ${queries} Trino queries per read (counted in system.runtime.queries over ` +
-    `${p.reads} reads one after another), ${p.rowsPerRead} rows, median ${fmtInt(sorted[Math.floor(sorted.length / 2)]!)} ms.`
+    `${p.reads} reads one after another), ${p.rowsPerRead} rows, at most ${fmtInt(p.scannedMax)} rows read by ` +
+    `Trino's scans for one read, median ${fmtInt(sorted[Math.floor(sorted.length / 2)]!)} ms.`
   );
 }
 

@@ -81,28 +81,49 @@ export const selectiveTarget = (base: string): ProbeTarget => ({
   like: '%bench_topics%clicks%',
 });
 
-/** Trino queries of `t` created since `from` (a count unaffected by older queries leaving Trino's list). */
-async function queriesSince(checker: HttpTrino, t: ProbeTarget, from: Date): Promise<number> {
+/** Ids of the Trino queries of `t` created since `from` (unaffected by older queries leaving Trino's list). */
+async function queriesSince(checker: HttpTrino, t: ProbeTarget, from: Date): Promise<string[]> {
   const { rows } = await checker.all(
-    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${t.user}' AND query LIKE '${t.like}' ` +
+    `SELECT query_id FROM system.runtime.queries WHERE "user" = '${t.user}' AND query LIKE '${t.like}' ` +
       `AND query NOT LIKE '%information_schema%' AND created >= from_iso8601_timestamp('${from.toISOString()}')`,
   );
-  return Number(rows[0]![0]);
+  return rows.map((r) => String(r[0]));
 }
 
-/** What one selective read costs alone: Trino queries per read (min and max) and each read's latency, ms. */
+/** Rows the scans of query `id` read, from Trino's statistics of it. */
+async function rowsRead(trino: string, user: string, id: string): Promise<number> {
+  const res = await fetch(`${trino}/v1/query/${id}`, { headers: { 'X-Trino-User': user } });
+  const info = (await res.json()) as { queryStats?: { processedInputPositions?: number } };
+  return info.queryStats?.processedInputPositions ?? 0;
+}
+
+/** What one read costs alone: Trino queries per read (min and max), rows its scans read, its latency, ms. */
 export interface SelectiveProbe {
   reads: number;
   queriesMin: number;
   queriesMax: number;
   rowsPerRead: number;
+  /** The most rows Trino's scans read for one read (all its queries). */
+  scannedMax: number;
   latencyMs: number[];
 }
 
 /** Runs `reads` reads of `t` one after another, counting each one's Trino queries. */
-export async function probeReads(t: ProbeTarget, checker: HttpTrino, reads = 10): Promise<SelectiveProbe> {
+export async function probeReads(
+  t: ProbeTarget,
+  checker: HttpTrino,
+  trino: string,
+  reads = 10,
+): Promise<SelectiveProbe> {
   const { base, paths } = t;
-  const probe: SelectiveProbe = { reads, queriesMin: Infinity, queriesMax: 0, rowsPerRead: 0, latencyMs: [] };
+  const probe: SelectiveProbe = {
+    reads,
+    queriesMin: Infinity,
+    queriesMax: 0,
+    rowsPerRead: 0,
+    scannedMax: 0,
+    latencyMs: [],
+  };
   for (let i = 0; i < reads; i++) {
     const from = new Date();
     const t0 = performance.now();
@@ -111,9 +132,14 @@ export async function probeReads(t: ProbeTarget, checker: HttpTrino, reads = 10)
     probe.latencyMs.push(performance.now() - t0);
     if (!res.ok) throw new Error(`probe read: ${res.status} ${JSON.stringify(body)}`);
     probe.rowsPerRead = body.rows?.length ?? 0;
-    const n = await queriesSince(checker, t, from);
-    probe.queriesMin = Math.min(probe.queriesMin, n);
-    probe.queriesMax = Math.max(probe.queriesMax, n);
+    const ids = await queriesSince(checker, t, from);
+    probe.queriesMin = Math.min(probe.queriesMin, ids.length);
+    probe.queriesMax = Math.max(probe.queriesMax, ids.length);
+    const scanned = await Promise.all(ids.map((id) => rowsRead(trino, t.user, id)));
+    probe.scannedMax = Math.max(
+      probe.scannedMax,
+      scanned.reduce((a, b) => a + b, 0),
+    );
   }
   return probe;
 }

@@ -191,10 +191,10 @@ async function main() {
   const pid = gateway.pid!;
   try {
     const idleRss = currentRss(pid);
-    const probe = await probeReads(selectiveTarget(pgBase), checker);
+    const probe = await probeReads(selectiveTarget(pgBase), checker, TRINO);
     process.stderr.write(`[load] selective read alone: ${JSON.stringify(probe)}\n`);
     const filtered = { base, paths: filteredPaths(), user: USER, like: '%demo|kafka_topics%orders%' };
-    const filteredProbe = await probeReads(filtered, checker);
+    const filteredProbe = await probeReads(filtered, checker, TRINO);
     process.stderr.write(`[load] filtered read alone: ${JSON.stringify(filteredProbe)}\n`);
     const selective = selectiveRoute(pgBase, rotating);
     let mix: Route[];
