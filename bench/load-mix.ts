@@ -1,6 +1,7 @@
 /**
- * The load test's request mix (issue 14): topic listings, small filtered reads, aggregations, paging, cursor reads
- * and a few large streams, over the demo topics. Each route gets its share of the connections (at least one).
+ * The load test's request mix: topic listings, small filtered reads, aggregations, paging, cursor reads and a few
+ * large streams, over the demo topics, and the latest events of one key on `vastpg` (bench/load-selective.ts).
+ * Each route gets its share of the connections (at least one).
  */
 import type { Request as CannonRequest } from 'autocannon';
 
@@ -9,12 +10,14 @@ export interface Route {
   /** Share of the connections. */
   weight: number;
   requests: CannonRequest[];
+  /** The gateway the route runs against (default: the one serving the demo topics). */
+  base?: string;
 }
 
 const SINCE = '2026-11-01T00:00:00Z';
 
 /** Rotates through `paths` on each request of one connection. */
-function rotating(paths: readonly string[], extra: Partial<CannonRequest> = {}): CannonRequest[] {
+export function rotating(paths: readonly string[], extra: Partial<CannonRequest> = {}): CannonRequest[] {
   let i = 0;
   return [
     {
@@ -31,8 +34,13 @@ function rotating(paths: readonly string[], extra: Partial<CannonRequest> = {}):
  * The routes. `pages` are the URLs of later pages of one paged read and `cursors` the names of cursors made
  * before the run (reading a cursor again without committing returns the same batch, so every read is real work).
  */
-export function loadMix(pages: readonly string[], cursors: readonly string[]): Route[] {
+/** The filtered read of the mix: the first 20 events of one order's key since the month's start (demo topics). */
+export function filteredPaths(): string[] {
   const keys = Array.from({ length: 50 }, (_, i) => `order-${1_000_001 + i * 97}`);
+  return keys.map((k) => `/v1/topics/orders/events?key=eq.${k}&since=${SINCE}&limit=20`);
+}
+
+export function loadMix(pages: readonly string[], cursors: readonly string[], selective?: Route): Route[] {
   const aggregation = JSON.stringify({
     select: ['status', { fn: 'count', as: 'n' }, { fn: 'sum', field: 'amount', as: 'total' }],
     groupBy: ['status'],
@@ -42,7 +50,7 @@ export function loadMix(pages: readonly string[], cursors: readonly string[]): R
     {
       name: 'filtered read',
       weight: 0.3,
-      requests: rotating(keys.map((k) => `/v1/topics/orders/events?key=eq.${k}&since=${SINCE}&limit=20`)),
+      requests: rotating(filteredPaths()),
     },
     {
       name: 'aggregation',
@@ -73,6 +81,7 @@ export function loadMix(pages: readonly string[], cursors: readonly string[]): R
         `/v1/topics/orders/events?since=${SINCE}&until=2026-11-04T00:00:00Z&limit=all&format=arrow`,
       ]),
     },
+    ...(selective ? [selective] : []),
   ];
 }
 

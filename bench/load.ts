@@ -4,18 +4,22 @@
  * local Trino's demo topics. Per level: throughput, p50/p99 latency per route, status codes, the gateway's RSS
  * and the Trino queries running at once (sampled): the reads' queries, which `maxConcurrentQueries` governs, apart
  * from the gateway's catalog lookups (one at a time, at most every 10 s, outside the query slots). It fails on any 5xx but a 503 with Retry-After, and on a Trino
- * query of the gateway's user still running after the run. Writes docs/load.md and docs/load.svg.
+ * query of the gateway's user still running after the run. Writes docs/load.md and docs/load.svg. A second
+ * gateway serves `vastpg` for the selective read (bench/load-selective.ts), whose Trino queries per read are
+ * counted alone before the run.
  *
- *   npm run load                        # 60 s per level, as the issue asks
- *   npm run load -- --duration 15       # shorter, on a busy machine
+ *   npm run load                                      # 60 s per level, as the issue asks
+ *   npm run load -- --duration 15                     # shorter, on a busy machine
+ *   npm run load -- --mix selective --levels 10       # only the selective read, every connection on it
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { connectionsOf, loadMix } from './load-mix.js';
+import { connectionsOf, filteredPaths, loadMix, rotating, type Route } from './load-mix.js';
+import { checkPgData, PG_USER, probeReads, selectiveRoute, selectiveTarget, startPgGateway } from './load-selective.js';
 import { writeLoadReport, type LevelResult } from './load-report.js';
 import { currentRss, peakRss } from './proc.js';
 
@@ -26,25 +30,28 @@ const arg = (name: string, dflt: string) => {
 const DURATION_S = Number(arg('duration', '60'));
 const LEVELS = arg('levels', '10,50,200').split(',').map(Number);
 const PORT = Number(arg('port', '18920'));
+/** `all`: the whole mix, the selective read included; `selective`: the selective read alone. */
+const MIX = arg('mix', 'all');
 const TRINO = process.env.TOPICGATE_TRINO_URL ?? 'http://127.0.0.1:18080';
 const USER = 'topicgate-load'; // the gateway's Trino user: its queries are told apart from everyone else's
 const base = `http://127.0.0.1:${PORT}`;
 
-async function startGateway(dir: string) {
+const pgBase = `http://127.0.0.1:${PORT + 1}`;
+
+/** Starts a gateway with `env` over the defaults below and waits until it is ready. */
+async function startGateway(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/server.js'], {
     env: {
       ...process.env,
       TOPICGATE_HOST: '127.0.0.1',
-      TOPICGATE_PORT: String(PORT),
-      TOPICGATE_TRINO_URL: TRINO,
-      TOPICGATE_TRINO_USER: USER,
-      TOPICGATE_STATE_URL: `sqlite:${join(dir, 'load.db')}`,
       TOPICGATE_LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  const url = `http://127.0.0.1:${env.TOPICGATE_PORT}`;
   for (let i = 0; i < 600; i++) {
-    if ((await fetch(`${base}/readyz`).catch(() => null))?.ok) return child;
+    if ((await fetch(`${url}/readyz`).catch(() => null))?.ok) return child;
     if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode})`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -84,7 +91,7 @@ const CATALOG = `query LIKE '%.information_schema.%'`;
 async function liveQueries(): Promise<{ reads: number; catalog: number }> {
   const { rows } = await checker.all(
     `SELECT count_if(NOT (${CATALOG})), count_if(${CATALOG}) FROM system.runtime.queries ` +
-      `WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED')`,
+      `WHERE "user" IN ('${USER}', '${PG_USER}') AND state NOT IN ('FINISHED', 'FAILED')`,
   );
   return { reads: Number(rows[0]![0]), catalog: Number(rows[0]![1]) };
 }
@@ -98,7 +105,7 @@ function errorCode(body: string): string {
   }
 }
 
-async function runLevel(connections: number, pid: number, mix: ReturnType<typeof loadMix>): Promise<LevelResult> {
+async function runLevel(connections: number, pid: number, mix: Route[]): Promise<LevelResult> {
   const split = connectionsOf(mix, connections);
   const bad: string[] = [];
   const refusals: Record<string, number>[] = mix.map(() => ({}));
@@ -119,7 +126,7 @@ async function runLevel(connections: number, pid: number, mix: ReturnType<typeof
     mix.map(
       (route, i) =>
         autocannon({
-          url: base,
+          url: route.base ?? base,
           connections: split[i]!,
           duration: DURATION_S,
           timeout: 120,
@@ -170,12 +177,32 @@ async function runLevel(connections: number, pid: number, mix: ReturnType<typeof
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'topicgate-load-'));
-  const gateway = await startGateway(dir);
+  await checkPgData(checker);
+  const gateway = await startGateway({
+    TOPICGATE_PORT: String(PORT),
+    TOPICGATE_TRINO_URL: TRINO,
+    TOPICGATE_TRINO_USER: USER,
+    TOPICGATE_STATE_URL: `sqlite:${join(dir, 'load.db')}`,
+  });
+  const pgGateway = await startPgGateway(dir, PORT + 1, TRINO, startGateway).catch(async (err: unknown) => {
+    await stopGateway(gateway);
+    throw err;
+  });
   const pid = gateway.pid!;
   try {
     const idleRss = currentRss(pid);
-    const { pages, cursors } = await prepare();
-    const mix = loadMix(pages, cursors);
+    const probe = await probeReads(selectiveTarget(pgBase), checker, TRINO);
+    process.stderr.write(`[load] selective read alone: ${JSON.stringify(probe)}\n`);
+    const filtered = { base, paths: filteredPaths(), user: USER, like: '%demo|kafka_topics%orders%' };
+    const filteredProbe = await probeReads(filtered, checker, TRINO);
+    process.stderr.write(`[load] filtered read alone: ${JSON.stringify(filteredProbe)}\n`);
+    const selective = selectiveRoute(pgBase, rotating);
+    let mix: Route[];
+    if (MIX === 'selective') mix = [{ ...selective, weight: 1 }];
+    else {
+      const { pages, cursors } = await prepare();
+      mix = loadMix(pages, cursors, selective);
+    }
     const levels: LevelResult[] = [];
     for (const c of LEVELS) {
       process.stderr.write(`[load] ${c} connections for ${DURATION_S} s\n`);
@@ -193,16 +220,24 @@ async function main() {
       peakRss: peakRss(pid),
       leaked,
       durationS: DURATION_S,
+      probes: { selective: probe, filtered: filteredProbe },
+      mix: MIX,
     });
     process.stdout.write(report);
     const bad = levels.flatMap((l) => l.bad);
     if (bad.length > 0) throw new Error(`5xx other than 503 with Retry-After: ${bad.slice(0, 5).join('; ')}`);
     if (leaked > 0) throw new Error(`${leaked} Trino queries of the gateway still running after the run`);
   } finally {
-    gateway.kill('SIGTERM');
-    await new Promise((r) => gateway.once('exit', r));
+    await stopGateway(gateway);
+    await stopGateway(pgGateway);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function stopGateway(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
 }
 
 main().catch((err: unknown) => {

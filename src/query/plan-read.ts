@@ -6,7 +6,6 @@ import { TIME_COLUMN, type DedupeNode, type OrderNode, type QueryNode } from './
 import { dedupeOf, orderOf, outputsOf, type Outputs } from './plan-outputs.js';
 import { resolver } from './request/resolver.js';
 import { namesDecoded } from './passes/post-decode-split.js';
-import { epochOfTrinoTimestamp } from './request/time.js';
 import { canonicalWhere, firstPosition, queryHash } from './passes/paging.js';
 import type { PagePosition } from './tree/page-position.js';
 import { checkRequestCaps } from './passes/request-caps.js';
@@ -14,10 +13,8 @@ import { applyLimit, applyPaging, applyRowScope, applyTimeWindow } from './passe
 import type { LimitPolicy } from './tree/read-policy.js';
 import type { ReadRequest } from './tree/read-request.js';
 import type { TopicModel } from './tree/topic-model.js';
-import type { Plan, SlicePlan } from './tree/plan.js';
-
-/** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */
-const FIRST_SLICE_SHARE = 64;
+import type { Plan } from './tree/plan.js';
+import { pageSlices } from './passes/page-slicing.js';
 
 /** Builds the tree for a read, positioned at `token` (already decoded) or at the first page. */
 export function planRead(
@@ -63,7 +60,9 @@ export function planRead(
   tree = req.limit === 'all' ? { ...tree, limit: Infinity } : applyLimit(tree, policy, req.limit);
   if (topic.time) tree = applyTimeWindow(tree, topic.time, position.lo, position.hi);
   tree = applyPaging(tree, position, topic.time);
-  const slices = anchored && order[0]?.dir !== 'desc' && tree.limit !== Infinity ? slicesOf(topic, position) : null;
+  // Descending pages are one query over the rest of the window (slices run in ascending broker time only).
+  const sliced = anchored && order[0]?.dir !== 'desc' && tree.limit !== Infinity;
+  const slices = sliced ? pageSlices(topic, position, req.where) : null;
   return {
     tree,
     position,
@@ -99,19 +98,5 @@ function meaning(
     g: out.groupBy,
     o: order.map((o) => [o.name, o.dir, o.nulls ?? null]),
     d: dedupe ? [dedupe.by.map((c) => c.name), dedupe.keep] : null,
-  };
-}
-
-/** The time slices of an anchored page in ascending broker time, in a pinned window; null when it has none. */
-function slicesOf(topic: TopicModel, position: PagePosition): SlicePlan | null {
-  const from = position.a !== undefined ? epochOfTrinoTimestamp(position.a) : position.lo;
-  if (!topic.time || position.hi === undefined || from === undefined || position.loose === true) return null;
-  return {
-    time: topic.time,
-    fromMs: from,
-    hi: position.hi,
-    widthMs: position.w ?? Math.max(1, Math.ceil((position.hi - from) / FIRST_SLICE_SHARE)),
-    // Without a learnt width the first slice is a guess: grow fast to find the rows (or the window's end).
-    growth: position.w === undefined ? 4 : 2,
   };
 }

@@ -13,6 +13,7 @@ import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
 import { planRead } from './plan-read.js';
+import { selectiveFilter } from './passes/page-slicing.js';
 import type { Plan } from './tree/plan.js';
 import { planSql, type PlanSql } from './plan-sql.js';
 import type { ReadRequest } from './tree/read-request.js';
@@ -228,8 +229,8 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
   const select = r.read.select ? [...new Set([TIME_COLUMN, ...r.read.select])] : undefined;
   const p = planRead(topic, { ...r.read, select, limit }, limits, () => position);
   // A batch has no page before it to learn a width from, and is often an empty stretch of a backlog: wide first
-  // slices that grow fast find its rows (or its end) in a few queries.
-  if (!p.slices) return p;
+  // slices that grow fast find its rows (or its end) in a few queries. A selective filter reads it in one.
+  if (!p.slices || selectiveFilter(p.userWhere)) return p;
   const widthMs = Math.max(1, Math.ceil((p.slices.hi - p.slices.fromMs) / BATCH_FIRST_SLICE_SHARE));
   return { ...p, slices: { ...p.slices, widthMs, growth: 4 } };
 }

@@ -2,10 +2,10 @@
  * A page read in time slices: VAST pushes no TopN or LIMIT into the scan, so a page query bounded only
  * by the window's end reads (and sorts) every event from its anchor to that end, and paging N rows costs
  * O(N^2 / page). Here each query is bounded on both sides: the first slice starts at the anchor and is as wide as
- * the rows per millisecond seen so far suggest; when it runs out before the page is full, the next slice (twice as
- * wide) asks for exactly the rows still missing. Slices are adjacent whole milliseconds, so the concatenation is
- * the same rows, in the same total order, as one query over the whole rest of the window: ties and identical
- * duplicates stay exact.
+ * the plan says (page-slicing.ts); when it runs out before the page is full, the next slice, wider by the plan's
+ * growth or by what the last slice's yield says the missing rows need, asks for exactly the rows still missing.
+ * Slices are adjacent whole milliseconds, so the concatenation is the same rows, in the same total order, as one
+ * query over the whole rest of the window: ties and identical duplicates stay exact.
  */
 import { bulkResult } from './bulk-result.js';
 import type { PagePosition } from '../query/tree/page-position.js';
@@ -15,6 +15,7 @@ import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { batchLength, type RowBatch } from '../core/text-rows.js';
+import { nextSliceWidth } from '../query/passes/page-slicing.js';
 
 type Rows = RowBatch;
 
@@ -38,15 +39,17 @@ interface SliceWindow {
   first: boolean;
 }
 
-/** The adjacent slices of a plan, each `growth` times wider than the one before, up to the window's end. */
-function* sliceWindows(slices: SlicePlan): Generator<SliceWindow> {
-  let widthMs = slices.widthMs;
-  for (let fromMs = slices.fromMs, first = true; fromMs < slices.hi; first = false) {
-    const toMs = Math.min(slices.hi, fromMs + widthMs);
-    yield { fromMs, toMs, widthMs, first };
-    fromMs = toMs;
-    widthMs *= slices.growth;
-  }
+/** The first slice of a plan: from its start, `widen` times its planned width. */
+function firstWindow(slices: SlicePlan, widen = 1): SliceWindow {
+  const widthMs = Math.ceil(slices.widthMs * widen);
+  return { fromMs: slices.fromMs, toMs: Math.min(slices.hi, slices.fromMs + widthMs), widthMs, first: true };
+}
+
+/** The slice after `w`, as wide as what `w` yielded says (nextSliceWidth); undefined at the window's end. */
+function nextWindow(slices: SlicePlan, w: SliceWindow, got: number, missing: number): SliceWindow | undefined {
+  if (w.toMs >= slices.hi) return undefined;
+  const widthMs = nextSliceWidth(slices, { widthMs: w.widthMs, got, missing });
+  return { fromMs: w.toMs, toMs: Math.min(slices.hi, w.toMs + widthMs), widthMs, first: false };
 }
 
 /**
@@ -96,7 +99,9 @@ export async function slicedResult(
   // The first slice's width is learnt for one page: held, it should hold half the pages it asks for, so that
   // only a slice twice as dense as the last page stops the walk's query there.
   const widen = holding ? HELD_PAGES / 2 : 1;
-  const windows = sliceWindows({ ...slices, widthMs: Math.ceil(slices.widthMs * widen) });
+  // The planner makes slices only for a window that is not empty (fromMs < hi).
+  if (slices.fromMs >= slices.hi) throw new Error('a sliced read needs a window');
+  let window = firstWindow(slices, widen);
   let asked = holding ? HELD_PAGES * wanted : wanted;
   // The compiler asks for one row more than `limit`: the first slice asks for the page's limit + 1 rows (held: as
   // many for ten pages), a later one for the rows still missing (held: all of them).
@@ -107,10 +112,7 @@ export async function slicedResult(
     stats.endMs = w.toMs;
     return ref.trino.query(plan.sliceSql({ ...w, limit: rows - 1 }), ref.opts);
   };
-  const firstWindow = windows.next();
-  // The planner makes slices only for a window that is not empty (fromMs < hi).
-  if (firstWindow.done) throw new Error('a sliced read needs a window');
-  const first = await run(firstWindow.value, asked);
+  const first = await run(window, asked);
   const columns: readonly ResultColumn[] = first.columns;
   const reach: Reach = { yielded: 0, sure: asked };
 
@@ -123,15 +125,18 @@ export async function slicedResult(
         reach.yielded += batchLength(batch);
         yield batch;
       }
+      const got = reach.yielded - from;
       if (holding) {
         // A slice that returned every row it asked for may hold more: the result stops here.
-        if (reach.yielded - from >= asked) return void (reach.sure = reach.yielded);
+        if (got >= asked) return void (reach.sure = reach.yielded);
         asked = Infinity;
       } else asked = wanted - reach.yielded;
-      const next = asked > 0 ? windows.next() : undefined;
-      if (!next || next.done) return void (reach.sure = Infinity);
+      // The next slice aims at the page's missing rows (held: those of the page being read, if it is not full).
+      const next = asked > 0 ? nextWindow(slices, window, got, Math.max(0, wanted - reach.yielded)) : undefined;
+      if (!next) return void (reach.sure = Infinity);
+      window = next;
       reach.sure = reach.yielded + asked;
-      result = await run(next.value, asked);
+      result = await run(next, asked);
     }
   }
   return { queryId: first.queryId, columns, batches: batches(), reach };
@@ -176,14 +181,15 @@ export async function summarizeBatch(trino: TrinoPort, plan: PlannedRead, opts: 
     return { ...summaryRow(rows), endMs: plan.position.hi! };
   }
   const total: BatchSummary = { rows: 0, last: null, trailing: 0, endMs: slices.fromMs };
-  for (const w of sliceWindows(slices)) {
-    if (total.rows >= plan.tree.limit) break;
+  for (let w = slices.fromMs < slices.hi ? firstWindow(slices) : undefined; w;) {
     const sql = plan.summarySql({ ...w, limit: plan.tree.limit - total.rows });
     const part = summaryRow((await trino.all(sql, opts)).rows);
     // Later slices hold only later times, so the last time and its count come from the last slice with rows.
     if (part.rows > 0) Object.assign(total, { last: part.last, trailing: part.trailing });
     total.rows += part.rows;
     total.endMs = w.toMs;
+    const missing = plan.tree.limit - total.rows;
+    w = missing > 0 ? nextWindow(slices, w, part.rows, missing) : undefined;
   }
   return total;
 }
