@@ -8,6 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { endianness } from 'node:os';
 import { makeData, type Data, type DataType } from 'apache-arrow';
+import { base64Bytes, decodeBase64Into } from '../text/base64-bytes.js';
 
 /** Accumulates one column (or nested child) of one record batch. */
 export interface ColumnBuilder {
@@ -40,6 +41,15 @@ export abstract class BaseBuilder implements ColumnBuilder {
       this.appendValue(value, i);
     }
     this.length = i + 1;
+  }
+
+  /** Marks the next slot valid and returns its index: the caller fills the slot's data. */
+  protected nextValid(): number {
+    const i = this.length;
+    if (i >= this.valid.length * 8) this.valid = grow(this.valid, i + 1, 8);
+    this.valid[i >> 3]! |= 1 << (i & 7);
+    this.length = i + 1;
+    return i;
   }
 
   protected abstract appendValue(value: unknown, index: number): void;
@@ -182,6 +192,33 @@ export class BytesBuilder extends BaseBuilder {
     if (i + 1 >= this.offsets.length) this.offsets = grow(this.offsets, i + 2);
     this.offsets[i + 1] = this.end;
   }
+  /** Appends `src[from, to)` as they are (Utf8: the caller has checked they are the value's UTF-8). */
+  appendBytes(src: Uint8Array, from: number, to: number): void {
+    const n = to - from;
+    if (this.end + n > this.bytes.length) this.reserve(this.end + n);
+    const b = this.bytes;
+    let e = this.end;
+    // Short runs in a loop: cheaper than a call into native code.
+    if (n > 24) b.set(src.subarray(from, to), e);
+    else for (let k = from; k < to; k++) b[e++] = src[k]!;
+    this.end += n;
+    this.setOffset(this.nextValid());
+  }
+
+  /**
+   * Appends the bytes of the canonical base64 text `src[from, to)` (Binary), decoded straight into the batch
+   * buffer; false, with nothing appended, when the text is not canonical base64 (the caller takes the value path).
+   */
+  appendBase64(src: Uint8Array, from: number, to: number): boolean {
+    const max = base64Bytes(from, to);
+    if (this.end + max > this.bytes.length) this.reserve(this.end + max);
+    const end = decodeBase64Into(src, from, to, this.bytes, this.end);
+    if (end < 0) return false;
+    this.end = end;
+    this.setOffset(this.nextValid());
+    return true;
+  }
+
   private reserve(need: number): void {
     const next = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2));
     this.bytes.copy(next, 0, 0, this.end);
