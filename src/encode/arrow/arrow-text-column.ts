@@ -9,7 +9,7 @@
  * record batch is the same (test/unit/arrow-text-rows.test.ts drives both).
  */
 import type { TextRows } from '../../core/text-rows.js';
-import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../core/trino-types.js';
+import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../core/trino-types.js';
 import {
   booleanEnd,
   isNullAt,
@@ -19,9 +19,10 @@ import {
   skipSpace,
   valueEnd,
 } from '../text/json-token.js';
-import { BytesBuilder, type ColumnBuilder } from './arrow-columns.js';
+import { BytesBuilder, Int64Builder, type ColumnBuilder } from './arrow-columns.js';
 import { ListBuilder, StructBuilder } from './arrow-nested.js';
 import { appendTuple, parseValueAt, type TextColumn } from './arrow-tuple.js';
+import { TimestampBytes } from './timestamp-bytes.js';
 
 export type { TextColumn };
 
@@ -124,6 +125,26 @@ function asciiText(builder: ColumnBuilder): FastAppend {
   };
 }
 
+/**
+ * timestamp(p) for p up to 6: the units computed from the text's bytes as the value path computes them from its
+ * string (timestamp-bytes.ts); text in another layout, and nanoseconds, go to the builder as a string.
+ */
+function timestampText(builder: ColumnBuilder, type: TrinoType): FastAppend {
+  const p = longArg(type, 0, 3); // Trino's default precision for `timestamp` is 3
+  const string = asciiText(builder);
+  if (p > 6) return string;
+  const int64 = as(builder, Int64Builder);
+  const units = new TimestampBytes(p <= 3 ? 3 : 6);
+  return (rows, i) => {
+    const end = asciiStringEnd(rows.bytes, i);
+    if (end < 0) return -1;
+    const n = units.units(rows.bytes, i + 1, end - 1);
+    if (n === null) return string(rows, i);
+    int64.appendUnits(n);
+    return end;
+  };
+}
+
 /** array(T): each element through the element's text column, then the list closed over them. */
 function listText(type: TrinoType, builder: ColumnBuilder): FastAppend {
   const list = as(builder, ListBuilder);
@@ -175,7 +196,7 @@ const FAST = {
   date: asciiText,
   time: utf8Text,
   'time with time zone': utf8Text,
-  timestamp: asciiText,
+  timestamp: timestampText,
   'timestamp with time zone': asciiText,
   'interval day to second': utf8Text,
   'interval year to month': utf8Text,
