@@ -6,17 +6,25 @@
 import { Field, makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
 import type { ResultStream } from '../../core/result-stream.js';
 import { columnType } from '../column-type.js';
+import { TextRows, type RowBatch } from '../../core/text-rows.js';
 import { arrowColumnBuilder } from './arrow-column-builder.js';
+import { arrowTextColumn } from './arrow-text-column.js';
+import { appendTextRows } from './arrow-tuple.js';
 
 export interface ArrowBatches {
   readonly schema: Schema;
-  /** One page of rows as one record batch (the builders start empty again). */
-  batch(rows: readonly (readonly unknown[])[]): RecordBatch;
+  /**
+   * One page of rows as one record batch (the builders start empty again). Rows as text are appended from their
+   * bytes (arrow-tuple.ts), giving the record batch their values would give.
+   */
+  batch(rows: RowBatch): RecordBatch;
 }
 
 /** The schema and a batch maker for a result's columns. */
 export function arrowBatches(result: ResultStream): ArrowBatches {
-  const builders = result.columns.map((c) => arrowColumnBuilder(columnType(c.type)));
+  const types = result.columns.map((c) => columnType(c.type));
+  const builders = types.map((t) => arrowColumnBuilder(t));
+  const texts = types.map((t, i) => arrowTextColumn(t, builders[i]!));
   const fields = result.columns.map(
     (c, i) => new Field(c.name, builders[i]!.type, true, new Map([['trino.type', c.type]])),
   );
@@ -26,10 +34,15 @@ export function arrowBatches(result: ResultStream): ArrowBatches {
   return {
     schema,
     batch(rows) {
-      for (const row of rows) for (let i = 0; i < n; i++) builders[i]!.append(row[i]);
+      let length: number;
+      if (rows instanceof TextRows) length = appendTextRows(rows, texts, builders);
+      else {
+        for (const row of rows) for (let i = 0; i < n; i++) builders[i]!.append(row[i]);
+        length = rows.length;
+      }
       const data = makeData({
         type: rowType,
-        length: rows.length,
+        length,
         nullCount: 0,
         children: builders.map((b) => b.finish()),
       });

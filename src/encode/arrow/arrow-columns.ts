@@ -8,6 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { endianness } from 'node:os';
 import { makeData, type Data, type DataType } from 'apache-arrow';
+import { base64Bytes, decodeBase64Into } from '../text/base64-bytes.js';
 
 /** Accumulates one column (or nested child) of one record batch. */
 export interface ColumnBuilder {
@@ -20,6 +21,8 @@ export interface ColumnBuilder {
 
 const LITTLE_ENDIAN = endianness() === 'LE';
 const TWO_32 = 4294967296;
+/** Base64 text longer than this is decoded by Buffer's decoder, shorter text by a loop here (no call, no string). */
+const NATIVE_BASE64 = 64;
 
 /** Validity bitmap and length shared by every builder. */
 export abstract class BaseBuilder implements ColumnBuilder {
@@ -40,6 +43,15 @@ export abstract class BaseBuilder implements ColumnBuilder {
       this.appendValue(value, i);
     }
     this.length = i + 1;
+  }
+
+  /** Marks the next slot valid and returns its index: the caller fills the slot's data. */
+  protected nextValid(): number {
+    const i = this.length;
+    if (i >= this.valid.length * 8) this.valid = grow(this.valid, i + 1, 8);
+    this.valid[i >> 3]! |= 1 << (i & 7);
+    this.length = i + 1;
+    return i;
   }
 
   protected abstract appendValue(value: unknown, index: number): void;
@@ -111,8 +123,14 @@ export class Int64Builder extends BaseBuilder {
     super(type);
   }
   protected appendValue(v: unknown, i: number): void {
+    this.put(this.convert(v), i);
+  }
+  /** Appends a value already converted (what `convert` returns for it). */
+  appendUnits(n: number | bigint): void {
+    this.put(n, this.nextValid());
+  }
+  private put(n: number | bigint, i: number): void {
     if (2 * i + 1 >= this.words.length) this.words = grow(this.words, 2 * i + 2);
-    const n = this.convert(v);
     if (typeof n === 'number' && LITTLE_ENDIAN) {
       const hi = Math.floor(n / TWO_32);
       this.words[2 * i] = (n - hi * TWO_32) | 0;
@@ -182,6 +200,50 @@ export class BytesBuilder extends BaseBuilder {
     if (i + 1 >= this.offsets.length) this.offsets = grow(this.offsets, i + 2);
     this.offsets[i + 1] = this.end;
   }
+  /** Appends `src[from, to)` as they are (Utf8: the caller has checked they are the value's UTF-8). */
+  appendBytes(src: Uint8Array, from: number, to: number): void {
+    const n = to - from;
+    if (this.end + n > this.bytes.length) this.reserve(this.end + n);
+    const b = this.bytes;
+    let e = this.end;
+    // Short runs in a loop: cheaper than a call into native code.
+    if (n > 24) b.set(src.subarray(from, to), e);
+    else for (let k = from; k < to; k++) b[e++] = src[k]!;
+    this.end += n;
+    this.setOffset(this.nextValid());
+  }
+
+  /**
+   * Appends the bytes of the canonical base64 text `src[from, to)` (Binary), decoded straight into the batch
+   * buffer; false, with nothing appended, when the text is not canonical base64 (the caller takes the value path).
+   */
+  appendBase64(src: Buffer, from: number, to: number): boolean {
+    const max = base64Bytes(from, to);
+    if (this.end + max > this.bytes.length) this.reserve(this.end + max);
+    const end =
+      to - from > NATIVE_BASE64
+        ? this.decodeNatively(src, from, to)
+        : decodeBase64Into(src, from, to, this.bytes, this.end);
+    if (end < 0) return false;
+    this.end = end;
+    this.setOffset(this.nextValid());
+    return true;
+  }
+
+  /**
+   * Long text through Buffer's decoder, the value path's own (faster than a loop in JavaScript past a few dozen
+   * characters). It skips what is not base64 and stops at a `=` inside the text, so it writes all the bytes a text
+   * of 4k characters and its padding stands for only when every character is base64: the text is then exactly the
+   * string JSON.parse makes of it, and the bytes are what the value path writes. -1 otherwise.
+   */
+  private decodeNatively(src: Buffer, from: number, to: number): number {
+    const n = to - from;
+    if ((n & 3) !== 0) return -1;
+    const pad = src[to - 1] === 0x3d ? (src[to - 2] === 0x3d ? 2 : 1) : 0;
+    const written = this.bytes.write(src.toString('latin1', from, to), this.end, 'base64');
+    return written === (n >> 2) * 3 - pad ? this.end + written : -1;
+  }
+
   private reserve(need: number): void {
     const next = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2));
     this.bytes.copy(next, 0, 0, this.end);

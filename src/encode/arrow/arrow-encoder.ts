@@ -12,7 +12,6 @@ import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
 import { arrowBatches } from './arrow-batches.js';
-import { rowValues } from '../../core/text-rows.js';
 
 /**
  * Encodes a result as an Arrow IPC stream (see the completeness rule above).
@@ -34,7 +33,7 @@ export function encodeArrow(
       return undefined;
     },
     page(rows) {
-      writer.write(arrow.batch(rowValues(rows)));
+      writer.write(arrow.batch(rows));
       return writer.toUint8Array(true);
     },
     end() {

@@ -26,9 +26,15 @@ abstract class OffsetsBuilder extends BaseBuilder {
 export class ListBuilder extends OffsetsBuilder {
   constructor(
     type: List,
-    private readonly child: ColumnBuilder,
+    /** The builder of the elements. */
+    readonly child: ColumnBuilder,
   ) {
     super(type);
+  }
+  /** Closes a list whose `n` elements were appended to `child` by the caller. */
+  appendList(n: number): void {
+    this.count += n;
+    this.setOffset(this.nextValid());
   }
   protected appendValue(v: unknown, i: number): void {
     if (!Array.isArray(v)) throw new TypeError(`expected an array, got ${typeof v}`);
@@ -51,9 +57,14 @@ export class ListBuilder extends OffsetsBuilder {
 export class StructBuilder extends BaseBuilder {
   constructor(
     type: Struct,
-    private readonly children: readonly ColumnBuilder[],
+    /** The builders of the fields, in field order. */
+    readonly children: readonly ColumnBuilder[],
   ) {
     super(type);
+  }
+  /** Marks a struct valid whose fields were each appended to `children` by the caller. */
+  appendStruct(): void {
+    this.nextValid();
   }
   protected appendValue(v: unknown): void {
     if (!Array.isArray(v)) throw new TypeError(`expected a row (array), got ${typeof v}`);

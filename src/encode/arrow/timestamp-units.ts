@@ -78,7 +78,7 @@ export function timestampToUnits(text: string, digits: number): number | null {
 }
 
 /** Days from 1970-01-01 to the first of month `m` of year `y` in the proleptic Gregorian calendar (as Date.UTC). */
-function daysFromCivil(y: number, m: number): number {
+export function daysFromCivil(y: number, m: number): number {
   if (m <= 2) y--;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;

@@ -32,7 +32,7 @@ import { trinoTypeOf } from '../../core/type-family.js';
 import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
 import type { EncodeOptions } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
-import { batchLength, rowValues, type RowBatch } from '../../core/text-rows.js';
+import { batchLength, type RowBatch } from '../../core/text-rows.js';
 
 /**
  * A row group closes at whichever comes first (the writer splits a page to keep to both). A stream holds about
@@ -121,9 +121,9 @@ function writerInput(arrow: ArrowBatches, pages: AsyncIterator<Rows>, feed: Feed
             feed.ended = true;
             return c.close();
           }
-          const rows = rowValues(page.value);
-          feed.rows += rows.length;
-          c.enqueue(toWasm(arrow.batch(rows)));
+          const batch = arrow.batch(page.value);
+          feed.rows += batch.numRows;
+          c.enqueue(toWasm(batch));
         } catch (err) {
           feed.failure ??= { err };
           c.error(err);
