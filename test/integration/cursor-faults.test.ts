@@ -276,7 +276,9 @@ beforeAll(async () => {
 });
 afterAll(() => undefined);
 
-describe.each(['sqlite', 'postgres'])('loader under faults, %s store', (kind) => {
+// Both stores at once: each scenario mostly waits (the producer's pace, settle, the gateway's restarts), and each
+// has its own table, gateway, landing folder and cursor.
+describe.concurrent.each(['sqlite', 'postgres'])('loader under faults, %s store', (kind) => {
   it('lands every event exactly once', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topicgate-state-'));
     const storeUrl = kind === 'sqlite' ? `sqlite:${join(dir, 'state.db')}` : pgUrl;
