@@ -6,9 +6,9 @@
  */
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import type { ResultColumn } from '../../src/core/result-stream.js';
 import { TextRows, type RowBatch } from '../../src/core/text-rows.js';
+import { random, textBatches } from '../cases/text-batches.js';
 import type { Encoder } from '../../src/encode/encoder.js';
 import { encodeCsv } from '../../src/encode/text/csv-encoder.js';
 import { encodeJson } from '../../src/encode/text/json-encoder.js';
@@ -88,14 +88,7 @@ const CASES: Record<string, (string | Buffer)[]> = {
 
 /** Writes the same rows both ways with an encoder; returns [from text, from values]. */
 async function both(encode: Encoder, columns: ResultColumn[], rowTexts: (string | Buffer)[][], batchRows = 7) {
-  const lossless = columns.some((c) => /\bbigint\b/.test(c.type));
-  const parse = lossless ? parseLosslessJson : JSON.parse;
-  const bad = () => new Error('not rows');
-  const batches: TextRows[] = [];
-  for (let i = 0; i < rowTexts.length; i += batchRows) {
-    const part = rowTexts.slice(i, i + batchRows);
-    batches.push(new TextRows(rowsText(part), part.length, parse, bad));
-  }
+  const batches = textBatches(columns, rowTexts, batchRows);
   const run = async (as: (b: TextRows) => RowBatch) => {
     async function* gen() {
       for (const b of batches) yield as(b);
@@ -106,29 +99,6 @@ async function both(encode: Encoder, columns: ResultColumn[], rowTexts: (string 
     return Buffer.concat(chunks);
   };
   return [await run((b) => b), await run((b) => b.values())] as const;
-}
-
-/** Rows of value texts as one batch's bytes: `[v,v],[v,v]` (strings as UTF-8, buffers as they are). */
-function rowsText(rows: (string | Buffer)[][]): Buffer {
-  const parts: Buffer[] = [];
-  rows.forEach((row, r) => {
-    parts.push(Buffer.from(r === 0 ? '[' : ',['));
-    row.forEach((v, i) => {
-      parts.push(Buffer.from(i === 0 ? '' : ','), Buffer.from(v));
-    });
-    parts.push(Buffer.from(']'));
-  });
-  return Buffer.concat(parts);
-}
-
-/** A seeded PRNG (mulberry32), so a failing random page can be replayed. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const ENCODERS: [string, Encoder][] = [

@@ -13,6 +13,7 @@ import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType 
 import {
   booleanEnd,
   isNullAt,
+  asciiStringEnd,
   numberTextEnd,
   plainIntegerEnd,
   plainStringEnd,
@@ -47,17 +48,6 @@ function textColumn(builder: ColumnBuilder, fast: FastAppend | null): TextColumn
     builder.append(value);
     return end;
   };
-}
-
-/** The end of a string of printable ASCII with no escape, or -1: its bytes are then exactly its text. */
-function asciiStringEnd(src: Uint8Array, i: number): number {
-  if (src[i] !== QUOTE) return -1;
-  for (let j = i + 1; j < src.length; j++) {
-    const c = src[j]!;
-    if (c === QUOTE) return j + 1;
-    if (c < 0x20 || c >= 0x7f || c === 0x5c) return -1;
-  }
-  return -1;
 }
 
 /** A Utf8 value: a plain string's bytes between its quotes are its UTF-8. */

@@ -6,8 +6,8 @@
 import { knownBase, type TrinoType } from '../../core/trino-types.js';
 import { base64Bytes, decodeBase64Into } from './base64-bytes.js';
 import { CSV_SPECIAL, csvFieldFrom } from './csv-field.js';
-import { asciiStringEnd, jsonTextWriter, type TextWriter } from './json-text-writer.js';
-import { booleanEnd, copyInto, plainIntegerEnd, plainStringEnd } from './json-token.js';
+import { jsonTextWriter, type TextWriter } from './json-text-writer.js';
+import { asciiStringEnd, booleanEnd, copyInto, plainIntegerEnd, plainStringEnd } from './json-token.js';
 import { csvRoom, VarbinaryText } from './varbinary-text.js';
 
 /** A string's text as one field (quoted when RFC 4180 requires it), or an integer's digits. */

@@ -181,7 +181,7 @@ export function utf8Sequence(b: Uint8Array, i: number, to: number): number {
 }
 
 /** A number at i: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?; returns the index after it, or -1. */
-function number(b: Uint8Array, i: number, to: number): number {
+export function number(b: Uint8Array, i: number, to: number): number {
   if (b[i] === 0x2d) i++;
   if (i < to && b[i] === 0x30) i++;
   else if (i < to && isDigit(b[i]!)) while (++i < to && isDigit(b[i]!));

@@ -76,17 +76,6 @@ const isoTimestamp: TextWriter = (src, i, out) => {
 /** The longest timestamp text copied here: a year of up to 6 digits and 12 fractional digits, and quotes. */
 const TIMESTAMP_ROOM = 40;
 
-/** The end of a string of printable ASCII with no escape (a timestamp's text), or -1. */
-export function asciiStringEnd(src: Buffer, i: number): number {
-  if (src[i] !== QUOTE) return -1;
-  for (let j = i + 1; j < src.length; j++) {
-    const c = src[j]!;
-    if (c === QUOTE) return j + 1;
-    if (c < 0x20 || c >= 0x7f || c === 0x5c) return -1;
-  }
-  return -1;
-}
-
 /** A varbinary: its base64 decoded into the page, then shown as varbinary-text.ts says. */
 function varbinaryJson(): TextWriter {
   const varbinary = new VarbinaryText();

@@ -3,7 +3,7 @@
  * ends, and whether it is in the plain form that can be copied to the output as it is. Every reader returns the
  * index after the token, or -1 when the token is not of that form (the caller then takes the value path).
  */
-import { utf8Sequence } from './json-scan.js';
+import { number, utf8Sequence } from './json-scan.js';
 import type { PageBuffer } from './page-buffer.js';
 
 const QUOTE = 0x22;
@@ -53,25 +53,18 @@ export function plainIntegerEnd(b: Uint8Array, i: number): number {
 
 /** The end of a JSON number's text in `b[from, to)` when that is exactly one number (RFC 8259 grammar), else -1. */
 export function numberTextEnd(b: Uint8Array, from: number, to: number): number {
-  let i = from;
-  if (b[i] === 0x2d) i++;
-  if (i < to && b[i] === 0x30) i++;
-  else if (i < to && isDigit(b[i]!)) while (++i < to && isDigit(b[i]!));
-  else return -1;
-  if (i < to && b[i] === 0x2e) {
-    if (++i >= to || !isDigit(b[i]!)) return -1;
-    while (++i < to && isDigit(b[i]!));
-  }
-  if (i < to && (b[i] === 0x65 || b[i] === 0x45)) {
-    if (++i < to && (b[i] === 0x2b || b[i] === 0x2d)) i++;
-    if (i >= to || !isDigit(b[i]!)) return -1;
-    while (++i < to && isDigit(b[i]!));
-  }
-  return i === to ? i : -1;
+  return from < to && number(b, from, to) === to ? to : -1;
 }
 
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
+/** The end of a string of printable ASCII with no escape (a timestamp's text, say), or -1: its bytes are its text. */
+export function asciiStringEnd(src: Uint8Array, i: number): number {
+  if (src[i] !== QUOTE) return -1;
+  for (let j = i + 1; j < src.length; j++) {
+    const c = src[j]!;
+    if (c === QUOTE) return j + 1;
+    if (c < 0x20 || c >= 0x7f || c === BACKSLASH) return -1;
+  }
+  return -1;
 }
 
 /** Whether the literal `null` is at `i`. */
