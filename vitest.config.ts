@@ -2,9 +2,28 @@ import { defineConfig } from 'vitest/config';
 import LongestFirstSequencer from './test/longest-first-sequencer.js';
 
 /**
- * Two projects: `unit` needs no service and runs in seconds (`npm run test:unit`); `integration` (with the
- * browser, pyarrow and schemathesis tests) talks to the real Trino and PostgreSQL that its global setup starts.
- * Every run ends with its slowest files (test/slowest-files-reporter.ts).
+ * The integration files that measure time or memory: each runs in a fresh module graph of its own, as
+ * `integration-isolated`. The others share one module graph per worker (`isolate: false`).
+ */
+const ISOLATED = [
+  'test/integration/hostile-size.test.ts',
+  'test/integration/hostile-depth.test.ts',
+  'test/integration/flat-memory.test.ts',
+];
+
+const integration = {
+  // Starts the local Trino (and PostgreSQL) and loads the demo topics once for the whole run; the second project's
+  // setup finds them running and loaded.
+  globalSetup: ['test/global-setup.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 300_000,
+};
+
+/**
+ * Three projects: `unit` needs no service and runs in seconds (`npm run test:unit`); `integration` and
+ * `integration-isolated` (with the browser, pyarrow and schemathesis tests) talk to the real Trino and PostgreSQL
+ * that their global setup starts (`npm run test:integration` runs both). Every run ends with its slowest files
+ * (test/slowest-files-reporter.ts).
  */
 export default defineConfig({
   test: {
@@ -26,12 +45,20 @@ export default defineConfig({
       },
       {
         test: {
+          ...integration,
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/schemathesis/**/*.test.ts'],
-          // Starts the local Trino (and PostgreSQL) and loads the demo topics once for the whole run.
-          globalSetup: ['test/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 300_000,
+          exclude: ISOLATED,
+          // As in `unit`: importing the app afresh for each of 55 files cost 95-135 s of the run. Every file closes
+          // the apps and servers it starts; none mocks a module.
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          ...integration,
+          name: 'integration-isolated',
+          include: ISOLATED,
         },
       },
     ],

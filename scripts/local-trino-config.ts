@@ -16,6 +16,12 @@ export interface ConfigTarget {
   port: number;
   runDir: string;
   pgPort: number;
+  /**
+   * `full` (the default): C1 then C2, as Trino ships, for benchmarks. `quick`: C1 alone, for the test suite, whose
+   * thousands of small queries each bring new generated classes: with C2 the compiler threads took about a quarter
+   * of the test Trino's CPU (`TOPICGATE_LOCAL_TRINO_JIT`).
+   */
+  jit?: 'full' | 'quick';
 }
 
 /** File name (relative to etc/) -> contents. */
@@ -54,6 +60,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       '-server',
       `-Xmx${heap}`,
       '-XX:+UseG1GC',
+      ...(l.jit === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
       '-XX:+ExitOnOutOfMemoryError',
       '-XX:-UsePerfData',
       '-Djdk.attach.allowAttachSelf=true',
@@ -71,6 +78,10 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       'task.concurrency=2',
       // Tests read system.runtime.queries to see cancelled queries; keep them listed a while.
       'query.min-expire-age=10m',
+      // A finished task's info is kept 15 minutes by default, and the task manager walks every kept task five
+      // times a second (abandoned-task checks that build each one's info): after a few thousand small queries
+      // that walk was an eighth of the test Trino's CPU. The coordinator has a task's final info long before.
+      'task.info.max-age=1m',
       ...(s3
         ? [
             'protocol.spooling.enabled=true',

@@ -25,6 +25,8 @@ export interface LocalTrinoLayout {
   runDir: string;
   pidFile: string;
   pgPort: number;
+  /** TOPICGATE_LOCAL_TRINO_JIT (local-trino-config.ts): the test suite asks for `quick`, benchmarks keep `full`. */
+  jit: 'full' | 'quick';
 }
 
 export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
@@ -39,7 +41,14 @@ export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
     runDir,
     pidFile: join(runDir, 'trino.pid'),
     pgPort: Number(env.TOPICGATE_LOCAL_PG_PORT ?? 15432),
+    jit: jitMode('TOPICGATE_LOCAL_TRINO_JIT', env.TOPICGATE_LOCAL_TRINO_JIT),
   };
+}
+
+/** A JIT mode setting: `full` (C1 then C2, the default) or `quick` (C1 only). */
+export function jitMode(name: string, value: string | undefined): 'full' | 'quick' {
+  if (value === undefined || value === 'full' || value === 'quick') return value ?? 'full';
+  throw new Error(`${name}: ${JSON.stringify(value)} is not full or quick`);
 }
 
 function log(msg: string): void {
@@ -201,14 +210,21 @@ function spoolStorage(l: LocalTrinoLayout): LocalS3Layout | undefined {
  * it is ready. One that this script started with another configuration is restarted; one it did not start, and
  * whose configuration it cannot tell, is refused with a message (it is someone else's).
  */
-export async function up(l = layout(), timeoutMs = 240_000): Promise<{ url: string; started: boolean }> {
+export async function up(
+  l = layout(),
+  timeoutMs = 240_000,
+  o: { anyJit?: boolean } = {},
+): Promise<{ url: string; started: boolean }> {
   const s3 = spoolStorage(l);
   const files = configFiles(l, s3);
   const ready = await trinoReady(l.url);
   const pid = readPid(l);
   const ours = pid !== undefined && alive(pid);
   if (ready || ours) {
-    if (readStamp(l.runDir) === configStamp(files)) {
+    // `anyJit` (the test suite): a developer's running Trino is reused whichever JIT mode it was started with.
+    const other = configFiles({ ...l, jit: l.jit === 'quick' ? 'full' : 'quick' }, s3);
+    const stamp = readStamp(l.runDir);
+    if (stamp === configStamp(files) || (o.anyJit && stamp === configStamp(other))) {
       if (s3) await s3Up(s3);
       if (!ready) {
         log(`Trino (pid ${pid}) is starting; waiting`);

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { fetchTrino, findJdk, launch, layout as localLayout } from './local-trino.js';
+import { fetchTrino, findJdk, jitMode, launch, layout as localLayout } from './local-trino.js';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
@@ -67,13 +67,8 @@ export function secureLayout(env: NodeJS.ProcessEnv = process.env): SecureTrinoL
     otherCaFile: join(runDir, 'tls', 'other-ca.pem'),
     passwordFile: (user) => join(runDir, 'secrets', `${user}.password`),
     jwtKeyFile: join(runDir, 'secrets', 'jwt.key'),
-    jit: jit(env.TOPICGATE_SECURE_TRINO_JIT ?? 'full'),
+    jit: jitMode('TOPICGATE_SECURE_TRINO_JIT', env.TOPICGATE_SECURE_TRINO_JIT),
   };
-}
-
-function jit(value: string): 'full' | 'quick' {
-  if (value === 'full' || value === 'quick') return value;
-  throw new Error(`TOPICGATE_SECURE_TRINO_JIT: ${JSON.stringify(value)} is not full or quick`);
 }
 
 function log(msg: string): void {

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { pgDown, pgUp } from '../scripts/local-postgres.js';
-import { down, up } from '../scripts/local-trino.js';
+import { down, layout, up } from '../scripts/local-trino.js';
 import { demoStatements } from '../scripts/demo-data.js';
 import { DEFAULT_DEMO_EVENTS, loadDemo } from '../scripts/load-demo.js';
 import { loadAvroDemo } from '../scripts/load-demo-avro.js';
@@ -42,17 +42,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
       `[test] PostgreSQL (for the vastpg catalog) did not start: ${err instanceof Error ? err.message : String(err)}`,
     );
   });
+  // C1 alone (scripts/local-trino-config.ts, `jit`) when this run starts the Trino; a running one is reused as is.
+  const trinoLayout = layout({ TOPICGATE_LOCAL_TRINO_JIT: 'quick', ...process.env });
   let trino: Awaited<ReturnType<typeof up>> | undefined;
   let registry: Awaited<ReturnType<typeof registryUp>> | undefined;
   const teardown = async () => {
     if (registry?.started) await registryDown();
-    if (trino?.started) await down();
+    if (trino?.started) await down(trinoLayout);
     if (pg.started) await pgDown();
   };
   try {
     // Both start at once; whichever started is stopped by the teardown if the other fails. Meanwhile dist/ is
     // built when stale: the tests that start the server as a process run it as `npm start` does.
-    const [t, r, b] = await Promise.allSettled([up(), registryUp(), build()]);
+    const [t, r, b] = await Promise.allSettled([up(trinoLayout, undefined, { anyJit: true }), registryUp(), build()]);
     if (t.status === 'fulfilled') trino = t.value;
     if (r.status === 'fulfilled') registry = r.value;
     if (t.status === 'rejected') throw t.reason;

@@ -18,7 +18,7 @@ const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'integration:test/integration/trino-faults.test.ts': 150,
   'integration:test/integration/hostile.test.ts': 140,
   'integration:test/schemathesis/schemathesis.test.ts': 90,
-  'integration:test/integration/flat-memory.test.ts': 85,
+  'integration-isolated:test/integration/flat-memory.test.ts': 85,
   'integration:test/integration/spooling.test.ts': 80,
   'integration:test/integration/shutdown.test.ts': 60,
   'integration:test/integration/readers.test.ts': 50,
@@ -32,7 +32,7 @@ const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'integration:test/integration/startup.test.ts': 25,
 };
 
-/** Longest expected first; projects in vitest's order (by group, then name). */
+/** Longest expected first across the projects of a group: the two integration projects share the two workers. */
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
@@ -43,7 +43,6 @@ export default class LongestFirstSequencer extends BaseSequencer {
     return [...files].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        a.project.name.localeCompare(b.project.name) ||
         expectedMs(b) - expectedMs(a) ||
         size(b) - size(a),
     );

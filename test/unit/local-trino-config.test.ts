@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { s3Layout } from '../../scripts/local-s3.js';
 import { configFiles, configStamp, heapMb, readStamp, writeConfig } from '../../scripts/local-trino-config.js';
+import { jitMode } from '../../scripts/local-trino.js';
 
 const runDir = mkdtempSync(join(tmpdir(), 'tg-trino-config-'));
 const target = { port: 18790, runDir, pgPort: 15432 };
@@ -34,6 +35,22 @@ describe('local Trino configuration', () => {
     const files = configFiles(target, undefined);
     expect(files['config.properties']).toContain('protocol.spooling.enabled=false\n');
     expect(files['spooling-manager.properties']).toBeUndefined();
+  });
+
+  it('JIT: C2 by default, C1 alone when quick (the test suite), and the stamp tells the two apart', () => {
+    const quick = { ...target, jit: 'quick' as const };
+    expect(configFiles(target, s3)['jvm.config']).not.toContain('TieredStopAtLevel');
+    expect(configFiles(quick, s3)['jvm.config']).toContain('-XX:TieredStopAtLevel=1\n');
+    expect(configStamp(configFiles(quick, s3))).not.toBe(configStamp(configFiles(target, s3)));
+    expect(jitMode('X', undefined)).toBe('full');
+    expect(jitMode('X', 'quick')).toBe('quick');
+    expect(() => jitMode('TOPICGATE_LOCAL_TRINO_JIT', 'fast')).toThrow(/TOPICGATE_LOCAL_TRINO_JIT: "fast"/);
+  });
+
+  it('finished tasks are forgotten after a minute, queries kept listed for ten', () => {
+    const config = configFiles(target, s3)['config.properties'];
+    expect(config).toContain('task.info.max-age=1m\n');
+    expect(config).toContain('query.min-expire-age=10m\n');
   });
 
   it('the stamp is stable for one configuration and differs for another (the secret is kept per run folder)', () => {
