@@ -16,7 +16,13 @@ import { SessionBody, type SessionRead } from '../query/request/session-schema.j
 import { epochOfTrinoTimestamp } from '../query/request/time.js';
 import { planColumns } from '../read/open-page.js';
 import { makeSession } from '../sessions/session-streams.js';
-import { bindStream, checkStreamCaller, checkStreamRows, presignedPrincipal } from '../sessions/stream-principal.js';
+import {
+  bindStream,
+  checkStreamCaller,
+  checkStreamGrant,
+  checkStreamRows,
+  presignedPrincipal,
+} from '../sessions/stream-principal.js';
 import { StreamTokens, type StreamBody } from '../sessions/stream-token.js';
 import { BODY_ERRORS, errorResponses } from './error-schema.js';
 import { READ_ERRORS } from './events.js';
@@ -144,6 +150,7 @@ function streamRoute(app: App, tokens: StreamTokens): void {
     },
     async (request, reply) => {
       const s = request.sessionStream!;
+      checkStreamGrant(s, request.principal, app.access.grants);
       const decode = s.q.decode !== false;
       const model = await topicFor(app, request, s.t);
       const { topic, readerVersions } = await withDecodedFields(app, model, decode, s.rv);

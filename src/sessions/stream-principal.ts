@@ -6,6 +6,7 @@
  */
 import type { Config } from '../config/config.js';
 import { ApiError } from '../core/errors.js';
+import type { Grants } from '../access/grants.js';
 import type { Principal } from '../access/principal.js';
 import type { RowPolicies } from '../access/row-policy.js';
 import { canonicalWhere, queryHash } from '../query/passes/paging.js';
@@ -58,6 +59,18 @@ export function checkStreamCaller(s: StreamBody, caller: Principal): void {
   if (caller.name !== s.p || caller.via !== s.v) {
     throw new ApiError('TG_FORBIDDEN', 'this stream belongs to a session another principal made', {
       parameter: 'token',
+    });
+  }
+}
+
+/**
+ * The grants in force now: a principal that may no longer read the topic gets a 403 (it made the session, so the
+ * topic's existence is no secret to it), whether the grant went with a rule, a role or the whole key.
+ */
+export function checkStreamGrant(s: StreamBody, caller: Principal, grants: Grants): void {
+  if (!grants.can(caller, s.t, 'read')) {
+    throw new ApiError('TG_FORBIDDEN', `this caller may no longer read topic ${JSON.stringify(s.t)}`, {
+      action: 'read',
     });
   }
 }
