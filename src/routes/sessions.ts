@@ -40,7 +40,15 @@ declare module 'fastify' {
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-const STREAM_ERRORS = [...READ_ERRORS, 'TG_BAD_SESSION', 'TG_SESSION_EXPIRED'] as const satisfies ErrorCode[];
+/** A session reads as `/query` does, but takes no page cursor and answers in JSON. */
+const SESSION_ERRORS = READ_ERRORS.filter((c) => c !== 'TG_BAD_CURSOR' && c !== 'TG_NOT_ACCEPTABLE');
+
+/** A stream reads as `/query` does, in any format, from its signed URL: altered (400) or expired (410). */
+const STREAM_ERRORS: ErrorCode[] = [
+  ...READ_ERRORS.filter((c) => c !== 'TG_BAD_CURSOR'),
+  'TG_BAD_SESSION',
+  'TG_SESSION_EXPIRED',
+];
 
 /** What a session reads besides its window, as its streams' tokens carry it. */
 function sessionRead(body: SessionBody): SessionRead {
@@ -73,7 +81,7 @@ function createRoute(app: App, tokens: StreamTokens): void {
           'Plans the `limit=all` read of the body over `since`..`until` (both required, pinned now), counts its rows per time bucket in one Trino query, and splits the window at whole milliseconds into streams of about equal rows. Read the streams concurrently, from any gateway instance, in any format; together they are exactly the rows of that read, each once, and with order `time` in index order they are its order.',
         params: TopicParams,
         body: SessionBody,
-        response: { 201: SessionCreated, ...errorResponses([...STREAM_ERRORS, ...BODY_ERRORS]) },
+        response: { 201: SessionCreated, ...errorResponses([...SESSION_ERRORS, ...BODY_ERRORS]) },
       },
     },
     async (request, reply) => {
