@@ -118,6 +118,21 @@ export function parseRowFilter(text: string): FilterTemplate {
   return t;
 }
 
+/** The names of the claims a policy filter reads (`{claims.<name>}`), each once. */
+export function claimNames(t: FilterTemplate): string[] {
+  switch (t.kind) {
+    case 'filter':
+      return (claimFilter(t)?.values ?? []).flatMap((v) => (v.kind === 'claim' ? [v.name] : []));
+    case 'not':
+      return claimNames(t.inner);
+    case 'and':
+    case 'or':
+      return [...new Set(t.items.flatMap(claimNames))];
+    default:
+      return assertNever(t, 'filter syntax');
+  }
+}
+
 /** The caller's claims, as the principal carries them. */
 export type Claims = Readonly<Record<string, unknown>>;
 

@@ -10,7 +10,14 @@ import type { TopicModel } from '../query/tree/topic-model.js';
 import type { PredicateNode } from '../query/tree/nodes.js';
 import type { RowPolicyRule } from '../config/access-schema.js';
 import type { Principal } from './principal.js';
-import { bindRowFilter, parseRowFilter, templateProblems, type FilterTemplate } from './row-filter.js';
+import {
+  bindRowFilter,
+  claimNames,
+  claimValue,
+  parseRowFilter,
+  templateProblems,
+  type FilterTemplate,
+} from './row-filter.js';
 
 interface CompiledPolicy {
   roles: ReadonlySet<string>;
@@ -62,6 +69,31 @@ export class RowPolicies {
     }
     if (items.length === 0) return matchNothing(topic);
     return items.length === 1 ? items[0]! : { kind: 'or', items };
+  }
+
+  /**
+   * Only the claims of `principal` that its policies on the topic read, as nested as the principal has them: what
+   * a presigned read session carries to recompute the same filter without the caller's token.
+   */
+  claimsRead(topicId: string, principal: Principal): Record<string, unknown> {
+    const mine = (this.byTopic.get(topicId) ?? []).filter((p) => principal.roles.some((r) => p.roles.has(r)));
+    // Null prototypes: a claim step is any name (`__proto__` too), and must land as an own member.
+    const out: Record<string, unknown> = Object.create(null);
+    for (const name of new Set(mine.flatMap((p) => claimNames(p.template)))) {
+      const value = claimValue(principal.claims, name);
+      if (value === undefined) continue;
+      const steps = name.split('.');
+      let at = out;
+      for (const step of steps.slice(0, -1)) {
+        const next = Object.hasOwn(at, step) ? at[step] : undefined;
+        at = (at[step] = next !== null && typeof next === 'object' ? next : Object.create(null)) as Record<
+          string,
+          unknown
+        >;
+      }
+      at[steps.at(-1)!] = value;
+    }
+    return out;
   }
 
   /** Problems of the policies of a served topic (unknown columns, values of the wrong type), for the start-up check. */

@@ -85,6 +85,16 @@ export const servingSettings = {
       'widest `since`..`until` window for a query whose filters are all evaluated after the scan (unless the ' +
       "topic's `allowFullScan`)",
   }),
+  sessionTtlMs: intSetting({
+    env: 'TOPICGATE_SESSION_TTL',
+    read: 'duration',
+    fallback: '1h',
+    minimum: 1_000,
+    maximum: 7 * 86_400_000,
+    description:
+      "how long a read session's stream URLs may be read (`expiresAt`; then 410 `TG_SESSION_EXPIRED`); they are " +
+      'signed with the cursor secret, so any instance sharing it serves them',
+  }),
   gatewayMaxRows: intSetting({
     env: 'TOPICGATE_GATEWAY_MAX_ROWS',
     read: 'int',

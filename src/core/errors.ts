@@ -10,6 +10,10 @@ export const ERROR_CATALOG = {
   TG_BAD_TIME: { status: 400, meaning: 'A time (since, until, start, to) is neither ISO-8601 nor relative.' },
   TG_BAD_CURSOR: { status: 400, meaning: 'A page cursor is malformed, tampered with, or belongs to another query.' },
   TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
+  TG_BAD_SESSION: {
+    status: 400,
+    meaning: 'A read-session stream URL is malformed, tampered with, or not signed by this service.',
+  },
   TG_TIME_BOUND_REQUIRED: {
     status: 400,
     meaning: 'A query that filters only on JSON fields must bound the time window (since/until).',
@@ -31,6 +35,10 @@ export const ERROR_CATALOG = {
   TG_STALE_BATCH: {
     status: 409,
     meaning: 'The batch does not start at the committed position (someone else committed).',
+  },
+  TG_SESSION_EXPIRED: {
+    status: 410,
+    meaning: 'The read session has expired (its expiresAt has passed): create a new session.',
   },
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },

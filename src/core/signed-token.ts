@@ -7,13 +7,15 @@
  * - `key id` names the keyring key that signed it, so the secret can rotate: one current key signs, every key in
  *   the ring verifies. A key made from a bare secret gets an id derived from a hash of the secret, so a single
  *   configured secret needs no id of its own.
- * - `body` is the JSON of the caller's body; on the way in it must match the caller's TypeBox schema, so a validly
- *   signed but malformed body (a defect elsewhere, or an older layout) is refused rather than trusted.
+ * - `body` is the JSON of the caller's body (deflated first for a kind that says so: a session's stream carries a
+ *   whole request); on the way in it must match the caller's TypeBox schema, so a validly signed but malformed body
+ *   (a defect elsewhere, or an older layout) is refused rather than trusted.
  * - `mac` is HMAC-SHA256 over everything before it, truncated to 132 bits (22 characters), compared in constant
  *   time.
  * Decoding never throws: it answers a fault, which each caller maps to its own coded error.
  */
 import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -86,6 +88,8 @@ export interface SignedTokenOptions<S extends TSchema> {
   /** Longest token accepted, in characters. */
   maxLength: number;
   keys: Keyring;
+  /** Bodies are deflated (raw DEFLATE) before base64url; inflating stops at `maxBytes` (a signed body is ours). */
+  deflate?: { maxBytes: number };
 }
 
 /** Signs and opens the tokens of one kind. */
@@ -100,7 +104,9 @@ export class SignedTokens<S extends TSchema> {
   /** The token of a body. The body is our own and is not checked here; `open` checks it. */
   seal(body: Static<S>): string {
     const keys = this.opts.keys;
-    const signed = `${this.kind}.${keys.currentId}.${Buffer.from(JSON.stringify(body)).toString('base64url')}`;
+    const json = Buffer.from(JSON.stringify(body));
+    const packed = this.opts.deflate ? deflateRawSync(json, { level: 9 }) : json;
+    const signed = `${this.kind}.${keys.currentId}.${packed.toString('base64url')}`;
     return `${signed}.${keys.mac(signed)!}`;
   }
 
@@ -121,7 +127,10 @@ export class SignedTokens<S extends TSchema> {
     if (got.length !== want.length || !timingSafeEqual(got, want)) return fail('signature');
     let value: unknown;
     try {
-      value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      const packed = Buffer.from(body, 'base64url');
+      const { deflate } = this.opts;
+      const json = deflate ? inflateRawSync(packed, { maxOutputLength: deflate.maxBytes }) : packed;
+      value = JSON.parse(json.toString('utf8'));
     } catch {
       return fail('malformed');
     }

@@ -8,6 +8,7 @@ import type { Plan } from './tree/plan.js';
 import { applySlice } from './passes/passes.js';
 import { classifyPushdown, type PushdownReport } from './passes/pushdown.js';
 import { forDisplay } from './passes/post-decode-split.js';
+import { bucketCountTree } from './passes/session-split.js';
 import { compileCount, compileQuery, compileTailSummary } from './sql/compile-query.js';
 import { compileWhere } from './sql/compile.js';
 
@@ -40,6 +41,8 @@ export interface PlanSql {
   summarySql(slice?: SliceBounds): string;
   /** How many rows the plan's filters match: cursor lag. */
   countSql(): string;
+  /** Rows the plan's filters match per epoch-aligned bucket of broker time `widthMs` wide: a session's split. */
+  bucketCountSql(widthMs: number): string;
   explain(): ExplainView;
 }
 
@@ -71,6 +74,7 @@ export function planSql(plan: Plan, time: ColumnNode | null, complexPredicates: 
     },
     summarySql: (s) => compileTailSummary(s ? slice(s) : tree, brokerTime()),
     countSql: () => compileCount(tree),
+    bucketCountSql: (widthMs) => compileQuery(bucketCountTree(tree, brokerTime(), widthMs)),
     explain: () => ({
       sql: compileQuery(tree),
       pushdown: classifyPushdown(and(tree.where, plan.postDecode?.where), { complexPredicates }),

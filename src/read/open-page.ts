@@ -4,7 +4,7 @@
  * side (server/stream-read.ts) asks it for the rows to encode and for the next position, and owns the rest.
  */
 import type { Config } from '../config/config.js';
-import type { ResultStream } from '../core/result-stream.js';
+import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import type { RegistryPort } from '../blob/avro/schema-registry.js';
 import { preparePayloads, type PayloadDecoding } from '../blob/avro/payload-decoder.js';
 import type { PlannedRead } from '../query/planner.js';
@@ -132,6 +132,30 @@ export async function openPage(ctx: PageContext, plan: PlannedRead, o: PageOptio
         }),
       ),
   };
+}
+
+/**
+ * The columns a planned read's rows are shown with (JSON and Arrow: decoded records whole), without running it:
+ * Trino's columns as the plan selects them, through the same decoding and post-decode projection as a page.
+ */
+export async function planColumns(
+  ctx: Pick<PageContext, 'config' | 'registry'>,
+  plan: PlannedRead,
+  o: Pick<PageOptions, 'topic' | 'decode' | 'readerVersions'>,
+): Promise<readonly ResultColumn[]> {
+  const columns = plan.tree.select.map((s) => ({
+    name: s.as,
+    type: s.kind === 'select-column' || s.kind === 'bucket' ? s.column.type : 'bigint',
+  }));
+  const none: ResultStream = { queryId: '', columns, batches: (async function* () {})() };
+  const payloads = o.decode
+    ? await preparePayloads(o.topic, ctx.config.topics[o.topic], ctx.registry, {
+        hexBytes: false,
+        versions: o.readerVersions,
+      })
+    : null;
+  const stage = plan.postDecode && payloads ? postDecodeOf(plan.postDecode, payloads.wrap(none), plan) : null;
+  return project(stage ? stage.run.source : none, stage, payloads, false).columns;
 }
 
 /** What the response shows of the cut rows: the post-decode projection, or the payloads decoded in place. */

@@ -1,12 +1,9 @@
 /** Reading events (API.md "Reading events", "Aggregation", "Explain"): GET with PostgREST filters, POST with a body. */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../core/errors.js';
-import { topicModel } from '../read/topic-catalog.js';
 import { readRequestFromBody, readRequestFromQuery } from '../query/request/read-request.js';
 import { resolver } from '../query/request/resolver.js';
-import type { TopicModel } from '../query/tree/topic-model.js';
-import { decodedTypes } from '../blob/avro/decoded-types.js';
 import {
   ACCESS_ERRORS,
   BODY_ERRORS,
@@ -15,7 +12,8 @@ import {
   TRINO_ERRORS,
   errorResponses,
 } from './error-schema.js';
-import { authorize, rowScope } from '../access/authorize.js';
+import { rowScope } from '../access/authorize.js';
+import { topicFor, withDecodedFields } from './read-topic.js';
 import { EventsQuery, FormatQuery, QueryBody } from '../query/request/read-schema.js';
 import { ReadResponses } from './read-response-schema.js';
 import { TopicParams } from './topics-schema.js';
@@ -24,7 +22,7 @@ import { TopicParams } from './topics-schema.js';
  * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
  * limit above the maximum), the guardrail (passes.ts), the media type (server/negotiate-media.ts), and Trino.
  */
-const READ_ERRORS = [
+export const READ_ERRORS = [
   ...PATH_ERRORS,
   ...ACCESS_ERRORS,
   'TG_TOPIC_NOT_FOUND',
@@ -37,21 +35,6 @@ const READ_ERRORS = [
   // Avro / json-sr payloads: reader and writer schemas come from the registry (registry/payload-decoder.ts).
   'TG_SCHEMA_REGISTRY',
 ] as const satisfies readonly ErrorCode[];
-
-/** The topic, if the caller may `read` it (or `explain` on it): 404 when it may not see it, 403 without the action. */
-async function topicFor(app: FastifyInstance, request: FastifyRequest, id: string, explain: boolean) {
-  authorize(request, id, explain ? 'explain' : 'read');
-  return topicModel(await app.tg.catalog.get(id), app.tg.config);
-}
-
-/**
- * The topic with the types of its decoded Avro key / value, so a request can name their fields (`value.amount`);
- * `decode=false` names none. The reader versions are pinned for the response.
- */
-async function withDecodedFields(app: FastifyInstance, topic: TopicModel, decode: boolean) {
-  const found = decode ? await decodedTypes(topic.id, app.tg.config.topics[topic.id], app.tg.registry) : null;
-  return found ? { topic: { ...topic, decoded: found.types }, readerVersions: found.versions } : { topic };
-}
 
 /** The same URL with `cursor` set to the next page's token. */
 function nextUrlOf(request: FastifyRequest) {

@@ -24,6 +24,7 @@ import healthRoutes from '../routes/health.js';
 import topicRoutes from '../routes/topics.js';
 import eventRoutes from '../routes/events.js';
 import cursorRoutes from '../routes/cursors.js';
+import sessionRoutes from '../routes/sessions.js';
 import inferRoutes from '../routes/infer.js';
 import { CursorService } from '../cursors/cursor-service.js';
 import type { CursorStore } from '../cursors/cursor-store.js';
@@ -108,6 +109,7 @@ export async function buildApp(
   await app.register(healthRoutes);
   await app.register(topicRoutes, { prefix: '/v1' });
   await app.register(eventRoutes, { prefix: '/v1' });
+  await app.register(sessionRoutes, { prefix: '/v1' });
   await app.register(cursorRoutes, { prefix: '/v1' });
   await app.register(inferRoutes, { prefix: '/v1' });
   await app.register(import('../routes/topic-docs.js'));

@@ -1,20 +1,22 @@
 /**
  * The read path's response half as request and reply decorations, so route files (which do not import server/)
  * answer reads in one call: `reply.sendRead(...)` for events, `reply.sendPlan(...)` for a planned cursor batch,
- * `request.readMediaType(format)` to negotiate before anything is prepared.
+ * `request.readMediaType(format)` to negotiate before anything is prepared, `request.planRead(...)` to plan only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { MediaType } from '../encode/encoder-registry.js';
 import type { PlannedRead } from '../query/planner.js';
 import { mediaTypeOf } from './negotiate-media.js';
-import { runRead, type ReadOptions } from './run-read.js';
+import { planReadOf, runRead, type ReadOptions } from './run-read.js';
 import { streamRead, type StreamOptions } from './stream-read.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The media type to answer with (`format=` or `Accept`); none acceptable is a 406. */
     readMediaType(format: string | undefined): MediaType;
+    /** Plans a read for this request's caller without running it (a read session plans its whole window). */
+    planRead(o: ReadOptions): Promise<PlannedRead>;
   }
   interface FastifyReply {
     /** Plans and answers a read of events (or explains it). */
@@ -27,6 +29,9 @@ declare module 'fastify' {
 async function readReply(app: FastifyInstance): Promise<void> {
   app.decorateRequest('readMediaType', function (this: FastifyRequest, format: string | undefined) {
     return mediaTypeOf(this, format);
+  });
+  app.decorateRequest('planRead', function (this: FastifyRequest, o: ReadOptions) {
+    return planReadOf(app, this, o);
   });
   app.decorateReply('sendRead', function (this: FastifyReply, o: ReadOptions) {
     return runRead(app, this.request, this, o);

@@ -63,9 +63,8 @@ async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRea
   return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
 }
 
-/** Negotiates, plans and answers a read of events (GET or POST), or explains it. */
-export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
-  const media = mediaTypeOf(request, o.format);
+/** Plans a read for the request's caller, its Avro key's frames computed first. */
+export async function planReadOf(app: FastifyInstance, request: FastifyRequest, o: ReadOptions): Promise<PlannedRead> {
   // An Avro key: filters on it (the caller's row policy too) compare framed bytes, one per key schema version.
   const keyFrames =
     o.decode === false
@@ -74,7 +73,13 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
           o.req.where,
           o.rows.filter,
         ]);
-  const planned = planFor(app, o, callerOf(request), keyFrames);
+  return planFor(app, o, callerOf(request), keyFrames);
+}
+
+/** Negotiates, plans and answers a read of events (GET or POST), or explains it. */
+export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
+  const media = mediaTypeOf(request, o.format);
+  const planned = await planReadOf(app, request, o);
   if (o.explain) {
     const body = await explainRead(app, requestTrino(request), planned);
     return reply.type('application/json; charset=utf-8').send(body);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUT_SCHEMA, cutReadPath, ensureCutTopic } from '../cut-topic.js';
+import { CUT_SCHEMA, CUT_SINCE, CUT_UNTIL, cutReadPath, ensureCutTopic } from '../cut-topic.js';
 import { sql, testGateway, trinoUrl } from '../helpers.js';
 
 const run = promisify(execFile);
@@ -103,6 +103,42 @@ describe('examples against the demo topics', () => {
     expect(r.stdout).toContain("'2026-11-01T00:00:00.000Z'");
     process.stderr.write(`[examples] node-arrow.mjs:\n${r.stdout}`);
   }, 120_000);
+});
+
+describe('read-session examples: streams read concurrently into one table', () => {
+  const body = JSON.stringify({ since: SINCE, until: UNTIL, streams: 4 });
+  it.each([
+    ['python3', 'examples/session_pyarrow.py'],
+    [process.execPath, 'examples/node-session.mjs'],
+  ] as const)(
+    '%s %s',
+    async (cmd, script) => {
+      const r = await example(cmd, [script, `${demo}/v1/topics/orders/sessions`, body]);
+      expect(r.code, r.stderr).toBe(0);
+      const days = await perDay();
+      expect(r.stdout).toMatch(new RegExp(`^rows: ${days.reduce((a, d) => a + d.events, 0)} in 4 streams \\(`));
+      expect(r.stdout).toContain('broker-time order: true');
+      for (const d of days) expect(r.stdout).toContain(`day ${d.day}: ${d.events} events`);
+      process.stderr.write(`[examples] ${script}:\n${r.stdout}`);
+    },
+    120_000,
+  );
+
+  it.each([
+    ['python3', 'examples/session_pyarrow.py', /IncompleteRead|HTTP Error 400/],
+    [process.execPath, 'examples/node-session.mjs', /failed: (terminated|HTTP 400)/],
+  ] as const)(
+    'a failing stream (the cut topic) fails the whole read: %s %s',
+    async (cmd, script, error) => {
+      // Each stream is one sorted query: the one over the poisoned day fails in Trino before (or after) its first
+      // byte (test/cut-topic.ts), and either way the example exits non-zero instead of joining what arrived.
+      const cutBody = JSON.stringify({ since: CUT_SINCE, until: CUT_UNTIL, streams: 2 });
+      const r = await example(cmd, [script, `${cut}/v1/topics/orders/sessions`, cutBody]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(error);
+    },
+    120_000,
+  );
 });
 
 describe('a cut response makes each example fail', () => {

@@ -59,6 +59,8 @@ describe('the committed document', () => {
         'GET /v1/topics/{topic}',
         'GET /v1/topics/{topic}/events',
         'POST /v1/topics/{topic}/query',
+        'POST /v1/topics/{topic}/sessions',
+        'GET /v1/topics/{topic}/sessions/{session}/streams/{index}',
         'PUT /v1/cursors/{name}',
         'GET /v1/cursors/{name}',
         'DELETE /v1/cursors/{name}',
@@ -123,6 +125,7 @@ describe('the committed document', () => {
     for (const o of [
       op('get', '/v1/topics/{topic}/events'),
       op('post', '/v1/topics/{topic}/query'),
+      op('get', '/v1/topics/{topic}/sessions/{session}/streams/{index}'),
       op('post', '/v1/cursors/{name}/read'),
     ]) {
       expect(Object.keys(o.responses['200'].content).sort()).toEqual([...media].sort());
@@ -169,6 +172,10 @@ describe('each route documents the codes it answers with', () => {
     payload: 'a=b',
     headers: { 'content-type': 'text/plain' },
   });
+  const SESSIONS = (topic: string) => `/v1/topics/${topic}/sessions`;
+  const SESSION_WINDOW = { since: '2026-11-01T00:00:00Z', until: '2026-11-02T00:00:00Z' };
+  const PAID = { field: 'status', op: 'eq', value: 'paid' };
+  const STREAM = '/v1/topics/orders/sessions/s1/streams/0';
   const CASES: [string, Request, string][] = [
     ['GET /v1/topics/{topic}', { url: '/v1/topics/nope' }, 'TG_TOPIC_NOT_FOUND'],
     ['GET /v1/topics/{topic}', { url: '/v1/topics/%zz' }, 'TG_BAD_REQUEST'],
@@ -228,6 +235,27 @@ describe('each route documents the codes it answers with', () => {
       json('POST', '/v1/topics/orders/query', { where: { field: 'status', op: 'eq', value: 'paid' } }),
       'TG_TIME_BOUND_REQUIRED',
     ],
+    ['POST /v1/topics/{topic}/sessions', json('POST', SESSIONS('nope'), SESSION_WINDOW), 'TG_TOPIC_NOT_FOUND'],
+    ['POST /v1/topics/{topic}/sessions', json('POST', SESSIONS('orders'), { since: 'x', until: 'y' }), 'TG_BAD_TIME'],
+    ['POST /v1/topics/{topic}/sessions', json('POST', SESSIONS('orders'), { since: 'x' }), 'TG_BAD_REQUEST'],
+    [
+      'POST /v1/topics/{topic}/sessions',
+      json('POST', SESSIONS('orders'), { ...SESSION_WINDOW, streams: 65 }),
+      'TG_TOO_EXPENSIVE',
+    ],
+    [
+      'POST /v1/topics/{topic}/sessions',
+      json('POST', SESSIONS('orders'), { ...SESSION_WINDOW, select: ['nope'] }),
+      'TG_UNKNOWN_COLUMN',
+    ],
+    [
+      'POST /v1/topics/{topic}/sessions',
+      json('POST', SESSIONS('orders'), { since: '2020-01-01', until: '2027-01-01', where: PAID }),
+      'TG_TIME_BOUND_REQUIRED',
+    ],
+    ['POST /v1/topics/{topic}/sessions', text('POST', SESSIONS('orders')), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['GET /v1/topics/{topic}/sessions/{session}/streams/{index}', { url: `${STREAM}?token=nope` }, 'TG_BAD_SESSION'],
+    ['GET /v1/topics/{topic}/sessions/{session}/streams/{index}', { url: STREAM }, 'TG_BAD_SESSION'],
     ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/nope/schema/infer' }, 'TG_TOPIC_NOT_FOUND'],
     ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/orders_expanded/schema/infer' }, 'TG_BAD_REQUEST'],
     ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/orders/schema/infer?since=soon' }, 'TG_BAD_TIME'],
@@ -306,7 +334,14 @@ describe('each route documents the codes it answers with', () => {
   });
 
   it('a code is listed only by the operations where its cause can happen', () => {
-    const READS = ['GET /v1/topics/{topic}/events', 'POST /v1/topics/{topic}/query', 'POST /v1/cursors/{name}/read'];
+    const STREAM_READ = 'GET /v1/topics/{topic}/sessions/{session}/streams/{index}';
+    const SESSION = 'POST /v1/topics/{topic}/sessions';
+    const READS = [
+      'GET /v1/topics/{topic}/events',
+      'POST /v1/topics/{topic}/query',
+      'POST /v1/cursors/{name}/read',
+      STREAM_READ,
+    ];
     // Operations that run no Trino query.
     const NO_TRINO = [
       'GET /healthz',
@@ -325,7 +360,10 @@ describe('each route documents the codes it answers with', () => {
       TG_NOT_ACCEPTABLE: (n) => READS.includes(n),
       TG_BAD_CURSOR: (n) => READS.slice(0, 2).includes(n),
       // Cursors are planned when they are created, sought, read and their lag counted.
-      TG_TIME_BOUND_REQUIRED: (n) => READS.slice(0, 2).includes(n) || PLANNED_CURSOR.includes(n),
+      TG_TIME_BOUND_REQUIRED: (n) =>
+        READS.slice(0, 2).includes(n) || PLANNED_CURSOR.includes(n) || [SESSION, STREAM_READ].includes(n),
+      TG_BAD_SESSION: (n) => n === STREAM_READ,
+      TG_SESSION_EXPIRED: (n) => n === STREAM_READ,
       TG_PAYLOAD_TOO_LARGE: (n) => !n.startsWith('GET '),
       TG_UNSUPPORTED_MEDIA_TYPE: (n) => !n.startsWith('GET '),
       TG_CURSOR_NOT_FOUND: (n) => n.includes('/v1/cursors/') && !n.startsWith('PUT '),
@@ -421,6 +459,21 @@ describe('the examples are the demo data', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().complete).toBe(true);
     expect(res.json().rows.length).toBeGreaterThan(0);
+  });
+
+  it.each(
+    Object.entries(op('post', '/v1/topics/{topic}/sessions').requestBody.content['application/json'].examples as Json),
+  )('POST session %s runs on orders, and its first stream reads', async (_name, example) => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/topics/orders/sessions',
+      payload: (example as Json).value,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const stream = await app.inject(`${res.json().streams[0].url}&format=json`);
+    expect(stream.statusCode, stream.body).toBe(200);
+    expect(stream.json().complete).toBe(true);
+    expect(stream.json().rows.length).toBeGreaterThan(0);
   });
 });
 

@@ -93,6 +93,7 @@ limits:
       maxFilters: 200,
       maxInValues: 1000,
       maxJsonPaths: 32,
+      maxSessionStreams: 64,
       maxBuckets: 100_000,
     });
     expect(Object.isFrozen(c.auth?.apiKeys?.[0])).toBe(true);
@@ -113,6 +114,7 @@ limits:
       maxFilters: 200,
       maxInValues: 1000,
       maxJsonPaths: 32,
+      maxSessionStreams: 64,
       maxBuckets: 100_000,
     });
     expect(c.limits.requestsPerMinute).toBeUndefined();

@@ -32,8 +32,9 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   read: READ_DEPS,
   cursors: [...READ_DEPS, 'read'],
   access: [...READ_DEPS, 'read', 'cursors'],
-  routes: [...READ_DEPS, 'read', 'cursors', 'access'],
-  server: [...READ_DEPS, 'read', 'cursors', 'access', 'routes'],
+  sessions: [...READ_DEPS, 'read', 'cursors', 'access'],
+  routes: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions'],
+  server: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'routes'],
 };
 
 /**

@@ -11,17 +11,25 @@ export interface DecodedTypes {
   versions: Partial<Record<PayloadColumn, number>>;
 }
 
-/** Null when the topic decodes no Avro payload (or there is no registry: the read itself then says so). */
+/**
+ * Null when the topic decodes no Avro payload (or there is no registry: the read itself then says so). `pinned`:
+ * versions an earlier response chose (a read session's streams decode with the versions the session was made with).
+ */
 export async function decodedTypes(
   topic: string,
   payloads: TopicPayloads | undefined,
   registry: RegistryPort | undefined,
+  pinned: DecodedTypes['versions'] = {},
 ): Promise<DecodedTypes | null> {
   const out: DecodedTypes = { types: new Map(), versions: {} };
   for (const column of PAYLOAD_COLUMNS) {
     const s = payloads?.[column];
     if (!registry || s?.format !== 'avro') continue;
-    const reader = await readerSchema(registry, subjectOf(topic, column, s), s.readerVersion ?? 'latest');
+    const reader = await readerSchema(
+      registry,
+      subjectOf(topic, column, s),
+      pinned[column] ?? s.readerVersion ?? 'latest',
+    );
     out.types.set(column, reader.shape.type);
     out.versions[column] = reader.version;
   }

@@ -15,6 +15,7 @@ import {
 } from './filters.js';
 import { refLength } from './column-ref.js';
 import type { OrderSpec, QueryBody } from './read-schema.js';
+import type { SessionRead } from './session-schema.js';
 import type { Where } from './where-schema.js';
 import type { ReadRequest } from '../tree/read-request.js';
 
@@ -158,4 +159,18 @@ export function readRequestFromBody(body: QueryBody, resolve: ColumnResolver): R
     parallel: body.parallel,
     dedupe: body.dedupe,
   };
+}
+
+/**
+ * The `limit=all` read of a session's request over [since, until): its whole window when the session is made, one
+ * stream's range when a stream is read. Each stream is one query (`parallel` 1): the session is the split.
+ */
+export function readRequestOfSession(
+  q: SessionRead,
+  window: { since: string; until: string },
+  resolve: ColumnResolver,
+): ReadRequest {
+  const { select, where, order } = q;
+  const body = { select, where, ...window, order: order === 'none' ? ('none' as const) : undefined };
+  return readRequestFromBody({ ...body, limit: 'all', parallel: 1 }, resolve);
 }

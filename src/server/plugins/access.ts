@@ -27,7 +27,7 @@ import { AuthRefused } from '../../access/authenticate.js';
 import { WriteIdleWatch } from '../../access/http-limits.js';
 import type { JwtOptions } from '../../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../../access/principal.js';
-import { isDataRoute, routeGroup } from '../../access/route-groups.js';
+import { isDataRoute, isSignedRoute, routeGroup } from '../../access/route-groups.js';
 import { QueryLease, type RequestTrino } from '../../read/query-lease.js';
 import type { RouteGroup } from '../../config/access-schema.js';
 
@@ -51,6 +51,8 @@ declare module 'fastify' {
     group?: RouteGroup;
     /** The route reads topic data through Trino: its queries are counted and it gets an audit line. */
     data?: boolean;
+    /** A request without credentials reaches the route, whose signed URL may stand for them (a presigned stream). */
+    signed?: boolean;
   }
 }
 
@@ -168,6 +170,12 @@ function authenticating(
     // CORS preflights carry no credentials by design; no route serves data on OPTIONS.
     if (request.method === 'OPTIONS' || (group !== undefined && access.publicGroups.has(group))) {
       if (limit && group !== 'health') await limit.call(app, request, reply);
+      return;
+    }
+    // No credentials on a signed route: the route's own check of its URL decides (presigned, or a 401 there).
+    const bare = request.headers['x-api-key'] === undefined && request.headers.authorization === undefined;
+    if (bare && isSignedRoute(request.routeOptions.config)) {
+      if (limit) await limit.call(app, request, reply);
       return;
     }
     let refused: unknown;

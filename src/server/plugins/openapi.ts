@@ -59,6 +59,10 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'topics', description: 'What topics exist and what is in them' },
         { name: 'events', description: 'Reading events: filters, paging, formats, explain' },
+        {
+          name: 'sessions',
+          description: 'Read sessions: one bulk read as many streams, read concurrently from any instance',
+        },
         { name: 'cursors', description: 'Named cursors for scheduled batch loaders' },
         { name: 'operations', description: 'Health, readiness, metrics' },
         { name: 'docs', description: 'Documentation built from the live catalog' },

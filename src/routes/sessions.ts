@@ -1,0 +1,181 @@
+/**
+ * Read sessions (API.md "Read sessions"): `POST /v1/topics/{topic}/sessions` plans the `limit=all` read of its body
+ * (every check a `/query` read has), counts its rows per time bucket in one query, and cuts the window into streams
+ * of about equal rows (query/passes/session-split.ts); each stream URL carries its signed description
+ * (sessions/stream-token.ts). `GET .../streams/{index}?token=` reads one stream as the `limit=all` read of its
+ * range, through the same read path as `/query`: any instance with the same cursor secret serves it.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { rowScope } from '../access/authorize.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
+import { countBucketMs, defaultStreams, splitWindow } from '../query/passes/session-split.js';
+import { readRequestOfSession } from '../query/request/read-request.js';
+import { resolver } from '../query/request/resolver.js';
+import { SessionBody, type SessionRead } from '../query/request/session-schema.js';
+import { epochOfTrinoTimestamp } from '../query/request/time.js';
+import { planColumns } from '../read/open-page.js';
+import { makeSession } from '../sessions/session-streams.js';
+import {
+  bindStream,
+  checkStreamCaller,
+  checkStreamGrant,
+  checkStreamRows,
+  presignedPrincipal,
+} from '../sessions/stream-principal.js';
+import { StreamTokens, type StreamBody } from '../sessions/stream-token.js';
+import { BODY_ERRORS, errorResponses } from './error-schema.js';
+import { READ_ERRORS } from './events.js';
+import { ReadResponses } from './read-response-schema.js';
+import { topicFor, withDecodedFields } from './read-topic.js';
+import { SessionCreated, StreamParams, StreamQuery } from './sessions-schema.js';
+import { TopicParams } from './topics-schema.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A stream read: its description, opened and bound to the caller before the request takes a query slot. */
+    sessionStream: StreamBody | null;
+  }
+}
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** A session reads as `/query` does, but takes no page cursor and answers in JSON. */
+const SESSION_ERRORS = READ_ERRORS.filter((c) => c !== 'TG_BAD_CURSOR' && c !== 'TG_NOT_ACCEPTABLE');
+
+/** A stream reads as `/query` does, in any format, from its signed URL: altered (400) or expired (410). */
+const STREAM_ERRORS: ErrorCode[] = [
+  ...READ_ERRORS.filter((c) => c !== 'TG_BAD_CURSOR'),
+  'TG_BAD_SESSION',
+  'TG_SESSION_EXPIRED',
+];
+
+/** What a session reads besides its window, as its streams' tokens carry it. */
+function sessionRead(body: SessionBody): SessionRead {
+  const { select, where, order, decode } = body;
+  return { select, where, order, decode };
+}
+
+/** The streams a request may ask for: at most `limits.maxSessionStreams`, named when exceeded. */
+function checkStreams(app: FastifyInstance, streams: number | undefined): number {
+  const max = app.tg.config.limits.maxSessionStreams;
+  if (streams !== undefined && streams > max) {
+    throw new ApiError(
+      'TG_TOO_EXPENSIVE',
+      `streams ${streams} is above the maximum ${max} (limits.maxSessionStreams)`,
+      { parameter: 'streams', max, limit: 'limits.maxSessionStreams' },
+    );
+  }
+  return max;
+}
+
+function createRoute(app: App, tokens: StreamTokens): void {
+  app.post(
+    '/topics/:topic/sessions',
+    {
+      config: { data: true },
+      schema: {
+        tags: ['sessions'],
+        summary: 'Create a read session: one bulk read as many streams',
+        description:
+          'Plans the `limit=all` read of the body over `since`..`until` (both required, pinned now), counts its rows per time bucket in one Trino query, and splits the window at whole milliseconds into streams of about equal rows. Read the streams concurrently, from any gateway instance, in any format; together they are exactly the rows of that read, each once, and with order `time` in index order they are its order.',
+        params: TopicParams,
+        body: SessionBody,
+        response: { 201: SessionCreated, ...errorResponses([...SESSION_ERRORS, ...BODY_ERRORS]) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const max = checkStreams(app, body.streams);
+      const decode = body.decode !== false;
+      const model = await topicFor(app, request, request.params.topic);
+      const { topic, readerVersions = {} } = await withDecodedFields(app, model, decode);
+      const read = sessionRead(body);
+      const rows = rowScope(request, topic);
+      const req = readRequestOfSession(read, body, resolver(topic));
+      const planned = await request.planRead({ topic, req, rows, decode, readerVersions });
+      const { lo, hi } = planned.position;
+      if (!planned.bulk || lo === undefined || hi === undefined)
+        throw new ApiError('TG_BAD_REQUEST', `${topic.id} cannot be split by broker time`, { parameter: 'topic' });
+      const widthMs = countBucketMs(lo, hi);
+      const counted = await request.trino.all(planned.bucketCountSql(widthMs), {
+        ...planned.run,
+        timeoutMs: app.tg.config.queryTimeoutMs,
+      });
+      const counts = counted.rows.map(([b, n]) => ({ startMs: epochOfTrinoTimestamp(String(b)), rows: Number(n) }));
+      const total = counts.reduce((a, c) => a + c.rows, 0);
+      const ranges = splitWindow({ lo, hi }, widthMs, counts, body.streams ?? defaultStreams(total, max));
+      const binding = bindStream(request.principal, rows, app.access.rowPolicies, topic.id, body.presign === true);
+      const expiresMs = Date.now() + app.tg.config.sessionTtlMs;
+      const session = makeSession(tokens, { topic: topic.id, read, binding, readerVersions, expiresMs }, ranges);
+      const { config, registry } = app.tg;
+      const columns = await planColumns({ config, registry }, planned, { topic: topic.id, decode, readerVersions });
+      return reply.status(201).send({ ...session, columns: [...columns] });
+    },
+  );
+}
+
+/**
+ * Before the request takes a query slot (a route hook runs after the app's authentication, before its query
+ * lease): the token opened (400, 410), matched to the path, and the caller bound to it. Without credentials only a
+ * presigned stream is read, as the principal it carries; with them, only by the principal that made it.
+ */
+function openStream(app: FastifyInstance, tokens: StreamTokens) {
+  return async (request: FastifyRequest<{ Params: StreamParams }>): Promise<void> => {
+    const s = tokens.open((request.query as { token?: unknown }).token);
+    const { topic, session, index } = request.params;
+    if (s.t !== topic || s.i !== session || String(s.n) !== index) {
+      throw new ApiError('TG_BAD_SESSION', 'token: it describes another stream than this path names', {
+        parameter: 'token',
+      });
+    }
+    const { authenticator } = app.access;
+    const bare = authenticator.enabled && request.principal.via === 'anonymous';
+    if (bare && !s.s) await authenticator.authenticate(request.headers); // throws the 401 a bare request gets
+    if (bare) request.principal = presignedPrincipal(s, app.tg.config);
+    else checkStreamCaller(s, request.principal);
+    request.sessionStream = s;
+  };
+}
+
+function streamRoute(app: App, tokens: StreamTokens): void {
+  app.get(
+    '/topics/:topic/sessions/:session/streams/:index',
+    {
+      config: { data: true, signed: true },
+      preValidation: openStream(app, tokens),
+      schema: {
+        tags: ['sessions'],
+        summary: 'Read one stream of a read session, in any format',
+        description:
+          "The `limit=all` read of the session's request over this stream's time range, streamed as `/query` streams it (backpressure, completeness marks, lossless types). Its grants and row policies are checked again now: a revoked grant is a 403. Without `presign` it needs the credentials of the principal that made the session; with it the URL alone is enough until `expiresAt`. Each read is one Trino query against the quotas.",
+        // The presigned URL alone (no credentials), or the credentials of the session's principal.
+        security: [{}, { bearer: [] }, { apiKey: [] }],
+        params: StreamParams,
+        querystring: StreamQuery,
+        response: { ...ReadResponses, ...errorResponses(STREAM_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const s = request.sessionStream!;
+      checkStreamGrant(s, request.principal, app.access.grants);
+      const decode = s.q.decode !== false;
+      const model = await topicFor(app, request, s.t);
+      const { topic, readerVersions } = await withDecodedFields(app, model, decode, s.rv);
+      const rows = rowScope(request, topic);
+      checkStreamRows(s, rows);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const req = readRequestOfSession(s.q, { since: iso(s.f), until: iso(s.u) }, resolver(topic));
+      return reply.sendRead({ topic, req, rows, readerVersions, format: request.query.format, decode });
+    },
+  );
+}
+
+const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('sessionStream', null);
+  const tokens = new StreamTokens(app.tg.keyring);
+  createRoute(app, tokens);
+  streamRoute(app, tokens);
+};
+
+export default sessionRoutes;

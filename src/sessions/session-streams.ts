@@ -1,0 +1,65 @@
+/**
+ * A read session as the client gets it (API.md "Read sessions"): an id, an expiry, and one URL per stream, each
+ * carrying its signed description (stream-token.ts). The split itself is planned in query/passes/session-split.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import type { SessionRead } from '../query/request/session-schema.js';
+import type { StreamRange } from '../query/passes/session-split.js';
+import type { StreamBinding } from './stream-principal.js';
+import type { StreamTokens } from './stream-token.js';
+
+export interface SessionStream {
+  index: number;
+  url: string;
+  since: string;
+  until: string;
+  estimatedRows: number;
+}
+
+export interface Session {
+  id: string;
+  expiresAt: string;
+  order: 'time' | 'none';
+  streams: SessionStream[];
+}
+
+/** What a session is made of: the topic, what every stream reads, how it is bound, and when it expires. */
+export interface SessionParts {
+  topic: string;
+  read: SessionRead;
+  binding: StreamBinding;
+  readerVersions: Partial<Record<'key' | 'value', number>>;
+  expiresMs: number;
+}
+
+/** The path of a stream (relative to the API's origin, as `next` links are): its token in `token`. */
+export function streamPath(topic: string, session: string, index: number, token: string): string {
+  return `/v1/topics/${encodeURIComponent(topic)}/sessions/${session}/streams/${index}?token=${token}`;
+}
+
+/** The session over `ranges`: one signed stream each, in index order. */
+export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: readonly StreamRange[]): Session {
+  const id = randomBytes(12).toString('base64url');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const streams = ranges.map((range, index) => {
+    const token = tokens.seal({
+      i: id,
+      n: index,
+      t: parts.topic,
+      q: parts.read,
+      f: range.since,
+      u: range.until,
+      ...parts.binding,
+      x: parts.expiresMs,
+      rv: parts.readerVersions,
+    });
+    return {
+      index,
+      url: streamPath(parts.topic, id, index, token),
+      since: iso(range.since),
+      until: iso(range.until),
+      estimatedRows: range.estimatedRows,
+    };
+  });
+  return { id, expiresAt: iso(parts.expiresMs), order: parts.read.order ?? 'time', streams };
+}

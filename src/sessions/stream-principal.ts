@@ -1,0 +1,87 @@
+/**
+ * Who a stream belongs to (API.md "Read sessions"): the principal that made the session and its row scope, bound
+ * into the stream's token, and checked again on every read against the grants in force then. Nothing in a token
+ * can widen what its principal may read: the row filter a read applies is always recomputed from the current row
+ * policies, and a read is refused when it no longer hashes as it did when the session was made.
+ */
+import type { Config } from '../config/config.js';
+import { ApiError } from '../core/errors.js';
+import type { Grants } from '../access/grants.js';
+import type { Principal } from '../access/principal.js';
+import type { RowPolicies } from '../access/row-policy.js';
+import { canonicalWhere, queryHash } from '../query/passes/paging.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import type { StreamBody } from './stream-token.js';
+
+/** A row scope as a short hash: its filter's tree and its principal. */
+export function rowScopeHash(rows: RowScope): string {
+  return queryHash({ r: canonicalWhere(rows.filter), p: rows.principal });
+}
+
+/** The members of a stream's token that bind it to its principal. */
+export type StreamBinding = Pick<StreamBody, 'p' | 'v' | 'r' | 'c' | 'h' | 's'>;
+
+/**
+ * The binding of a session made by `principal` with row scope `rows` on `topicId`. A presigned one carries the
+ * principal's roles and the claims its row policies there read, so a read without credentials can check them.
+ */
+export function bindStream(
+  principal: Principal,
+  rows: RowScope,
+  policies: RowPolicies,
+  topicId: string,
+  presign: boolean,
+): StreamBinding {
+  const binding: StreamBinding = { p: principal.name, v: principal.via, h: rowScopeHash(rows), s: presign };
+  if (presign) {
+    binding.r = [...principal.roles];
+    binding.c = policies.claimsRead(topicId, principal);
+  }
+  return binding;
+}
+
+/**
+ * The principal a presigned stream is read as: its name, the roles and claims it carries. An API key's principal
+ * keeps only the roles the config still gives it (a key removed or a role taken away revokes the stream); a JWT's
+ * roles are known only from its token, so the stream's (bounded by the session's expiry).
+ */
+export function presignedPrincipal(s: StreamBody, config: Pick<Config, 'auth'>): Principal {
+  let roles = s.r ?? [];
+  if (s.v === 'api-key') {
+    const now = new Set((config.auth?.apiKeys ?? []).filter((k) => k.principal === s.p).flatMap((k) => k.roles ?? []));
+    roles = roles.filter((r) => now.has(r));
+  }
+  return Object.freeze({ name: s.p, via: s.v, roles: Object.freeze(roles), claims: Object.freeze(s.c ?? {}) });
+}
+
+/** A read of the stream by `caller` (with credentials): only the principal that made the session reads it. */
+export function checkStreamCaller(s: StreamBody, caller: Principal): void {
+  if (caller.name !== s.p || caller.via !== s.v) {
+    throw new ApiError('TG_FORBIDDEN', 'this stream belongs to a session another principal made', {
+      parameter: 'token',
+    });
+  }
+}
+
+/**
+ * The grants in force now: a principal that may no longer read the topic gets a 403 (it made the session, so the
+ * topic's existence is no secret to it), whether the grant went with a rule, a role or the whole key.
+ */
+export function checkStreamGrant(s: StreamBody, caller: Principal, grants: Grants): void {
+  if (!grants.can(caller, s.t, 'read')) {
+    throw new ApiError('TG_FORBIDDEN', `this caller may no longer read topic ${JSON.stringify(s.t)}`, {
+      action: 'read',
+    });
+  }
+}
+
+/** The caller's row scope now, against the one the session was made with: changed is a 403, never other rows. */
+export function checkStreamRows(s: StreamBody, rows: RowScope): void {
+  if (rowScopeHash(rows) !== s.h) {
+    throw new ApiError(
+      'TG_FORBIDDEN',
+      "the caller's row policies on this topic changed since the session was made: create a new session",
+      { parameter: 'token' },
+    );
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * A read session's stream tokens (sessions/stream-token.ts) and their binding to a principal
+ * (sessions/stream-principal.ts): signed and deflated, every alteration a 400 TG_BAD_SESSION, expiry a 410 checked
+ * after the signature, rotation honoured; a presigned stream carries only the claims its policies read, and its
+ * principal keeps only the roles the config still gives it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/core/errors.js';
+import { Keyring } from '../../src/core/signed-token.js';
+import type { Principal } from '../../src/access/principal.js';
+import { RowPolicies } from '../../src/access/row-policy.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import { readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { MAX_STREAM_TOKEN, StreamTokens, type StreamBody } from '../../src/sessions/stream-token.js';
+import {
+  bindStream,
+  checkStreamCaller,
+  checkStreamRows,
+  presignedPrincipal,
+  rowScopeHash,
+} from '../../src/sessions/stream-principal.js';
+import { table, topicOf } from '../cases/columns.js';
+
+const ring = Keyring.fromSecrets('stream-secret-a');
+const tokens = new StreamTokens(ring);
+const NOW = Date.UTC(2026, 10, 5);
+const body: StreamBody = {
+  i: 'sess-1',
+  n: 2,
+  t: 'orders',
+  q: { select: ['key'], where: { field: 'key', op: 'eq', value: 'order-1' }, order: 'time' },
+  f: Date.UTC(2026, 10, 1),
+  u: Date.UTC(2026, 10, 2),
+  p: 'loader',
+  v: 'api-key',
+  h: 'h1',
+  x: NOW + 3_600_000,
+  s: false,
+  rv: {},
+};
+
+/** The code an action throws (or 'ok'). */
+function outcome(f: () => unknown): string {
+  try {
+    f();
+    return 'ok';
+  } catch (err) {
+    if (err instanceof ApiError) return `${err.status} ${err.code}`;
+    throw err;
+  }
+}
+
+describe('StreamTokens', () => {
+  const token = tokens.seal(body);
+
+  it('round-trips the description, deflated, in URL-safe text that does not show the request', () => {
+    expect(token.startsWith('s1.')).toBe(true);
+    expect(encodeURIComponent(token)).toBe(token);
+    expect(token).not.toContain('order-1');
+    expect(tokens.open(token, NOW)).toEqual(body);
+  });
+
+  it('any changed character is a 400 TG_BAD_SESSION, never a stream', () => {
+    for (let i = 0; i < token.length; i += 7) {
+      const c = token[i] === 'A' ? 'B' : 'A';
+      const altered = token.slice(0, i) + c + token.slice(i + 1);
+      if (altered !== token) expect(outcome(() => tokens.open(altered, NOW))).toBe('400 TG_BAD_SESSION');
+    }
+    for (const bad of [undefined, '', 'x', `${token}.x`, token.replace(/^s1/, 'p1'), 'a'.repeat(MAX_STREAM_TOKEN + 1)])
+      expect(outcome(() => tokens.open(bad, NOW))).toBe('400 TG_BAD_SESSION');
+  });
+
+  it('expired: 410 TG_SESSION_EXPIRED from expiresAt on; a forged expiry is a 400 first', () => {
+    expect(outcome(() => tokens.open(token, body.x - 1))).toBe('ok');
+    expect(outcome(() => tokens.open(token, body.x))).toBe('410 TG_SESSION_EXPIRED');
+    const other = new StreamTokens(Keyring.fromSecrets('another-secret'));
+    expect(outcome(() => tokens.open(other.seal({ ...body, x: body.x + 1e9 }), NOW))).toBe('400 TG_BAD_SESSION');
+  });
+
+  it('a rotated ring still opens streams the previous secret signed; a retired one does not', () => {
+    const rotated = new StreamTokens(Keyring.fromSecrets('stream-secret-b', 'stream-secret-a'));
+    expect(rotated.open(token, NOW)).toEqual(body);
+    const retired = new StreamTokens(Keyring.fromSecrets('stream-secret-b'));
+    expect(outcome(() => retired.open(token, NOW))).toBe('400 TG_BAD_SESSION');
+  });
+
+  it('a request too large for a URL is a 422 when the session is made', () => {
+    const values = Array.from({ length: 5000 }, (_, i) => `k-${(i * 7919).toString(36)}-${i}`);
+    const big = { ...body, q: { where: { field: 'key', op: 'in', value: values } } };
+    expect(outcome(() => tokens.seal(big))).toBe('422 TG_TOO_EXPENSIVE');
+  });
+});
+
+describe('binding a stream to its principal', () => {
+  const orders = topicOf([table('key', 'varbinary'), table('tenant', 'varchar')], 'orders');
+  const policies = new RowPolicies({
+    orders: [
+      { roles: ['tenant'], filter: 'tenant=eq.{claims.org.tenant}' },
+      { roles: ['other'], filter: 'key=eq.{claims.other}' },
+    ],
+  });
+  const who: Principal = {
+    name: 'jo',
+    via: 'jwt',
+    roles: ['tenant'],
+    claims: { sub: 'jo', email: 'jo@example.com', org: { tenant: 'acme', secret: 's' }, other: 'x' },
+  };
+  const scope = { filter: policies.filterFor(orders, who), principal: 'jo' };
+
+  it('presigned: the roles and only the claims its policies read; unpresigned: neither', () => {
+    const b = bindStream(who, scope, policies, 'orders', true);
+    expect(b).toEqual({
+      p: 'jo',
+      v: 'jwt',
+      h: rowScopeHash(scope),
+      s: true,
+      r: ['tenant'],
+      c: { org: { tenant: 'acme' } },
+    });
+    expect(bindStream(who, scope, policies, 'orders', false)).toEqual({
+      p: 'jo',
+      v: 'jwt',
+      h: rowScopeHash(scope),
+      s: false,
+    });
+  });
+
+  it('the presigned principal recomputes the same row scope without the token', () => {
+    const b = bindStream(who, scope, policies, 'orders', true);
+    const p = presignedPrincipal({ ...body, ...b }, { auth: undefined });
+    expect(rowScopeHash({ filter: policies.filterFor(orders, p), principal: p.name })).toBe(b.h);
+  });
+
+  it("an API key's presigned principal keeps only the roles the config still gives it", () => {
+    const s = { ...body, v: 'api-key' as const, p: 'loader', r: ['a', 'b'], c: {} };
+    const key = (roles: string[]) => ({ auth: { apiKeys: [{ principal: 'loader', sha256: '0'.repeat(64), roles }] } });
+    expect(presignedPrincipal(s, key(['b', 'c'])).roles).toEqual(['b']);
+    expect(presignedPrincipal(s, { auth: { apiKeys: [] } }).roles).toEqual([]);
+  });
+
+  it('another principal, or a changed row scope, is a 403', () => {
+    const s = { ...body, ...bindStream(who, scope, policies, 'orders', false) };
+    expect(outcome(() => checkStreamCaller(s, who))).toBe('ok');
+    expect(outcome(() => checkStreamCaller(s, { ...who, name: 'eve' }))).toBe('403 TG_FORBIDDEN');
+    expect(outcome(() => checkStreamCaller(s, { ...who, via: 'api-key' }))).toBe('403 TG_FORBIDDEN');
+    expect(outcome(() => checkStreamRows(s, scope))).toBe('ok');
+    const wider = { filter: null, principal: 'jo' };
+    const other = { filter: readRequestFromQuery({ tenant: 'eq.zeta' }, resolver(orders)).where, principal: 'jo' };
+    expect(outcome(() => checkStreamRows(s, wider))).toBe('403 TG_FORBIDDEN');
+    expect(outcome(() => checkStreamRows(s, other))).toBe('403 TG_FORBIDDEN');
+  });
+});
