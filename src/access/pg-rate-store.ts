@@ -10,7 +10,7 @@
  * lost), and rows of windows long over are deleted at most once a minute.
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import pg from 'pg';
+import type { Pool } from 'pg';
 import { DDL_LOCK_KEY, quoteIdent } from '../cursors/postgres-store.js';
 import { stateUnavailable } from '../cursors/store-failures.js';
 
@@ -25,7 +25,7 @@ export class PgRateCounts {
   private prunedAt = 0;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Pool,
     private readonly schema: string,
   ) {
     this.table = `${quoteIdent(schema)}.${quoteIdent(RATE_TABLE)}`;
