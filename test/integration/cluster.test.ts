@@ -63,7 +63,8 @@ beforeAll(async () => {
     }),
   );
   const [port, p1, p2] = [await freePort(), await freePort(), await freePort()];
-  layout = clusterLayout(process.env, { port, instancePorts: [p1, p2] });
+  // The run dir (pids, logs, the secret) inside the test's own directory, removed with it.
+  layout = clusterLayout({ ...process.env, TOPICGATE_CACHE_DIR: dir }, { port, instancePorts: [p1, p2] });
   cluster = await clusterUp(layout, {
     trinoUrl: trinoUrl(),
     stateUrl: pgLayout().url,
