@@ -5,7 +5,9 @@
  *
  * One statement per request: an upsert of the caller's row that adds one to its count, or starts a new window when
  * the row's has ended, and returns the count and what is left of the window. The row is locked by the upsert, so
- * concurrent requests through any instances are counted one after another, none lost. The same fixed window as the
+ * concurrent requests through any instances are counted one after another, none lost. Times are the server's clock
+ * when the row is written (clock_timestamp(): a request that waited for the row's lock sees the window as it is
+ * then, not as it was when its statement began). The same fixed window as the
  * plugin's in-process store. The table is UNLOGGED (a crash of PostgreSQL empties it: counts restart, nothing else is
  * lost), and rows of windows long over are deleted at most once a minute.
  */
@@ -36,16 +38,16 @@ export class PgRateCounts {
     await this.init();
     const r = await this.pool.query<{ hits: string; ttl: string }>(
       `INSERT INTO ${this.table} AS r (key, hits, window_end)
-       VALUES ($1, 1, now() + $2 * interval '1 millisecond')
+       VALUES ($1, 1, clock_timestamp() + $2 * interval '1 millisecond')
        ON CONFLICT (key) DO UPDATE SET
-         hits = CASE WHEN r.window_end <= now() THEN 1 ELSE r.hits + 1 END,
-         window_end = CASE WHEN r.window_end <= now() THEN EXCLUDED.window_end ELSE r.window_end END
-       RETURNING hits, ceil(extract(epoch FROM window_end - now()) * 1000) AS ttl`,
+         hits = CASE WHEN r.window_end <= clock_timestamp() THEN 1 ELSE r.hits + 1 END,
+         window_end = CASE WHEN r.window_end <= clock_timestamp() THEN EXCLUDED.window_end ELSE r.window_end END
+       RETURNING hits, ceil(extract(epoch FROM window_end - clock_timestamp()) * 1000) AS ttl`,
       [key, windowMs],
     );
     this.prune();
     const row = r.rows[0]!;
-    return { current: Number(row.hits), ttl: Math.max(0, Number(row.ttl)) };
+    return { current: Number(row.hits), ttl: Math.min(windowMs, Math.max(0, Number(row.ttl))) };
   }
 
   /** The store class @fastify/rate-limit instantiates (it takes a constructor), counting here. */

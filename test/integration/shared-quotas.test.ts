@@ -5,6 +5,7 @@
  * concurrent increment; an unreachable store is a 503 TG_STATE_UNAVAILABLE, never "unlimited".
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgUp } from '../../scripts/local-postgres.js';
@@ -12,6 +13,12 @@ import { PgQuerySlots } from '../../src/access/pg-query-slots.js';
 import { PgRateCounts } from '../../src/access/pg-rate-store.js';
 import { ApiError } from '../../src/core/errors.js';
 import { storeTimeouts } from '../../src/cursors/store-failures.js';
+import Fastify from 'fastify';
+import { sharedQuotas } from '../../src/access/shared-quotas.js';
+import { loadConfig } from '../../src/server/load-config.js';
+import errorsPlugin from '../../src/server/plugins/errors.js';
+import accessPlugin from '../../src/server/plugins/access.js';
+import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 let url = '';
 const run = randomBytes(4).toString('hex');
@@ -137,5 +144,39 @@ describe('request counts in PostgreSQL (one upsert a request)', () => {
     const err = await new Promise((resolve) => store.incr('principal:ivan', (e) => resolve(e), 60_000, 10));
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('TG_STATE_UNAVAILABLE');
+  });
+});
+
+describe('the gateway with its limits counted in an unreachable store', () => {
+  it('answers 503 TG_STATE_UNAVAILABLE with Retry-After: neither limit is skipped', async () => {
+    for (const limits of ['requestsPerMinute: 100', 'concurrentQueries: 2']) {
+      const file = `/tmp/topicgate-shared-quotas-${run}.yaml`;
+      writeFileSync(file, `limits: { ${limits} }\n`);
+      const config = loadConfig({
+        TOPICGATE_CONFIG: file,
+        TOPICGATE_STATE_URL: DOWN_URL,
+        TOPICGATE_STATE_TIMEOUT_MS: '1000',
+      });
+      const quotas = sharedQuotas(config)!;
+      const app = Fastify({ logger: false });
+      app.decorate('tg', { trino: new FakeTrinoPort() } as never);
+      await app.register(errorsPlugin);
+      await app.register(accessPlugin, { config, quotas });
+      // A data route running one query: it takes the caller's slot first.
+      app.get('/v1/data', { config: { data: true } }, async (request) => {
+        await request.trino.hold(1);
+        return { ok: true };
+      });
+      try {
+        const r = await app.inject('/v1/data');
+        expect([limits, r.statusCode, r.json().error.code]).toEqual([limits, 503, 'TG_STATE_UNAVAILABLE']);
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+        expect(r.body).not.toContain('topicgate:topicgate');
+      } finally {
+        await app.close();
+        await quotas.close();
+        rmSync(file, { force: true });
+      }
+    }
   });
 });
