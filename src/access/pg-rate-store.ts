@@ -7,9 +7,9 @@
  * the row's has ended, and returns the count and what is left of the window. The row is locked by the upsert, so
  * concurrent requests through any instances are counted one after another, none lost. Times are the server's clock
  * when the row is written (clock_timestamp(): a request that waited for the row's lock sees the window as it is
- * then, not as it was when its statement began). The same fixed window as the
- * plugin's in-process store. The table is UNLOGGED (a crash of PostgreSQL empties it: counts restart, nothing else is
- * lost), and rows of windows long over are deleted at most once a minute.
+ * then, not as it was when its statement began). The same fixed window as the plugin's in-process store. The table
+ * is UNLOGGED (a crash of PostgreSQL empties it: counts restart, nothing else is lost), and rows of windows long
+ * over are deleted at most once a minute.
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Pool } from 'pg';
