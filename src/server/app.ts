@@ -64,7 +64,8 @@ export async function createServices(config: Config): Promise<Services> {
       throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
     },
   );
-  // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working).
+  // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working,
+  // unless per-caller limits are counted in it: access/shared-quotas.ts).
   const store = guardStore(opened);
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
   const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
