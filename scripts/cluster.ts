@@ -6,7 +6,8 @@
  *
  *   tsx scripts/cluster.ts up | down | status
  *
- * TOPICGATE_CLUSTER_PORT (default 3100) is the balancer's port, the instances listen on the next ones. The instances
+ * TOPICGATE_CLUSTER_PORT (default 3100) is the balancer's port, the instances listen on the next ones. They use
+ * TOPICGATE_TRINO_URL and a postgres:// TOPICGATE_STATE_URL when the environment sets them. The instances
  * share one TOPICGATE_CURSOR_SECRET: yours, or one made once and kept (mode 0600) in the run dir. Every other
  * TOPICGATE_* setting of the environment (TOPICGATE_CONFIG, ...) reaches both instances.
  */
@@ -250,7 +251,12 @@ async function main(cmd: string | undefined): Promise<void> {
   const l = clusterLayout();
   switch (cmd) {
     case 'up': {
-      const c = await clusterUp(l);
+      // A Trino or a PostgreSQL state store of yours, when the environment names one; else the local ones.
+      const env = process.env;
+      const stateUrl = /^postgres(?:ql)?:\/\//.test(env.TOPICGATE_STATE_URL ?? '')
+        ? env.TOPICGATE_STATE_URL
+        : undefined;
+      const c = await clusterUp(l, { trinoUrl: env.TOPICGATE_TRINO_URL || undefined, stateUrl });
       for (const g of c.instances) log(`instance ${g.url} (pid ${g.pid}, log ${g.logFile})`);
       log(c.started ? 'ready' : 'already running');
       process.stdout.write(`${c.url}\n`);

@@ -99,8 +99,8 @@ class PgSlotHold implements SharedHold {
     if (!client) return;
     this.client = undefined;
     let broken = this.broken;
-    if (!broken && this.slots.size > 0) {
-      // Every lock of the session: the slots of this hold, and nothing else is ever locked on it.
+    if (!broken) {
+      // Every lock of the session: the slots of this hold (and any a failed take left), nothing else is locked on it.
       await client.query('SELECT pg_advisory_unlock_all()').catch((err: unknown) => {
         broken = err instanceof Error ? err : new Error(String(err));
       });
