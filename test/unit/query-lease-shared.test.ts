@@ -53,7 +53,7 @@ function setup(waitMs = 0) {
     const lease = (key = 'alice') => new QueryLease(trino, limiter, key, new AbortController().signal, shared);
     return { limiter, lease };
   };
-  return { shared, a: instance(), b: instance() };
+  return { shared, a: { ...instance(), shared }, b: instance() };
 }
 
 async function refusal(p: Promise<unknown>): Promise<ApiError> {
@@ -98,6 +98,16 @@ describe('QueryLease with slots shared by instances', () => {
     l2.end();
     await waiting;
     expect(a.limiter.active('alice')).toBe(2);
+  });
+
+  it('a client gone while its query waits for a shared slot: refused with the abort, its local slot given back', async () => {
+    const { a, b } = setup(60_000);
+    await Promise.all([a.lease().hold(1), b.lease().hold(1)]);
+    const gone = new AbortController();
+    const waiting = new QueryLease(new FakeTrinoPort(), a.limiter, 'alice', gone.signal, a.shared).hold(1);
+    gone.abort(new Error('the client went away'));
+    await expect(waiting).rejects.toThrow('the client went away');
+    expect(a.limiter.active('alice')).toBe(1);
   });
 
   it('gives the shared slots back only once the queries have ended in Trino', async () => {
