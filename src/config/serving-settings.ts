@@ -27,7 +27,8 @@ export const servingSettings = {
     read: 'state-url',
     fallback: 'sqlite:./data/topicgate.db',
     blankIsValue: true,
-    description: 'cursor store: `sqlite:<file>` or `postgres://...`',
+    description:
+      'state store: `sqlite:<file>` (one instance) or `postgres://...` (shared by instances: cursors, and per-principal limits)',
   }),
   stateTimeoutMs: intSetting({
     env: 'TOPICGATE_STATE_TIMEOUT_MS',
@@ -36,7 +37,7 @@ export const servingSettings = {
     minimum: 100,
     maximum: 600_000,
     description:
-      'time limit of connecting to the PostgreSQL cursor store and of each of its statements (then 503 ' +
+      'time limit of connecting to the PostgreSQL state store and of each of its statements (then 503 ' +
       '`TG_STATE_UNAVAILABLE`)',
   }),
   cursorSecret: textSetting({

@@ -61,7 +61,8 @@ export const ERROR_CATALOG = {
   TG_TRINO_UNAVAILABLE: { status: 503, meaning: 'Trino cannot be reached or is starting; retry after Retry-After.' },
   TG_STATE_UNAVAILABLE: {
     status: 503,
-    meaning: 'The cursor store cannot be reached in time; retry after Retry-After (data routes still work).',
+    meaning:
+      'The state store cannot be reached in time: the cursor store, or the PostgreSQL store counting per-caller limits across instances; retry after Retry-After.',
   },
   TG_OVERLOADED: { status: 503, meaning: 'The gateway is overloaded (event loop or memory); retry after Retry-After.' },
   TG_AUTH_UNAVAILABLE: {

@@ -19,7 +19,7 @@ import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './s
 import * as shared from './store-rows.js';
 
 /** First key of the advisory lock around the DDL (the second is a hash of the schema name). */
-const DDL_LOCK_KEY = 0x74676375; // 'tgcu'
+export const DDL_LOCK_KEY = 0x74676375; // 'tgcu'
 
 /** Quotes an SQL identifier. */
 export function quoteIdent(name: string): string {

@@ -55,11 +55,15 @@ const SOCKET_CODES = new Set([
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL)/;
 const PG_CLIENT_UNAVAILABLE = /connection|timeout|terminated/i;
 
-function unavailable(err: unknown): unknown {
+/**
+ * `err` as a 503 TG_STATE_UNAVAILABLE when it means the store cannot be reached (naming `what` the store holds),
+ * else `err` itself.
+ */
+export function stateUnavailable(err: unknown, what = 'the cursor store'): unknown {
   if (!storeUnreachable(err)) return err;
   return new ApiError(
     'TG_STATE_UNAVAILABLE',
-    'the cursor store cannot be reached; retry later',
+    `${what} cannot be reached; retry later`,
     undefined,
     undefined,
     STATE_RETRY_AFTER_S,
@@ -74,7 +78,7 @@ export function guardStore(store: CursorStore): CursorStore {
       if (typeof value !== 'function' || key === 'close') return value;
       return (...args: unknown[]) =>
         (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((err: unknown) => {
-          throw unavailable(err);
+          throw stateUnavailable(err);
         });
     },
   });

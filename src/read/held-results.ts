@@ -142,7 +142,7 @@ async function resume(
 ): Promise<{ result: HeldResult; release: Release | null } | undefined> {
   const h = found.result;
   Object.assign(h.port, { trino: port.trino, opts: { ...port.opts, signal: h.relay.signal }, stats: port.stats });
-  if (found.release) trino.adopt(found.release, () => end(h, null));
+  if (found.release) await trino.adopt(found.release, () => end(h, null));
   const abort = () => h.relay.abort(o.signal.reason);
   if (o.signal.aborted) abort();
   else o.signal.addEventListener('abort', abort, { once: true });

@@ -8,9 +8,15 @@
  * read of `parallel=N` holds N before its first slice starts (all or none, so two bulk reads cannot each hold half
  * of what both need and wait on each other). When the request ends, a query of it still running in Trino (its
  * client gone, a result left unread) is cancelled, and its slots stay taken until Trino has answered that.
+ *
+ * Where the caller's slots are counted across instances too (shared-slots.ts), the request's one shared hold grows
+ * with the slots it holds here, and is given back when the request ends and its queries have ended. A query left
+ * running for the next page (detach) is counted there no longer: it is parked, ended by any query of its caller
+ * on its instance that needs the slot, and a request that reads on from it (adopt) takes a shared slot for it again.
  */
 import type { QueryOptions, TrinoInfo, TrinoPort, TrinoResult, TrinoRows } from '../trino/trino-port.js';
 import type { QueryLimiter, Release } from './query-limiter.js';
+import { takeShared, type SharedHold, type SharedSlots } from './shared-slots.js';
 
 /** What the read path needs of a request's port: the port, and a way to hold slots for queries run at once. */
 export interface RequestTrino extends TrinoPort {
@@ -23,9 +29,10 @@ export interface RequestTrino extends TrinoPort {
   detach(): Detached | null;
   /**
    * Takes on the slot of a query left running by an earlier request, which this one reads on; `end` ends that
-   * query (and resolves once Trino has it cancelled) if it still runs when this request ends.
+   * query (and resolves once Trino has it cancelled) if it still runs when this request ends. Rejects with the 429
+   * when the caller's slots on other instances leave none for it (the request's end then ends it).
    */
-  adopt(release: Release, end: () => Promise<unknown>): void;
+  adopt(release: Release, end: () => Promise<unknown>): Promise<void>;
   /** Parks a detached slot under the caller's key: `evict` ends its query when another query needs the slot. */
   park(evict: () => void): () => void;
 }
@@ -47,6 +54,8 @@ export class QueryLease implements RequestTrino {
   private readonly live = new Set<{ cancel(): Promise<unknown> }>();
   /** Queries run to completion (`all`) not yet settled: an aborted one settles once Trino has cancelled it. */
   private readonly collecting = new Set<Promise<unknown>>();
+  /** The request's slots in the store shared by the instances, when they count the caller's slots there. */
+  private sharedHold: SharedHold | undefined;
 
   constructor(
     private readonly trino: TrinoPort,
@@ -54,6 +63,7 @@ export class QueryLease implements RequestTrino {
     private readonly key: string,
     /** Aborts when the client goes away: every query of the request is cancelled in Trino then. */
     private readonly signal: AbortSignal,
+    private readonly shared?: SharedSlots,
   ) {}
 
   hold(n: number): Promise<void> {
@@ -61,6 +71,12 @@ export class QueryLease implements RequestTrino {
       if (this.ended) throw this.signal.reason ?? new Error('the request has ended');
       if (n <= this.held) return;
       const release = await this.limiter.acquire(this.key, this.signal, n - this.held);
+      try {
+        await this.share(n);
+      } catch (err) {
+        release();
+        throw err;
+      }
       if (this.ended) {
         release();
         throw this.signal.reason ?? new Error('the request has ended');
@@ -87,14 +103,26 @@ export class QueryLease implements RequestTrino {
   }
 
   /** Takes on the slot of a query another request started and this one reads on (the next page). */
-  adopt(release: Release, end: () => Promise<unknown>): void {
+  adopt(release: Release, end: () => Promise<unknown>): Promise<void> {
     if (this.ended) {
       release(end());
-      return;
+      return Promise.resolve();
     }
     this.releases.push(release);
     this.held++;
     this.live.add({ cancel: end });
+    if (!this.shared) return Promise.resolve();
+    const next = this.holding.then(() => this.share(this.held));
+    this.holding = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Grows the shared hold to `n` slots (waiting as the limiter's queue would); nothing without shared slots. */
+  private async share(n: number): Promise<void> {
+    if (!this.shared) return;
+    if (this.ended) throw this.signal.reason ?? new Error('the request has ended');
+    this.sharedHold ??= this.shared.open(this.key);
+    await takeShared(this.shared, this.sharedHold, n, this.signal);
   }
 
   /** Parks a detached slot under the caller's key (QueryLimiter): `evict` ends its query when a query needs it. */
@@ -114,6 +142,8 @@ export class QueryLease implements RequestTrino {
     const ended = cancels.length > 0 ? Promise.allSettled(cancels) : undefined;
     for (const release of this.releases.splice(0)) release(ended);
     this.held = 0;
+    // Once no hold is being taken (none starts after the end) and the queries have ended in Trino.
+    if (this.shared) void Promise.all([this.holding, ended]).finally(() => this.sharedHold?.release());
   }
 
   private options(opts: QueryOptions | undefined): QueryOptions {

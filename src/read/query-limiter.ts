@@ -10,6 +10,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import type { Limits } from '../config/access-schema.js';
+import { callerAtLimit } from './shared-slots.js';
 
 /**
  * Gives the slot back; calling it again does nothing. `ended`: the holder's query is still on its way out of Trino
@@ -209,14 +210,14 @@ export class QueryLimiter {
 
   private tooMany(key: string): ApiError {
     const per = this.limits.concurrentQueries;
-    const mine = per !== undefined && this.active(key) + this.endingCount(key) >= per;
+    if (per !== undefined && this.active(key) + this.endingCount(key) >= per) {
+      return callerAtLimit(per, this.limits.queueWaitMs);
+    }
     const retryAfterS = Math.max(1, Math.ceil(this.limits.queueWaitMs / 1000));
     return new ApiError(
       'TG_TOO_MANY_REQUESTS',
-      mine
-        ? `this caller already runs ${this.limits.concurrentQueries} queries at once (its limit); retry after ${retryAfterS}s`
-        : `the gateway already runs ${this.limits.maxConcurrentQueries} queries at once (its limit); retry after ${retryAfterS}s`,
-      { limit: mine ? 'concurrentQueries' : 'maxConcurrentQueries' },
+      `the gateway already runs ${this.limits.maxConcurrentQueries} queries at once (its limit); retry after ${retryAfterS}s`,
+      { limit: 'maxConcurrentQueries' },
       undefined,
       retryAfterS,
     );

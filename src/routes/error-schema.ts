@@ -56,13 +56,15 @@ export const BODY_ERRORS = [
 
 /**
  * Access control on any protected route (plugins/access.ts): no or bad credentials (401), the identity provider's
- * keys unreachable (503), the caller's request rate or query quota (429), the gateway overloaded (503).
+ * keys unreachable (503), the caller's request rate or query quota (429), the gateway overloaded (503), the
+ * PostgreSQL store that counts them across instances unreachable (503, access/shared-quotas.ts).
  */
 export const AUTH_ERRORS = [
   'TG_UNAUTHENTICATED',
   'TG_AUTH_UNAVAILABLE',
   'TG_TOO_MANY_REQUESTS',
   'TG_OVERLOADED',
+  'TG_STATE_UNAVAILABLE',
 ] as const satisfies readonly ErrorCode[];
 
 /** On a route that acts on a topic (access/authorize.ts): also an action not granted there (403). */

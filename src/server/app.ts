@@ -33,6 +33,7 @@ import { guardStore, storeTimeouts } from '../cursors/store-failures.js';
 import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
+import { sharedQuotas, type SharedQuotas } from '../access/shared-quotas.js';
 
 export interface Services {
   config: Config;
@@ -46,6 +47,8 @@ export interface Services {
   registry?: RegistryPort;
   /** Page results read on, held for the pages after them (read/held-results.ts). */
   held: HeldResults;
+  /** The per-caller limits counted in the store the instances share (PostgreSQL), when they are set. */
+  quotas?: SharedQuotas;
 }
 
 declare module 'fastify' {
@@ -62,7 +65,8 @@ export async function createServices(config: Config): Promise<Services> {
       throw new Error(`TOPICGATE_STATE_URL=${shown}: ${err instanceof Error ? err.message : String(err)}`);
     },
   );
-  // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working).
+  // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working,
+  // unless per-caller limits are counted in it: access/shared-quotas.ts).
   const store = guardStore(opened);
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
   const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
@@ -70,7 +74,9 @@ export async function createServices(config: Config): Promise<Services> {
   const held = new HeldResults(config.heldResults, config.queryTimeoutMs / 2);
   const catalog = new TopicCatalog(trino, config);
   const cursors = new CursorService({ catalog, config, registry }, store, keyring);
-  return { config, trino, catalog, cursors, store, keyring, registry, held };
+  // In the cursor store's schema (a PostgreSQL store's; there is none with SQLite).
+  const quotas = sharedQuotas(config, (opened as { schema?: string }).schema);
+  return { config, trino, catalog, cursors, store, keyring, registry, held, quotas };
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */
@@ -96,13 +102,14 @@ export async function buildApp(
   if (!opts.services) {
     app.addHook('onClose', async () => services.store.close());
     app.addHook('onClose', async () => services.held.close());
+    app.addHook('onClose', async () => services.quotas?.close());
   }
   // First: every request's span, current for all that follows (a no-op while tracing is off).
   await app.register(tracingPlugin);
   await app.register(errorsPlugin);
   await app.register(jsonBodyPlugin, { maxDepth: config.limits.maxDepth });
   // Before every route: authentication, limits and security headers apply to all of them.
-  await app.register(accessPlugin, { config, jwt: opts.jwt });
+  await app.register(accessPlugin, { config, jwt: opts.jwt, quotas: services.quotas });
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);
   await app.register(readReply);

@@ -6,7 +6,7 @@
  * - the Host allowlist (TOPICGATE_ALLOWED_HOSTS; health probes are exempt);
  * - authentication of every request but public route groups, as `request.principal` (401 with WWW-Authenticate);
  * - requests per minute per principal, per client address when anonymous (@fastify/rate-limit), counted before
- *   a refusal so guessing credentials is limited too;
+ *   a refusal so guessing credentials is limited too (in the instances' shared store when it is PostgreSQL);
  * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT);
  * - on data routes (`config.data`), `request.trino`: the request's own Trino port, whose queries take the caller's
  *   query slots and are cancelled when the client goes away (read/query-lease.ts), and one audit line.
@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
 import type { Config } from '../../config/config.js';
 import { ApiError } from '../../core/errors.js';
@@ -29,6 +29,8 @@ import type { JwtOptions } from '../../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../../access/principal.js';
 import { isDataRoute, isSignedRoute, routeGroup } from '../../access/route-groups.js';
 import { QueryLease, type RequestTrino } from '../../read/query-lease.js';
+import type { SharedSlots } from '../../read/shared-slots.js';
+import type { SharedQuotas } from '../../access/shared-quotas.js';
 import type { RouteGroup } from '../../config/access-schema.js';
 
 declare module 'fastify' {
@@ -68,6 +70,8 @@ export interface AccessPluginOptions {
   access?: Access;
   /** JWKS fetching (tests shorten the cooldown between fetches). */
   jwt?: JwtOptions;
+  /** The per-caller limits counted in the store the instances share (access/shared-quotas.ts). */
+  quotas?: SharedQuotas;
   /** Overrides of the overload thresholds (tests). */
   pressure?: Partial<FastifyUnderPressureOptions>;
 }
@@ -125,9 +129,9 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
   const limit =
     config.limits.requestsPerMinute === undefined
       ? undefined
-      : await registerRateLimit(app, config.limits.requestsPerMinute);
+      : await registerRateLimit(app, config.limits.requestsPerMinute, opts.quotas?.rateStore);
   app.addHook('onRequest', authenticating(app, { access, hosts: new Set(config.allowedHosts), writeIdle, limit }));
-  app.addHook('preHandler', leasingData(app, access));
+  app.addHook('preHandler', leasingData(app, access, opts.quotas?.slots));
 }
 
 /** Security headers on every response, and CORS when origins are configured. */
@@ -197,7 +201,7 @@ function authenticating(
  * slots (query-lease.ts) and are cancelled when the client goes away, and one audit line when the request ends,
  * however it ends.
  */
-function leasingData(app: FastifyInstance, access: Access) {
+function leasingData(app: FastifyInstance, access: Access, slots: SharedSlots | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!isDataRoute(request.routeOptions.config)) return;
     const started = Date.now();
@@ -205,7 +209,8 @@ function leasingData(app: FastifyInstance, access: Access) {
     const socket = reply.raw.socket;
     const socketBytes = socket?.bytesWritten ?? 0;
     const gone = new AbortController();
-    const lease = new QueryLease(app.tg.trino, access.queries, quotaKey(request.principal, request.ip), gone.signal);
+    const key = quotaKey(request.principal, request.ip);
+    const lease = new QueryLease(app.tg.trino, access.queries, key, gone.signal, slots);
     request.trino = lease;
     let finished = false;
     reply.raw.once('finish', () => {
@@ -258,8 +263,9 @@ function hostAllowed(hosts: ReadonlySet<string>, host: string): boolean {
 }
 
 /** @fastify/rate-limit, called from the access hook (after authentication) rather than from its own hook. */
-async function registerRateLimit(app: FastifyInstance, perMinute: number) {
-  await app.register(rateLimit, { global: false });
+async function registerRateLimit(app: FastifyInstance, perMinute: number, store?: FastifyRateLimitStoreCtor) {
+  // Counted in the store the instances share when there is one (access/shared-quotas.ts), else in the process.
+  await app.register(rateLimit, { global: false, ...(store && { store }) });
   return app.rateLimit({
     max: perMinute,
     timeWindow: 60_000,
