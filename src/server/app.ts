@@ -15,6 +15,7 @@ import jsonBodyPlugin from './plugins/json-body.js';
 import { preRouteErrors } from './pre-route-errors.js';
 import openapiPlugin from './plugins/openapi.js';
 import accessPlugin from './plugins/access.js';
+import { validators } from './validators.js';
 import { serverTimeouts } from '../access/http-limits.js';
 import type { JwtOptions } from '../access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -91,7 +92,8 @@ export async function buildApp(
     // Filter values and cursors can be long; the largest URL fastify accepts by default is too small for `in` lists.
     routerOptions: { maxParamLength: 1000 },
     bodyLimit: 1_048_576,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // Text parts coerced to their schema's types, JSON bodies checked as sent (validators.ts).
+    ...validators,
     // Failures before routing (a bad URL, the HTTP parser's refusals) get the one error body too.
     ...preRouteErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
