@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { pgDown, pgUp } from '../scripts/local-postgres.js';
 import { down, layout, up } from '../scripts/local-trino.js';
-import { demoStatements } from '../scripts/demo-data.js';
-import { DEFAULT_DEMO_EVENTS, loadDemo } from '../scripts/load-demo.js';
+import { DEFAULT_DEMO_EVENTS, loadDemo, PG_CATALOG, PG_SCHEMA } from '../scripts/load-demo.js';
+import { DEMO_CATALOG, DEMO_SCHEMA, demoStatements } from '../scripts/demo-data.js';
+import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { loadAvroDemo } from '../scripts/load-demo-avro.js';
 import { registryDown, registryUp } from '../scripts/local-registry.js';
 import { PROJECT_ROOT } from '../scripts/start-command.js';
@@ -61,7 +62,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (r.status === 'rejected') throw r.reason;
     if (b.status === 'rejected') throw b.reason;
     if (!trino || !registry) throw new Error('unreachable');
-    const { sizes, seconds, pgSeconds, reused } = await loadDemo(trino.url, undefined, { pgCopy: true, reuse: true });
+    // The three loads at once: each waits on Trino's round trips as much as on its CPU. The schemas they share are
+    // made first, so no two of them create one at the same time.
+    const loader = new HttpTrino({ server: trino.url, user: 'test' });
+    for (const schema of [
+      [DEMO_CATALOG, DEMO_SCHEMA],
+      [DEMO_CATALOG, 'topicgate_meta'],
+      [PG_CATALOG, PG_SCHEMA],
+    ]) {
+      await loader.all(`CREATE SCHEMA IF NOT EXISTS ${schema.map(quoteIdent).join('.')}`);
+    }
+    const [demo, avro, bulkSeconds] = await Promise.all([
+      loadDemo(trino.url, undefined, { pgCopy: true, reuse: true }),
+      loadAvroDemo(trino.url, registry.url, DEFAULT_DEMO_EVENTS, { pgCopy: true, reuse: true }),
+      loadBulk(trino.url),
+    ]);
+    const { sizes, seconds, pgSeconds, reused } = demo;
     process.stderr.write(
       `[test] Trino ${trino.url} (${trino.started ? 'started' : 'already running'}); ` +
         `PostgreSQL ${pg.url.replace(/:[^:@/]*@/, ':***@')} (${pg.started ? 'started' : 'already running'}); ` +
@@ -69,12 +85,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
           ? `demo ${JSON.stringify(sizes)} already loaded\n`
           : `demo ${JSON.stringify(sizes)} loaded in ${seconds.toFixed(1)}s (PostgreSQL copy ${pgSeconds?.toFixed(1)}s)\n`),
     );
-    const avro = await loadAvroDemo(trino.url, registry.url, DEFAULT_DEMO_EVENTS, { pgCopy: true, reuse: true });
     process.stderr.write(
       `[test] Schema Registry ${registry.url} (${registry.started ? 'started' : 'already running'}); ` +
         `payments_avro ${avro.reused ? 'already loaded' : `loaded in ${avro.seconds.toFixed(1)}s`}\n`,
     );
-    const bulkSeconds = await loadBulk(trino.url);
     process.stderr.write(
       `[test] ${BULK_SCHEMA} ${bulkSeconds === undefined ? 'already loaded' : `loaded in ${bulkSeconds.toFixed(1)}s`}\n`,
     );
