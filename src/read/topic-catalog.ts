@@ -86,7 +86,8 @@ export class TopicCatalog {
       const id = single ? table : `${schema}:${table}`;
       let t = tables.get(id);
       if (!t) tables.set(id, (t = { id, schema, table, kind: 'table', columns: [] }));
-      t.columns.push({ name: column, type });
+      // Trino 476 lists each column twice when the filter names two schemas or more: a column is kept once.
+      if (!t.columns.some((c) => c.name === column)) t.columns.push({ name: column, type });
     }
     for (const t of tables.values()) t.kind = isTopicLayout(t.columns) ? 'topic' : 'table';
     this.cache = { at: Date.now(), tables };

@@ -13,6 +13,7 @@ import { avroType } from '../../src/blob/avro/avro-codec.js';
 import { avroShape } from '../../src/blob/avro/avro-shape.js';
 import { enumsAsText } from '../../src/core/type-family.js';
 import { decimalText, timestampText } from '../../src/blob/avro/avro-values.js';
+import { subjectOf } from '../../src/blob/avro/payload-decoder.js';
 import { preparePayloads } from '../../src/blob/avro/payload-decoder.js';
 import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
 import type { ResultStream } from '../../src/core/result-stream.js';
@@ -286,5 +287,13 @@ describe('registry settings', () => {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as ConfigError).problems.join('\n')).toMatch(problem);
     }
+  });
+});
+
+describe('default subjects (TopicNameStrategy)', () => {
+  it('are named after the Kafka topic: the table, without the schema a multi-schema topic id starts with', () => {
+    expect(subjectOf('payments_avro', 'key', undefined)).toBe('payments_avro-key');
+    expect(subjectOf('demo|kafka_topics:payments_avro', 'value', {})).toBe('payments_avro-value');
+    expect(subjectOf('demo|kafka_topics:payments_avro', 'value', { subject: 'custom' })).toBe('custom');
   });
 });

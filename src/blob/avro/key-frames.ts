@@ -9,6 +9,7 @@ import type { PredicateNode } from '../../query/tree/nodes.js';
 import { keyTexts } from '../../query/passes/key-framing.js';
 import type { KeyFrames } from '../../query/tree/key-frames.js';
 import { avroType } from './avro-codec.js';
+import { subjectOf } from './payload-decoder.js';
 import type { RegistryPort } from './schema-registry.js';
 
 /** An Avro key subject's versions that can be written from text, each with its encoder. */
@@ -27,7 +28,7 @@ export async function keyFraming(
   registry: RegistryPort | undefined,
 ): Promise<KeyFraming | null> {
   if (key?.format !== 'avro' || !registry) return null;
-  const subject = key.subject ?? `${topic}-key`;
+  const subject = subjectOf(topic, 'key', key);
   const versions = await registry.versions(subject);
   const found = await Promise.all(versions.map((v) => registry.version(subject, v)));
   const encoders: KeyFraming['encoders'][number][] = [];

@@ -51,8 +51,13 @@ export interface TopicPayloads {
   value?: PayloadSettings;
 }
 
-export const subjectOf = (topic: string, column: PayloadColumn, s: PayloadSettings) =>
-  s.subject ?? `${topic}-${column}`;
+/**
+ * The subject of a column by Confluent's TopicNameStrategy, `<Kafka topic>-key` / `-value`, unless configured. The
+ * Kafka topic is the table's name: a topic id served beside other schemas is `<schema>:<table>`, and a Kafka topic
+ * name has no colon, so the topic is what follows the last one.
+ */
+export const subjectOf = (topic: string, column: PayloadColumn, s: Pick<PayloadSettings, 'subject'> | undefined) =>
+  s?.subject ?? `${topic.slice(topic.lastIndexOf(':') + 1)}-${column}`;
 
 /** The reader schema of a decoded column: fetched now, its Trino shape compiled. */
 export async function readerSchema(
