@@ -1,6 +1,7 @@
 /**
- * A measured client in a process of its own (bench/raw-client.ts, bench/ceiling-client.ts), so its CPU and peak
- * RSS are its own: one IPC message `{sql, user}` per query, answered `{rows, seconds, firstSeconds}` or `{error}`.
+ * A measured client in a process of its own (bench/raw-client.ts, bench/ceiling-client.ts, bench/session-client.ts),
+ * so its CPU and peak RSS are its own: one IPC message per run (`{sql, user}` for a query), answered with its result
+ * (`{rows, seconds, firstSeconds}`) or `{error}`.
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ export interface ForkedClient {
   readonly pid: number;
   readonly ready: Promise<void>;
   run(sql: string, user: string): Promise<ClientRun>;
+  /** One message, one answer: what `run` sends for a query, or another client's message. */
+  call<T>(message: object): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -31,23 +34,24 @@ export function forkClient(script: string, args: string[]): ForkedClient {
     child.once('spawn', () => resolve());
     child.once('error', reject);
   });
+  const call = <T>(message: object) =>
+    new Promise<T>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`${script} exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m: T | { error: string }) => {
+        child.off('exit', onExit);
+        if (typeof m === 'object' && m !== null && 'error' in m) reject(new Error(`${script}: ${m.error}`));
+        else resolve(m as T);
+      });
+      child.send(message);
+    });
   return {
     get pid() {
       return child.pid!;
     },
     ready,
-    run(sql, user) {
-      return new Promise((resolve, reject) => {
-        const onExit = (code: number | null) => reject(new Error(`${script} exited (${code})`));
-        child.once('exit', onExit);
-        child.once('message', (m: ClientRun | { error: string }) => {
-          child.off('exit', onExit);
-          if ('error' in m) reject(new Error(`${script}: ${m.error}`));
-          else resolve(m);
-        });
-        child.send({ sql, user });
-      });
-    },
+    call,
+    run: (sql, user) => call<ClientRun>({ sql, user }),
     async stop() {
       if (child.connected) child.disconnect();
       await exited;

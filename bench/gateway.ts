@@ -95,8 +95,8 @@ export interface ReadResult {
 
 const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 
-/** Reads one response to the end; fails unless it is complete and holds `expectRows` rows. */
-export function readGateway(url: string, format: Format, expectRows: number): Promise<ReadResult> {
+/** Reads one response to the end; fails unless it is complete and holds `expectRows` rows (when given). */
+export function readGateway(url: string, format: Format, expectRows?: number): Promise<ReadResult> {
   const t0 = performance.now();
   return new Promise<ReadResult>((resolve, reject) => {
     const req = http.get(url, { agent: false }, (res) => {
@@ -117,7 +117,7 @@ export function readGateway(url: string, format: Format, expectRows: number): Pr
       const finish = (rows: number, complete: boolean) => {
         const seconds = (performance.now() - t0) / 1000;
         if (!complete) return reject(new Error(`${format} response is incomplete (tail ${tail.toString('hex')})`));
-        if (rows !== expectRows)
+        if (expectRows !== undefined && rows !== expectRows)
           return reject(new Error(`${format} response has ${rows} rows, expected ${expectRows}`));
         resolve({ rows, bytes, seconds, firstSeconds });
       };

@@ -18,6 +18,7 @@ export interface BalancerSpec {
  * server out after two failed checks and back after one good one. `retry-on conn-failure` with `option
  * redispatch 1`: a request whose connection to an instance failed (refused: the instance is gone) goes to another
  * instance at once, before the checks have marked it down; once a connection is established nothing is retried.
+ * Every response names the instance that served it (`X-Topicgate-Instance: gateway1`), for whoever debugs or tests.
  */
 export function haproxyConfig(s: BalancerSpec): string {
   return (
@@ -48,6 +49,7 @@ export function haproxyConfig(s: BalancerSpec): string {
       '  option httpchk GET /readyz',
       '  http-check expect status 200',
       '  default-server check inter 1s fall 2 rise 1',
+      '  http-response set-header X-Topicgate-Instance %[srv_name]',
       ...s.servers.map((addr, i) => `  server gateway${i + 1} ${addr}`),
     ].join('\n') + '\n'
   );

@@ -1,9 +1,9 @@
 /**
  * Read sessions in tests: make one, read its streams, and read the same body with `limit=all` to compare against
- * (NDJSON byte for byte, Arrow value for value).
+ * (NDJSON byte for byte, Arrow value for value). They drive an app (`app.inject`) or real gateways over HTTP
+ * (test/http-target.ts), through one `Target`.
  */
 import { expect } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { tableFromIPC } from 'apache-arrow';
 
 export interface TestSession {
@@ -16,9 +16,19 @@ export interface TestSession {
 
 type Headers = Record<string, string>;
 
+/** What the helpers send requests to: a fastify app, or gateways over HTTP with the same `inject` (http-target.ts). */
+export interface Target {
+  inject(opts: {
+    method?: 'GET' | 'POST';
+    url: string;
+    payload?: Record<string, unknown>;
+    headers?: Headers;
+  }): Promise<{ statusCode: number; body: string; rawPayload: Buffer; json(): unknown }>;
+}
+
 /** POSTs a session; expects the 201 and checks that its streams tile since..until. */
 export async function createSession(
-  app: FastifyInstance,
+  app: Target,
   topic: string,
   body: Record<string, unknown>,
   headers: Headers = {},
@@ -32,12 +42,7 @@ export async function createSession(
 }
 
 /** Reads one stream in `format`; expects a 200. */
-export async function readStream(
-  app: FastifyInstance,
-  url: string,
-  format: string,
-  headers: Headers = {},
-): Promise<Buffer> {
+export async function readStream(app: Target, url: string, format: string, headers: Headers = {}): Promise<Buffer> {
   const res = await app.inject({ url: `${url}&format=${format}`, headers });
   expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
   return res.rawPayload;
@@ -73,7 +78,7 @@ export function plain(rows: unknown[]): string[] {
 
 /** The same read as one `limit=all` response of `/query`. */
 export async function bulkRead(
-  app: FastifyInstance,
+  app: Target,
   topic: string,
   body: Record<string, unknown>,
   format: string,
@@ -87,34 +92,31 @@ export async function bulkRead(
 }
 
 /** The streams of a session read in index order (concurrently), each body. */
-export async function readAll(
-  app: FastifyInstance,
-  s: TestSession,
-  format: string,
-  headers: Headers = {},
-): Promise<Buffer[]> {
+export async function readAll(app: Target, s: TestSession, format: string, headers: Headers = {}): Promise<Buffer[]> {
   return Promise.all(s.streams.map((x) => readStream(app, x.url, format, headers)));
 }
 
 /**
  * Checks a session's union against the `limit=all` read of its body: NDJSON byte for byte (in index order, or as
- * a multiset with order `none`), Arrow value for value.
+ * a multiset with order `none`), Arrow value for value. The session is made on `app`, its streams read from
+ * `streams` (another instance, or several: `app` by default). Returns the session, its rows and their NDJSON lines.
  */
 export async function expectUnionIsBulk(
-  app: FastifyInstance,
+  app: Target,
   topic: string,
   body: Record<string, unknown>,
   headers: Headers = {},
-): Promise<{ session: TestSession; rows: number }> {
+  streams: Target = app,
+): Promise<{ session: TestSession; rows: number; lines: string[] }> {
   const session = await createSession(app, topic, body, headers);
   const ordered = body.order !== 'none';
   const whole = ndjsonLines(await bulkRead(app, topic, body, 'ndjson', headers));
-  const parts = (await readAll(app, session, 'ndjson', headers)).flatMap(ndjsonLines);
+  const parts = (await readAll(streams, session, 'ndjson', headers)).flatMap(ndjsonLines);
   if (ordered) expect(parts.join('\n')).toBe(whole.join('\n'));
   else expect([...parts].sort()).toEqual([...whole].sort());
   const arrowWhole = arrowRows([await bulkRead(app, topic, body, 'arrow', headers)]);
-  const arrowParts = arrowRows(await readAll(app, session, 'arrow', headers));
+  const arrowParts = arrowRows(await readAll(streams, session, 'arrow', headers));
   const [a, b] = [plain(arrowParts), plain(arrowWhole)];
   expect(ordered ? a : a.sort()).toEqual(ordered ? b : b.sort());
-  return { session, rows: whole.length };
+  return { session, rows: whole.length, lines: parts };
 }

@@ -6,18 +6,18 @@
  * the two; one instance killed with SIGKILL, the balancer sends everything to the other, which serves it, and the
  * query slot the dead one held is free.
  */
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { clusterDown, clusterLayout, clusterUp, type Cluster, type ClusterLayout } from '../../scripts/cluster.js';
+import { freePort } from '../../scripts/free-port.js';
 import { pgLayout } from '../../scripts/local-postgres.js';
 import { alive } from '../../scripts/pid-file.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
+import { holdRead } from '../held-stream.js';
 import { trinoUrl } from '../helpers.js';
 
 const BULK = 'bulk|kafka_topics';
@@ -34,17 +34,6 @@ const dir = mkdtempSync(join(tmpdir(), 'topicgate-cluster-'));
 let layout: ClusterLayout;
 let cluster: Cluster;
 let base = '';
-
-/** A free loopback port (the kernel's pick, released for the process that will listen on it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 beforeAll(async () => {
   const config = join(dir, 'cluster.yaml');
@@ -175,7 +164,11 @@ describe('two instances behind HAProxy', () => {
 
   it("concurrentQueries: 2 holds across the two; after a SIGKILL the other serves and the dead one's slot is free", async () => {
     // One read left running on each instance (its client stops reading): the caller's two slots.
-    const stalled = await Promise.all(cluster.instances.map((g) => stalledRead(KEYS.slots, g.url)));
+    const stalled = await Promise.all(
+      cluster.instances.map((g) =>
+        holdRead(`${g.url}/v1/topics/clicks/events?${WINDOW}&limit=all&format=ndjson`, { 'x-api-key': KEYS.slots }),
+      ),
+    );
     const third = async () => {
       const r = await get(KEYS.slots, `/v1/topics/orders/events?${WINDOW}&limit=1`);
       return [r.status, ((await r.json()) as { error?: { details?: { limit?: string } } }).error?.details?.limit];
@@ -196,24 +189,6 @@ describe('two instances behind HAProxy', () => {
     for (let i = 0; i < 4; i++)
       expect((await get(KEYS.reader, `/v1/topics/orders/events?${WINDOW}&limit=1`)).status).toBe(200);
     expect(await third()).toEqual([200, undefined]);
-    for (const req of stalled) req.destroy();
+    for (const h of stalled) h.req.destroy();
   });
 });
-
-/** A read of the bulk clicks whose client stops reading after the first bytes: its query keeps its slot. */
-function stalledRead(key: string, at: string): Promise<http.ClientRequest> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      `${at}/v1/topics/clicks/events?${WINDOW}&limit=all&format=ndjson`,
-      { headers: { 'x-api-key': key } },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-        res.once('data', () => {
-          res.pause();
-          resolve(req);
-        });
-      },
-    );
-    req.on('error', () => undefined); // destroyed on purpose, or its instance killed
-  });
-}

@@ -55,6 +55,14 @@ async function total(): Promise<number> {
   return Number(n);
 }
 
+/** Events and distinct keys of the closed window, from Trino. */
+async function eventsAndKeys(): Promise<[number, number]> {
+  const [[events, keys]] = (await sql(
+    `SELECT count(*), count(DISTINCT key) FROM orders WHERE timestamp_broker >= ${ts(SINCE)} AND timestamp_broker < ${ts(UNTIL)}`,
+  )) as [[number, number]];
+  return [Number(events), Number(keys)];
+}
+
 const pagesOf = (n: number) => [4000, 4000, n - 8000].join(', ');
 
 describe('examples against the demo topics', () => {
@@ -81,9 +89,7 @@ describe('examples against the demo topics', () => {
     const query = 'SELECT count(*) AS events, count(DISTINCT key) AS keys, min(timestamp_broker) AS first FROM events';
     const r = await example('python3', ['examples/duckdb_arrow.py', window(), query]);
     expect(r.code, r.stderr).toBe(0);
-    const [[events, keys]] = (await sql(
-      `SELECT count(*), count(DISTINCT key) FROM orders WHERE timestamp_broker >= ${ts(SINCE)} AND timestamp_broker < ${ts(UNTIL)}`,
-    )) as [[number, number]];
+    const [events, keys] = await eventsAndKeys();
     expect(r.stdout).toContain(`events\tkeys\tfirst\n${events}\t${keys}\t2026-11-01 00:00:00+00:00\n`);
     // The default query: events per hour of broker time.
     const hourly = await example('python3', ['examples/duckdb_arrow.py', window()]);
@@ -109,6 +115,8 @@ describe('read-session examples: streams read concurrently into one table', () =
   const body = JSON.stringify({ since: SINCE, until: UNTIL, streams: 4 });
   it.each([
     ['python3', 'examples/session_pyarrow.py'],
+    ['python3', 'examples/session_polars.py'],
+    ['python3', 'examples/session_duckdb.py'],
     [process.execPath, 'examples/node-session.mjs'],
   ] as const)(
     '%s %s',
@@ -124,8 +132,23 @@ describe('read-session examples: streams read concurrently into one table', () =
     120_000,
   );
 
+  it('session_duckdb.py: a query of its own over the streams', async () => {
+    const query = 'SELECT count(*) AS events, count(DISTINCT key) AS keys FROM events';
+    const r = await example('python3', [
+      'examples/session_duckdb.py',
+      `${demo}/v1/topics/orders/sessions`,
+      body,
+      query,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const [events, keys] = await eventsAndKeys();
+    expect(r.stdout).toContain(`events\tkeys\n${events}\t${keys}\n`);
+  }, 120_000);
+
   it.each([
     ['python3', 'examples/session_pyarrow.py', /IncompleteRead|HTTP Error 400/],
+    ['python3', 'examples/session_polars.py', /IncompleteRead|HTTP Error 400/],
+    ['python3', 'examples/session_duckdb.py', /IncompleteRead|HTTP Error 400/],
     [process.execPath, 'examples/node-session.mjs', /failed: (terminated|HTTP 400)/],
   ] as const)(
     'a failing stream (the cut topic) fails the whole read: %s %s',
