@@ -1,0 +1,98 @@
+/**
+ * `npm run bench:304` (issue 28 item 2): revalidations of a settled window. A gateway (dist/server.js, as `npm start`
+ * runs it) reads one settled window once for its ETag; then autocannon sends that GET with `If-None-Match` on 50
+ * connections for `--duration` seconds (default 20), twice: as fast as answers come (throughput), then at a fixed
+ * `--rate` (default 1000 a second; latency). Prints the status codes, requests/s and latency (p50, p90, p99, max)
+ * of each, and the Trino queries the gateway's user ran, read from Trino's own query list: data reads apart from
+ * catalog look-ups (the served topics' list, kept 10 s: every request needs it, 304 or not). Fails unless every
+ * response is a 304 and no data read ran, and unless p99 at the fixed rate is under 5 ms.
+ *
+ *   npm run bench:304
+ *   npm run bench:304 -- --duration 10 --connections 50 --rate 2000
+ */
+import autocannon, { type Result } from 'autocannon';
+import { HttpTrino } from '../src/trino/http-trino.js';
+import { startGateway } from './gateway.js';
+import { runUser } from './trino-stats.js';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+};
+const DURATION_S = Number(arg('duration', '20'));
+const CONNECTIONS = Number(arg('connections', '50'));
+/** Requests a second over all connections in the second phase (the first sends as fast as answers come). */
+const RATE = Number(arg('rate', '1000'));
+const TRINO = process.env.TOPICGATE_TRINO_URL ?? 'http://127.0.0.1:18080';
+const USER = runUser('not-modified');
+const PATH = '/v1/topics/orders/events?since=2026-11-01T00:00:00Z&until=2026-11-01T06:00:00Z&limit=100';
+
+const checker = new HttpTrino({ server: TRINO, user: 'topicgate-bench' });
+
+/** The gateway user's queries so far: data reads, and catalog look-ups (information_schema). */
+async function queries(): Promise<{ reads: number; catalog: number }> {
+  const catalog = `query LIKE '%.information_schema.%'`;
+  const { rows } = await checker.all(
+    `SELECT count_if(NOT (${catalog})), count_if(${catalog}) FROM system.runtime.queries WHERE "user" = '${USER}'`,
+  );
+  return { reads: Number(rows[0]![0]), catalog: Number(rows[0]![1]) };
+}
+
+/**
+ * One run of revalidations: `rate` undefined sends the next request on a connection as soon as its answer came
+ * (closed loop: latency there is 50 connections over the throughput), a rate spreads that many a second over them.
+ */
+async function phase(url: string, etag: string, rate: number | undefined) {
+  const before = await queries();
+  const r = (await autocannon({
+    url: url + PATH,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers: { 'if-none-match': etag },
+    ...(rate ? { overallRate: rate } : {}),
+  })) as Result;
+  const after = await queries();
+  const codes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([c, s]) => [c, Number(s.count)]));
+  return {
+    connections: CONNECTIONS,
+    rate: rate ?? 'as fast as answered',
+    seconds: DURATION_S,
+    requests: r.requests.total,
+    perSecond: Math.round(r.requests.average),
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    codes,
+    only304: Object.keys(codes).every((c) => c === '304') && r.errors === 0 && r.timeouts === 0,
+    trinoQueries: { reads: after.reads - before.reads, catalog: after.catalog - before.catalog },
+  };
+}
+
+async function main(): Promise<void> {
+  const gateway = await startGateway({
+    TOPICGATE_PORT: '0',
+    TOPICGATE_TRINO_URL: TRINO,
+    TOPICGATE_TRINO_USER: USER,
+    TOPICGATE_STATE_URL: 'sqlite::memory:',
+    // The default level, as in production: every request's audit line is written (and read by startGateway).
+    TOPICGATE_LOG_LEVEL: 'info',
+  });
+  try {
+    const first = await fetch(gateway.url + PATH);
+    const etag = first.headers.get('etag');
+    await first.arrayBuffer();
+    if (first.status !== 200 || !etag) throw new Error(`the settled read gave ${first.status}, ETag ${etag}`);
+    const phases = [];
+    for (const rate of [undefined, RATE]) phases.push(await phase(gateway.url, etag, rate));
+    process.stdout.write(`${JSON.stringify(phases, null, 2)}\n`);
+    const bad = phases.filter((p) => !p.only304 || p.trinoQueries.reads !== 0);
+    if (bad.length || phases[1]!.latencyMs.p99 >= 5) {
+      throw new Error('expected only 304s, no data read in Trino, and p99 under 5 ms at the fixed rate');
+    }
+  } finally {
+    await gateway.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[bench:304] ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
