@@ -30,6 +30,22 @@ function canonical(v: unknown): unknown {
   return out;
 }
 
+/**
+ * JSON text of a value built by our own code (plan nodes): members in the order that code wrote them, which is fixed
+ * for equal inputs, so no sorting is needed (several times faster than canonicalJson on a plan); bigint, Infinity,
+ * Map and Set are written as canonicalJson writes them.
+ */
+export function builtJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (typeof v === 'bigint') return { $bigint: v.toString() };
+      if (typeof v === 'number' && !Number.isFinite(v)) return { $number: String(v) };
+      if (v instanceof Map || v instanceof Set) return canonical(v);
+      return v;
+    }) ?? 'undefined'
+  );
+}
+
 function compare(a = '', b = ''): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

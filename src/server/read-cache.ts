@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { settleMsOf } from '../config/config.js';
-import { canonicalJson } from '../core/canonical-json.js';
+import { builtJson, canonicalJson } from '../core/canonical-json.js';
 import { encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
 import { ENCODER_VERSIONS } from '../encode/encoder-versions.js';
 import { canonicalWhere } from '../query/passes/paging.js';
@@ -85,7 +85,8 @@ export function etagInputs(
   const reader = { decode: o.decode !== false, versions: o.readerVersions ?? null, types: o.topic.decoded ?? null };
   const cursorKey = app.tg.keyring.currentId;
   return [
-    ['request', { tree, position, timeIndex, postDecode, bulk: bulk !== null, link, cursorKey, reader }],
+    // The plan as the planner built it (its own member order is fixed): text already, hashed as is.
+    ['request', builtJson({ tree, position, timeIndex, postDecode, bulk: bulk !== null, link, cursorKey, reader })],
     ['rows', { filter: canonicalWhere(o.rows.filter), principal: o.rows.principal }],
     ['topic', { id: o.topic.id, settings: app.tg.config.topics[o.topic.id] ?? null, columns: o.topic.source.columns }],
     ['encoder', ENCODER_VERSIONS[encoderRegistry[media].format]],

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/core/canonical-json.js';
+import { builtJson, canonicalJson } from '../../src/core/canonical-json.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import type { MediaType } from '../../src/encode/encoder-registry.js';
 import { plan } from '../../src/query/planner.js';
@@ -111,6 +111,29 @@ describe('canonicalJson', () => {
       ),
     );
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+  });
+
+  it('builtJson keeps the member order it was given and writes the same tagged values', () => {
+    expect(builtJson({ b: 1, a: 2 })).toBe('{"b":1,"a":2}');
+    expect(
+      builtJson({
+        n: 5n,
+        l: -Infinity,
+        m: new Map([
+          ['b', 1],
+          ['a', 2],
+        ]),
+      }),
+    ).toBe(
+      '{"n":{"$bigint":"5"},"l":{"$number":"-Infinity"},"m":' +
+        canonicalJson(
+          new Map([
+            ['a', 2],
+            ['b', 1],
+          ]),
+        ) +
+        '}',
+    );
   });
 });
 
