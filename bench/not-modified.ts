@@ -1,8 +1,9 @@
 /**
  * `npm run bench:304` (issue 28 item 2): revalidations of a settled window. A gateway (dist/server.js, as `npm start`
  * runs it) reads one settled window once for its ETag; then autocannon sends that GET with `If-None-Match` on 50
- * connections for `--duration` seconds (default 20), twice: as fast as answers come (throughput), then at a fixed
- * `--rate` (default 500 a second; latency). Prints the status codes, requests/s and latency (p50, p90, p99, max)
+ * connections for `--duration` seconds (default 20), twice: autocannon as fast as answers come (throughput; its
+ * latency is then 50 connections over the throughput), then paced at `--rate` (default 500 a second) by
+ * bench/paced-client.ts (latency from when each request was due). Prints the status codes, requests/s and latency (p50, p90, p99, max)
  * of each, and the Trino queries the gateway's user ran, read from Trino's own query list: data reads apart from
  * catalog look-ups (the served topics' list, kept 10 s: every request needs it, 304 or not). Fails unless every
  * response is a 304 and no data read ran, and unless p99 at the fixed rate is under 5 ms.
@@ -14,6 +15,7 @@ import { get, type IncomingMessage } from 'node:http';
 import autocannon, { type Result } from 'autocannon';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { startGateway } from './gateway.js';
+import { pacedGets } from './paced-client.js';
 import { runUser } from './trino-stats.js';
 
 const arg = (name: string, dflt: string) => {
@@ -39,30 +41,37 @@ async function queries(): Promise<{ reads: number; catalog: number }> {
   return { reads: Number(rows[0]![0]), catalog: Number(rows[0]![1]) };
 }
 
-/**
- * One run of revalidations: `rate` undefined sends the next request on a connection as soon as its answer came
- * (closed loop: latency there is 50 connections over the throughput), a rate spreads that many a second over them.
- */
-async function phase(url: string, etag: string, rate: number | undefined) {
-  const before = await queries();
+/** Closed loop (autocannon): each connection sends its next request as soon as its answer came. */
+async function saturated(url: string, etag: string) {
   const r = (await autocannon({
     url: url + PATH,
     connections: CONNECTIONS,
     duration: DURATION_S,
     headers: { 'if-none-match': etag },
-    ...(rate ? { overallRate: rate } : {}),
   })) as Result;
-  const after = await queries();
   const codes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([c, s]) => [c, Number(s.count)]));
+  return {
+    requests: r.requests.total,
+    codes,
+    errors: r.errors + r.timeouts,
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+  };
+}
+
+/** One phase: as fast as answered (rate undefined), or paced at `rate` a second; with Trino's queries counted. */
+async function phase(url: string, etag: string, rate: number | undefined) {
+  const before = await queries();
+  const r = rate
+    ? await pacedGets(url + PATH, { 'if-none-match': etag }, { connections: CONNECTIONS, rate, seconds: DURATION_S })
+    : await saturated(url, etag);
+  const after = await queries();
   return {
     connections: CONNECTIONS,
     rate: rate ?? 'as fast as answered',
     seconds: DURATION_S,
-    requests: r.requests.total,
-    perSecond: Math.round(r.requests.average),
-    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
-    codes,
-    only304: Object.keys(codes).every((c) => c === '304') && r.errors === 0 && r.timeouts === 0,
+    perSecond: Math.round(r.requests / DURATION_S),
+    ...r,
+    only304: Object.keys(r.codes).every((c) => c === '304') && r.errors === 0,
     trinoQueries: { reads: after.reads - before.reads, catalog: after.catalog - before.catalog },
   };
 }
