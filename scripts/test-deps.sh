@@ -2,7 +2,8 @@
 # What the tests need beyond npm packages, installed when missing (run by `npm test` before the tests, and by
 # .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino and Schema Registry), Chromium (the
 # Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), HAProxy (the balancer of the
-# two-instance cluster, scripts/cluster.ts), pyarrow, schemathesis,
+# two-instance cluster, scripts/cluster.ts), nginx (the HTTP cache in front of a gateway, scripts/http-cache.ts),
+# pyarrow, schemathesis,
 # openapi-spec-validator, moto's S3 server (the local Trino spools results to it), pandas, polars and DuckDB;
 # and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages; the registry runs on Java 17 or
 # newer). As root it
@@ -18,6 +19,7 @@ if [ ! -x /usr/bin/chromium ]; then missing+=(chromium); fi
 if ! command -v htpasswd >/dev/null 2>&1; then missing+=(apache2-utils); fi
 if ! command -v openssl >/dev/null 2>&1; then missing+=(openssl); fi
 if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then missing+=(haproxy); fi
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then missing+=(nginx); fi
 
 jdk_ok() {
   local home major

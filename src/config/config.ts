@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from 'typebox';
+import { DURATION_PATTERN, durationMs } from '../core/duration.js';
 import { parse as parseYaml } from 'yaml';
 import type { Settings } from './settings.js';
 import {
@@ -44,6 +45,11 @@ const TopicSettings = Type.Object(
     /** Bulk reads: time slices read at once by default, and at most (API.md "Bulk reads"). */
     parallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     maxParallel: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    /**
+     * API.md "Caching settled windows": events older than this can no longer change (they are visible), so a read
+     * whose window ends before now minus it may be cached. Default DEFAULT_SETTLE.
+     */
+    settle: Type.Optional(Type.String({ pattern: DURATION_PATTERN })),
     /** API.md "Schema Registry payloads": how `key` and `value` are framed (default raw). */
     key: Type.Optional(PayloadSettingsSchema),
     value: Type.Optional(PayloadSettingsSchema),
@@ -67,6 +73,15 @@ export const ConfigFileSchema = Type.Object(
 );
 
 export type TopicSettings = Static<typeof TopicSettings>;
+
+/** How long after its broker time an event is settled, when neither the topic nor a cursor says. */
+export const DEFAULT_SETTLE = '30s';
+
+/** A topic's settle time in ms (`topics.<t>.settle`, else DEFAULT_SETTLE); the schema checked its grammar. */
+export function settleMsOf(settings: TopicSettings | undefined): number {
+  return durationMs(settings?.settle ?? DEFAULT_SETTLE) ?? 0;
+}
+
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 
 /**

@@ -152,6 +152,16 @@ export const servingSettings = {
     maximum: 3650,
     description: 'how long committed cursor batches are listed',
   }),
+  cacheMaxAgeSeconds: intSetting({
+    env: 'TOPICGATE_CACHE_MAX_AGE',
+    read: 'int',
+    fallback: '86400',
+    minimum: 0,
+    maximum: 31_536_000,
+    description:
+      "seconds a settled window's response may be reused (`Cache-Control: private, max-age=<this>, immutable`; " +
+      'API.md "Caching settled windows")',
+  }),
   logLevel: textSetting({ env: 'TOPICGATE_LOG_LEVEL', read: 'text', fallback: 'info', description: 'pino log level' }),
   shutdownGraceMs: intSetting({
     env: 'TOPICGATE_SHUTDOWN_GRACE_MS',

@@ -4,7 +4,10 @@
  */
 export const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
+/** The grammar as a JSON Schema pattern (config file durations, e.g. `topics.<t>.settle`). */
+export const DURATION_PATTERN = '^(\\d{1,9})(ms|s|m|h|d)$';
+
+const DURATION = new RegExp(DURATION_PATTERN);
 
 /** Milliseconds of a duration, or undefined when the text is not one. */
 export function durationMs(text: string): number | undefined {

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { keyFraming } from '../blob/avro/key-frames.js';
 import { ApiError } from '../core/errors.js';
+import { DEFAULT_SETTLE } from '../config/config.js';
 import { topicModel } from '../read/topic-catalog.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import { batchUntil, type PlannedRead } from '../query/planner.js';
@@ -71,7 +72,7 @@ export class CursorService {
     const def: CursorDefinition = {
       topic: input.topic,
       start: input.start ?? 'earliest',
-      settle: input.settle ?? '30s',
+      settle: input.settle ?? DEFAULT_SETTLE,
     };
     if (input.filter !== undefined) def.filter = input.filter;
     if (input.select !== undefined) def.select = input.select;

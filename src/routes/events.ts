@@ -16,6 +16,7 @@ import { rowScope } from '../access/authorize.js';
 import { topicFor, withDecodedFields } from './read-topic.js';
 import { EventsQuery, FormatQuery, QueryBody } from '../query/request/read-schema.js';
 import { ReadResponses } from './read-response-schema.js';
+import { CachedReadResponses } from './read-cache-schema.js';
 import { TopicParams } from './topics-schema.js';
 
 /**
@@ -58,10 +59,12 @@ function eventsRoute(app: App): void {
         summary: 'Read events, filtered and paged',
         description:
           'Filters use PostgREST grammar: any column (or expanded field) as a parameter, `col=op.value`. ' +
-          'Rows come in `timestamp_broker` order unless `order` says otherwise; follow `next` for the next page.',
+          'Rows come in `timestamp_broker` order unless `order` says otherwise; follow `next` for the next page. ' +
+          "A settled window (an absolute `until` at least the topic's `settle` ago) is cacheable: `ETag`, and a 304 " +
+          'for `If-None-Match`.',
         params: TopicParams,
         querystring: EventsQuery,
-        response: { ...ReadResponses, ...errorResponses(READ_ERRORS) },
+        response: { ...CachedReadResponses, ...errorResponses(READ_ERRORS) },
       },
     },
     async (request, reply) => {

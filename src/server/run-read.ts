@@ -13,6 +13,7 @@ import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { mediaTypeOf } from './negotiate-media.js';
+import { notModified, readCacheOf } from './read-cache.js';
 import { callerOf, requestTrino } from './request-caller.js';
 import { streamRead, type StreamOptions } from './stream-read.js';
 
@@ -76,7 +77,7 @@ export async function planReadOf(app: FastifyInstance, request: FastifyRequest, 
   return planFor(app, o, callerOf(request), keyFrames);
 }
 
-/** Negotiates, plans and answers a read of events (GET or POST), or explains it. */
+/** Negotiates, plans and answers a read of events (GET or POST), or explains it; a settled window may be a 304. */
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
   const planned = await planReadOf(app, request, o);
@@ -84,7 +85,12 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
     const body = await explainRead(app, requestTrino(request), planned);
     return reply.type('application/json; charset=utf-8').send(body);
   }
+  // A settled window: its tag is known before any query, so a revalidation is answered without Trino.
+  const cache = readCacheOf(app, request, o, planned, media);
+  const unchanged = notModified(request, reply, cache);
+  if (unchanged) return unchanged;
   return streamRead(app, request, reply, planned, media, {
+    cache,
     nextUrl: o.nextUrl,
     paged: true,
     token: o.cursor,

@@ -12,6 +12,7 @@ import type { PlannedRead } from '../query/planner.js';
 import { openPage, type Page, type PageEnd } from '../read/open-page.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { flushThenAbort } from './flush-then-abort.js';
+import { setCacheHeaders, type ReadCache } from './read-cache.js';
 import { callerOf, requestTrino } from './request-caller.js';
 
 export interface StreamOptions {
@@ -26,6 +27,8 @@ export interface StreamOptions {
   topic: string;
   decode: boolean;
   readerVersions?: Partial<Record<'key' | 'value', number>>;
+  /** A settled window's ETag and freshness (server/read-cache.ts); absent or null: `no-store`. */
+  cache?: ReadCache | null;
 }
 
 /** Aborted when the client goes away before the response has finished: the Trino query is cancelled. */
@@ -93,6 +96,8 @@ export async function streamRead(
     app.metrics.trinoQueries.inc({ outcome: abort.signal.aborted ? 'cancelled' : 'failed' });
   });
   body.on('error', (err) => request.log.warn({ err }, 'response stream failed'));
+  // Only now, with the first batch read: a read that failed before its body is an error without the tag.
+  setCacheHeaders(reply, o.cache);
   return reply.type(entry.contentType).send(body);
 }
 

@@ -60,6 +60,12 @@ export function parseInstant(text: string, what: string, now = Date.now()): Inst
   return { epochMs, subMs: frac.slice(3).replace(/0+$/, '') };
 }
 
+/** A time written relative to now (`now`, `-15m`): it names another instant at every request. */
+export function isRelativeTime(text: string): boolean {
+  const s = text.trim();
+  return s === 'now' || s.startsWith('-');
+}
+
 function normalizeZone(z: string): string {
   if (z.toUpperCase() === 'Z') return 'Z';
   // An unescaped '+' in a query string arrives as a space.
