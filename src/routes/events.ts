@@ -77,6 +77,7 @@ function eventsRoute(app: App): void {
         rows: rowScope(request, topic),
         cursor: q.cursor,
         format: q.format,
+        compression: q.compression,
         explain: q.explain === 'true',
         decode,
         nextUrl: nextUrlOf(request),
@@ -113,6 +114,7 @@ function queryRoute(app: App): void {
         rows: rowScope(request, topic),
         cursor: body.cursor,
         format: body.format ?? request.query.format,
+        compression: request.query.compression,
         explain: body.explain === true,
         decode: body.decode !== false,
       });
