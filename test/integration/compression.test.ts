@@ -2,7 +2,7 @@
  * Compression on the wire (API.md "Compression on the wire"), over real HTTP from gateways on the real Trino:
  * - every format compressed on the wire (json, ndjson, csv, arrow) decodes, under each coding, to exactly the bytes
  *   of the uncompressed response (the Trino query id, which differs per response, masked), with decoders other than
- *   the gateway's own for zstd (the zstd CLI, curl, urllib3 over Python's zstandard);
+ *   the gateway's own for zstd (the zstd CLI, curl, urllib3 as requests uses it);
  * - a cut read (test/cut-topic.ts), compressed: the transfer is aborted, no strict decoder takes what arrived for a
  *   complete stream, and what decodes ends with the format's in-body cut mark;
  * - negotiation (q-values, `*`, identity, unknown codings: never a 406), `Vary`, Parquet never compressed on the
@@ -18,13 +18,13 @@ import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_CODINGS, type ContentCoding } from '../../src/core/content-codings.js';
-import { CUT_SCHEMA, cutReadPath, ensureCutTopic } from '../cut-topic.js';
+import { CUT_SCHEMA, cutReadPath, ensureCutTopic, windowReadPath } from '../cut-topic.js';
 import { testApp, testGateway, trinoUrl } from '../helpers.js';
 
 const run = promisify(execFile);
 const WIRE_FORMATS = ['json', 'ndjson', 'csv', 'arrow'] as const;
 const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
-/** An hour of orders: some thousands of rows, several Trino batches (so several flushes, several zstd frames). */
+/** An hour of orders, for small reads. */
 const HOUR = '/v1/topics/orders/events?since=2026-11-01T00:00:00Z&until=2026-11-01T01:00:00Z&limit=all';
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-compression-'));
 const apps: FastifyInstance[] = [];
@@ -121,7 +121,8 @@ describe('every format decodes to exactly the uncompressed bytes', () => {
   it.each(WIRE_FORMATS)(
     '%s, under zstd, br and gzip',
     async (format) => {
-      const url = `${complete}${HOUR}&format=${format}`;
+      // Two days of orders in two slices: thousands of rows, many Trino batches (many flushes, many zstd frames).
+      const url = complete + windowReadPath(format);
       const plain = await get(url);
       expect(plain.status).toBe(200);
       expect(plain.headers['content-encoding']).toBeUndefined();
@@ -144,9 +145,9 @@ describe('every format decodes to exactly the uncompressed bytes', () => {
   );
 
   it.each(CONTENT_CODINGS)(
-    '%s: curl --compressed and urllib3 (Python) read the same bytes',
+    '%s: curl --compressed and urllib3 (under requests) read the same bytes',
     async (coding) => {
-      const url = `${complete}${HOUR}&format=ndjson`;
+      const url = complete + windowReadPath('ndjson');
       const plain = await get(url);
       const file = join(dir, `curl-${coding}`);
       await run('curl', ['-sS', '--fail', '--compressed', '-H', `Accept-Encoding: ${coding}`, '-o', file, url]);
