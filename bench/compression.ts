@@ -16,6 +16,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { format, resolveConfig } from 'prettier';
 import { up } from '../scripts/local-trino.js';
 import { BENCH_CATALOG, BENCH_SCHEMA, ensureBenchData } from './data.js';
 import { ROOT, startGateway, type Gateway } from './gateway.js';
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
     TOPICGATE_MAX_LIMIT: '2000000',
     TOPICGATE_STATE_URL: 'sqlite::memory:',
     TOPICGATE_PORT: '0',
-    TOPICGATE_LOG_LEVEL: 'warn',
+    TOPICGATE_LOG_LEVEL: 'info', // the start-up line is what startGateway waits for
   };
   const t0 = performance.now();
   const results: Result[] = [];
@@ -159,7 +160,8 @@ async function main(): Promise<void> {
     table(results),
     '',
   ].join('\n');
-  writeFileSync(join(ROOT, 'docs', 'compression.md'), text);
+  const doc = join(ROOT, 'docs', 'compression.md');
+  writeFileSync(doc, await format(text, { ...(await resolveConfig(doc)), parser: 'markdown' }));
   process.stdout.write(`${table(results)}\n`);
 }
 

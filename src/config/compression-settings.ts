@@ -16,7 +16,7 @@ export const compressionSettings = {
     read: 'levels',
     fallback: CONTENT_CODINGS.map((c) => `${c}:${DEFAULT_LEVELS[c]}`).join(','),
     description:
-      'level per coding, e.g. `zstd:3,br:4,gzip:6` (a coding left out keeps its default; zstd 1-22, br 0-11, ' +
+      'level per coding, e.g. `zstd:1,br:4,gzip:6` (a coding left out keeps its default; zstd 1-22, br 0-11, ' +
       'gzip 1-9), or one number for all three (1-9)',
   }),
 };
