@@ -51,11 +51,6 @@ export interface EncoderEntry {
   nextInBody: boolean;
   /** Decoded Avro records are flattened into one column per leaf field. */
   flattensDecoded: boolean;
-  /**
-   * How the body is compressed: on the wire (a content coding negotiated by `Accept-Encoding`), or inside the
-   * format, column by column (the `compression` parameter names the codec).
-   */
-  compression: 'wire' | 'columns';
 }
 
 export const encoderRegistry = {
@@ -66,7 +61,6 @@ export const encoderRegistry = {
     bytesAsHex: true,
     nextInBody: true,
     flattensDecoded: false,
-    compression: 'wire',
   },
   'application/x-ndjson': {
     format: 'ndjson',
@@ -75,7 +69,6 @@ export const encoderRegistry = {
     bytesAsHex: true,
     nextInBody: false,
     flattensDecoded: false,
-    compression: 'wire',
   },
   'text/csv': {
     format: 'csv',
@@ -84,7 +77,6 @@ export const encoderRegistry = {
     bytesAsHex: true,
     nextInBody: false,
     flattensDecoded: true,
-    compression: 'wire',
   },
   'application/vnd.apache.arrow.stream': {
     format: 'arrow',
@@ -93,7 +85,6 @@ export const encoderRegistry = {
     bytesAsHex: false,
     nextInBody: false,
     flattensDecoded: false,
-    compression: 'wire',
   },
   'application/vnd.apache.parquet': {
     format: 'parquet',
@@ -102,7 +93,6 @@ export const encoderRegistry = {
     bytesAsHex: false,
     nextInBody: false,
     flattensDecoded: false,
-    compression: 'columns',
   },
 } as const satisfies Record<MediaType, EncoderEntry>;
 

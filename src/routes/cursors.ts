@@ -163,8 +163,7 @@ function batchReadRoute(app: App): void {
         to: showPosition(pending.to),
       };
       const topic = svc().definition(cursor).topic;
-      const { compression } = request.query;
-      return reply.sendPlan(plan, media, { paged: false, meta, topic, decode: true, compression });
+      return reply.sendPlan(plan, media, { paged: false, meta, topic, decode: true });
     },
   );
 }

@@ -166,8 +166,7 @@ function streamRoute(app: App, tokens: StreamTokens): void {
       checkStreamRows(s, rows);
       const iso = (ms: number) => new Date(ms).toISOString();
       const req = readRequestOfSession(s.q, { since: iso(s.f), until: iso(s.u) }, resolver(topic));
-      const { format, compression } = request.query;
-      return reply.sendRead({ topic, req, rows, readerVersions, format, compression, decode });
+      return reply.sendRead({ topic, req, rows, readerVersions, format: request.query.format, decode });
     },
   );
 }

@@ -27,7 +27,6 @@ export const RESERVED_PARAMS = [
   'parallel',
   'cursor',
   'format',
-  'compression',
   'explain',
   'decode',
   'since',
