@@ -4,7 +4,7 @@
  * retried (the request never reached a gateway then), so a POST is never sent twice.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { systemBinary } from './system-binary.js';
 
 export interface BalancerSpec {
   port: number;
@@ -55,24 +55,9 @@ export function haproxyConfig(s: BalancerSpec): string {
   );
 }
 
-/** The haproxy binary: on the PATH, or where Debian's package puts it (/usr/sbin, not on every user's PATH). */
+/** The haproxy binary: TOPICGATE_HAPROXY, the PATH, or where Debian's package puts it. */
 export function findHaproxy(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [env.TOPICGATE_HAPROXY, 'haproxy', '/usr/sbin/haproxy'].filter((c): c is string => !!c);
-  for (const c of candidates) {
-    if (c.includes('/')) {
-      try {
-        accessSync(c, constants.X_OK);
-        return c;
-      } catch {
-        continue;
-      }
-    }
-    if (spawnSync(c, ['-v'], { stdio: 'ignore' }).status === 0) return c;
-  }
-  throw new Error(
-    "no haproxy binary (searched TOPICGATE_HAPROXY, the PATH, /usr/sbin); install Debian's haproxy package " +
-      '(bash scripts/test-deps.sh does, as root)',
-  );
+  return systemBinary('haproxy', 'TOPICGATE_HAPROXY', env.TOPICGATE_HAPROXY);
 }
 
 /** `haproxy -c`: the configuration's problems, or null when it is valid. */

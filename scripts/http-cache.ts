@@ -11,12 +11,14 @@
  * to store them (`proxy_ignore_headers Cache-Control`) because `Vary` keeps each caller's copy apart.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { freePort } from './free-port.js';
 import { stopProcess } from './pid-file.js';
+import { systemBinary } from './system-binary.js';
 
 export interface HttpCacheSpec {
   /** The folder nginx writes everything into. */
@@ -72,29 +74,7 @@ export function nginxCacheConfig(s: HttpCacheSpec): string {
 
 /** The nginx binary: TOPICGATE_NGINX, the PATH, or where Debian's package puts it. */
 export function findNginx(env: NodeJS.ProcessEnv = process.env): string {
-  for (const c of [env.TOPICGATE_NGINX, 'nginx', '/usr/sbin/nginx'].filter((c): c is string => !!c)) {
-    if (c.includes('/')) {
-      try {
-        accessSync(c, constants.X_OK);
-        return c;
-      } catch {
-        continue;
-      }
-    }
-    if (spawnSync(c, ['-v'], { stdio: 'ignore' }).status === 0) return c;
-  }
-  throw new Error(
-    "no nginx binary (searched TOPICGATE_NGINX, the PATH, /usr/sbin); install Debian's nginx package " +
-      '(bash scripts/test-deps.sh does, as root)',
-  );
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return systemBinary('nginx', 'TOPICGATE_NGINX', env.TOPICGATE_NGINX);
 }
 
 async function listening(port: number, deadline: number): Promise<void> {
