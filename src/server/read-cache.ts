@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { settleMsOf } from '../config/config.js';
 import { builtJson, canonicalJson } from '../core/canonical-json.js';
+import type { ColumnCodec } from '../core/content-codings.js';
 import { encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
 import { ENCODER_VERSIONS } from '../encode/encoder-versions.js';
 import { canonicalWhere } from '../query/passes/paging.js';
@@ -17,6 +18,7 @@ import { isSettledWindow } from '../query/settled-window.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
+import { wireCodingOf } from './wire-body.js';
 
 /** One input of a settled window's ETag: a name and a value hashed as canonical JSON (core/canonical-json.ts). */
 export type EtagInput = readonly [name: string, value: unknown];
@@ -37,6 +39,8 @@ export interface CachedRead {
   decode?: boolean;
   readerVersions?: Partial<Record<'key' | 'value', number>>;
   nextUrl?: (token: string) => string;
+  /** `compression=`: Parquet's column codec. */
+  compression?: ColumnCodec;
 }
 
 /**
@@ -48,20 +52,6 @@ const VARY = ['Accept', 'Authorization', 'X-API-Key'];
 /** A strong entity tag (RFC 9110 8.8.3) of the inputs: SHA-256 of their canonical JSON, 192 bits shown. */
 export function strongEtag(inputs: readonly EtagInput[]): string {
   return `"${createHash('sha256').update(canonicalJson(inputs)).digest('base64url').slice(0, 32)}"`;
-}
-
-/**
- * `Accept-Encoding` as an input: codings lower-cased with their q-values, sorted, so spelling and order do not
- * matter. The compression work (issue 28 item 1) replaces it with the negotiated `Content-Encoding`.
- */
-export function acceptEncodingInput(header: string | string[] | undefined): EtagInput {
-  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
-  const codings = text.split(',').flatMap((part) => {
-    const [name = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='))?.slice(2);
-    return name ? [`${name};q=${q === undefined ? 1 : Number(q)}`] : [];
-  });
-  return ['encoding', codings.sort().join(',')];
 }
 
 /**
@@ -91,7 +81,9 @@ export function etagInputs(
     ['topic', { id: o.topic.id, settings: app.tg.config.topics[o.topic.id] ?? null, columns: o.topic.source.columns }],
     ['encoder', ENCODER_VERSIONS[encoderRegistry[media].format]],
     ['format', media],
-    acceptEncodingInput(request.headers['accept-encoding']),
+    // The content coding negotiated from Accept-Encoding (wire-body.ts), and Parquet's column codec.
+    ['coding', wireCodingOf(app.tg.config, encoderRegistry[media], request)],
+    ['columns-codec', o.compression ?? null],
   ];
 }
 

@@ -29,6 +29,8 @@ export interface ReadOptions {
   decode?: boolean;
   /** The reader schema versions the request was planned with (blob/avro/decoded-types.ts): decoded with the same. */
   readerVersions?: StreamOptions['readerVersions'];
+  /** `compression=`: Parquet's column codec (a 400 with any other format). */
+  compression?: StreamOptions['compression'];
   /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
   nextUrl?: (token: string) => string;
 }
@@ -97,5 +99,6 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
     topic: o.topic.id,
     decode: o.decode !== false,
     readerVersions: o.readerVersions,
+    compression: o.compression,
   });
 }
