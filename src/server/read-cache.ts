@@ -18,7 +18,8 @@ import { isSettledWindow } from '../query/settled-window.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
-import { wireCodingOf } from './wire-body.js';
+import { addVary } from './vary.js';
+import { compressesOnWire, wireCodingOf } from './wire-body.js';
 
 /** One input of a settled window's ETag: a name and a value hashed as canonical JSON (core/canonical-json.ts). */
 export type EtagInput = readonly [name: string, value: unknown];
@@ -27,6 +28,8 @@ export type EtagInput = readonly [name: string, value: unknown];
 export interface ReadCache {
   readonly etag: string;
   readonly cacheControl: string;
+  /** The request headers the bytes depend on: a 304 names the same as its 200 (RFC 9110 15.4.5). */
+  readonly vary: readonly string[];
 }
 
 /** The read as run-read.ts planned it (its ReadOptions). */
@@ -48,6 +51,11 @@ export interface CachedRead {
  * cache that stores a private response anyway (configured to) keeps one copy per caller.
  */
 const VARY = ['Accept', 'Authorization', 'X-API-Key'];
+
+/** The Vary of a read in `media`: VARY, and `Accept-Encoding` when its bytes are compressed on the wire. */
+function varyOf(config: FastifyInstance['tg']['config'], media: MediaType): readonly string[] {
+  return compressesOnWire(config, encoderRegistry[media]) ? ['Accept-Encoding', ...VARY] : VARY;
+}
 
 /** A strong entity tag (RFC 9110 8.8.3) of the inputs: SHA-256 of their canonical JSON, 192 bits shown. */
 export function strongEtag(inputs: readonly EtagInput[]): string {
@@ -109,6 +117,7 @@ export function readCacheOf(
   return {
     etag: strongEtag(etagInputs(app, request, o, planned, media)),
     cacheControl: `private, max-age=${app.tg.config.cacheMaxAgeSeconds}, immutable`,
+    vary: varyOf(app.tg.config, media),
   };
 }
 
@@ -127,12 +136,7 @@ export function setCacheHeaders(reply: FastifyReply, cache: ReadCache | null | u
     return;
   }
   reply.header('ETag', cache.etag).header('Cache-Control', cache.cacheControl);
-  const have = String(reply.getHeader('vary') ?? '')
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-  const more = VARY.filter((v) => !have.some((h) => h.toLowerCase() === v.toLowerCase()));
-  reply.header('Vary', [...have, ...more].join(', '));
+  addVary(reply, cache.vary);
 }
 
 /** A 304 when the request's `If-None-Match` names the settled window's tag; null when it does not. */

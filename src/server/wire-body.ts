@@ -16,6 +16,7 @@ import type { ContentCoding } from '../core/content-codings.js';
 import type { EncoderEntry } from '../encode/encoder-registry.js';
 import { negotiateContentCoding } from './accept-encoding.js';
 import { chunkCompressor, type ChunkCompressor } from './chunk-compressor.js';
+import { addVary } from './vary.js';
 
 type Chunks = AsyncIterable<string | Uint8Array>;
 
@@ -41,22 +42,11 @@ export function wireBody(
   chunks: Chunks,
 ): Chunks {
   if (!compressesOnWire(config, entry)) return chunks;
-  addVary(reply, 'Accept-Encoding');
+  addVary(reply, ['Accept-Encoding']);
   const coding = wireCodingOf(config, entry, request);
   if (!coding) return chunks;
   const compressor = chunkCompressor(coding, config.compressionLevels[coding]);
   return compressChunks(chunks, compressor, () => reply.raw.setHeader('Content-Encoding', coding));
-}
-
-/** Adds `name` to the Vary header, keeping what is there (CORS varies on Origin). */
-function addVary(reply: FastifyReply, name: string): void {
-  const current = reply.getHeader('Vary');
-  const names = String(current ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (names.includes('*') || names.some((n) => n.toLowerCase() === name.toLowerCase())) return;
-  reply.header('Vary', [...names, name].join(', '));
 }
 
 /**
