@@ -35,6 +35,7 @@ import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
 import { sharedQuotas, type SharedQuotas } from '../access/shared-quotas.js';
+import { SettledTags } from './settled-tags.js';
 
 export interface Services {
   config: Config;
@@ -50,6 +51,8 @@ export interface Services {
   held: HeldResults;
   /** The per-caller limits counted in the store the instances share (PostgreSQL), when they are set. */
   quotas?: SharedQuotas;
+  /** The tags of settled windows answered so far, for revalidations without planning (settled-tags.ts). */
+  settledTags: SettledTags;
 }
 
 declare module 'fastify' {
@@ -77,7 +80,8 @@ export async function createServices(config: Config): Promise<Services> {
   const cursors = new CursorService({ catalog, config, registry }, store, keyring);
   // In the cursor store's schema (a PostgreSQL store's; there is none with SQLite).
   const quotas = sharedQuotas(config, (opened as { schema?: string }).schema);
-  return { config, trino, catalog, cursors, store, keyring, registry, held, quotas };
+  const settledTags = new SettledTags();
+  return { config, trino, catalog, cursors, store, keyring, registry, held, quotas, settledTags };
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */

@@ -116,6 +116,11 @@ describe('a settled window', () => {
     expect(other.statusCode).toBe(200);
     expect(other.body).toBe(first.body);
     expect(await queries()).toBeGreaterThan(before);
+    // Another caller with another row scope sending this caller's tag: its own rows, in full (the tag this
+    // instance remembers for the URL is this caller's only).
+    const eu = await read(app, SETTLED, { 'x-api-key': EU, 'if-none-match': etag });
+    expect(eu.statusCode).toBe(200);
+    expect(eu.headers.etag).not.toBe(etag);
   });
 
   it('has the same ETag and bytes on another instance (a restart), and its pages are cached too', async () => {
