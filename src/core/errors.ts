@@ -10,6 +10,16 @@ export const ERROR_CATALOG = {
   TG_BAD_TIME: { status: 400, meaning: 'A time (since, until, start, to) is neither ISO-8601 nor relative.' },
   TG_BAD_CURSOR: { status: 400, meaning: 'A page cursor is malformed, tampered with, or belongs to another query.' },
   TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
+  TG_BAD_TARGET: {
+    status: 400,
+    meaning:
+      "A load's target is not <catalog>.<schema>.<table> of plain lower-case names, or names a schema of the served topics.",
+  },
+  TG_NOT_LOADABLE: {
+    status: 400,
+    meaning:
+      "The topic's payloads are decoded by the gateway (Avro through the Schema Registry), which a load run by Trino cannot do.",
+  },
   TG_BAD_SESSION: {
     status: 400,
     meaning: 'A read-session stream URL is malformed, tampered with, or not signed by this service.',
@@ -25,6 +35,7 @@ export const ERROR_CATALOG = {
   TG_FORBIDDEN: { status: 403, meaning: 'The caller may not do this on this resource (or Trino denied the query).' },
   TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
+  TG_LOAD_NOT_FOUND: { status: 404, meaning: 'No load has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
   TG_REQUEST_TIMEOUT: {
@@ -32,6 +43,11 @@ export const ERROR_CATALOG = {
     meaning: 'The request (headers and body) did not arrive within the request time limit.',
   },
   TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
+  TG_LOAD_CONFLICT: { status: 409, meaning: 'The load exists with another definition.' },
+  TG_LOAD_RUNNING: {
+    status: 409,
+    meaning: 'A run of this load is already going on (on this or another instance); try again when it has ended.',
+  },
   TG_STALE_BATCH: {
     status: 409,
     meaning: 'The batch does not start at the committed position (someone else committed).',
