@@ -59,6 +59,11 @@ export type PlanRequest =
         pendingLimit?: number | 'all';
         keyFrames?: KeyFrames | null;
       }
+    /**
+     * A load's window [fromMs, untilMs) of whole broker milliseconds (fromMs null: from the beginning), read whole
+     * and unordered, its select with the broker and producer times (API.md "Loads run by Trino").
+     */
+    | { kind: 'load'; topic: TopicModel; read: ReadRequest; fromMs: number | null; untilMs: number }
   ) & { caller?: Caller };
 
 /** A finished plan: frozen, and it gives the SQL of its page, slices and summaries (plan-sql.ts). */
@@ -90,6 +95,8 @@ export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now())
       return finish(planSample(request, policy, now), 'infer');
     case 'batch':
       return finish(planBatch(...framedKeys(request, policy)), 'cursors');
+    case 'load':
+      return finish(planLoad(request, policy), 'loads');
   }
 }
 
@@ -236,6 +243,48 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
 }
 
 const BATCH_FIRST_SLICE_SHARE = 8;
+
+/** The columns every load lands besides its select: the window is deleted and counted by the first. */
+const LOAD_TIMES = [TIME_COLUMN, 'timestamp_producer'];
+
+/**
+ * A load's window. Filters that are all evaluated after the scan bound it to the widest window the guardrail
+ * allows, as cursor batches are (a load catching up runs in bounded steps); from the very beginning they need a
+ * start instant.
+ */
+function planLoad(r: Extract<PlanRequest, { kind: 'load' }>, policy: ReadPolicy): Plan {
+  const { topic, fromMs } = r;
+  if (!topic.time)
+    throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no ${TIME_COLUMN}: loads need topic tables`);
+  let hi = r.untilMs;
+  const g = policy.guardrail;
+  if (r.read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && residualOnly(r.read.where, g)) {
+    if (fromMs === null) {
+      throw new ApiError(
+        'TG_TIME_BOUND_REQUIRED',
+        'every filter of this load is evaluated after the scan: start it at an instant, not at earliest',
+        { add: 'start', maxWindowMs: g.maxWindowMs },
+      );
+    }
+    hi = Math.min(hi, fromMs + g.maxWindowMs);
+  }
+  const times = LOAD_TIMES.filter((c) => topic.columns.get(c)?.source.kind === 'table');
+  const select = r.read.select ? [...new Set([...r.read.select, ...times])] : undefined;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return planRead(
+    topic,
+    {
+      ...r.read,
+      select,
+      ...(fromMs === null ? {} : { since: iso(fromMs) }),
+      until: iso(hi),
+      limit: 'all',
+      unordered: true,
+    },
+    { defaultLimit: 1, maxLimit: 1, rows: policy.rows, caps: policy.caps },
+    null,
+  );
+}
 
 /** The exclusive upper bound a batch plan reads to, as Trino timestamp text. */
 export function batchUntil(p: Plan): string {

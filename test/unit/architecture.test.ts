@@ -33,8 +33,9 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   cursors: [...READ_DEPS, 'read'],
   access: [...READ_DEPS, 'read', 'cursors'],
   sessions: [...READ_DEPS, 'read', 'cursors', 'access'],
-  routes: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions'],
-  server: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'routes'],
+  loads: [...READ_DEPS, 'read', 'cursors'],
+  routes: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads'],
+  server: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads', 'routes'],
 };
 
 /**

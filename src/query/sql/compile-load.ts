@@ -6,7 +6,7 @@
  */
 import type { ColumnNode, QueryNode, TargetNode } from '../tree/nodes.js';
 import { compileQuery } from './compile-query.js';
-import { quoteIdent, timestampLiteral } from './sql-text.js';
+import { quoteIdent, stringLiteral, timestampLiteral } from './sql-text.js';
 
 /** A window of whole broker milliseconds: [lo, hi), or everything before hi when lo is absent. */
 export interface LoadWindow {
@@ -57,4 +57,33 @@ export function compileLoad(
     insert: `${marker} INSERT INTO ${t} (${columns}) ${select}`,
     count: `${marker} SELECT count(*) FROM ${t} WHERE ${inWindow}`,
   };
+}
+
+/** One row when Trino has the target's catalog. */
+export function compileCatalogExists(t: TargetNode): string {
+  return `SELECT 1 FROM system.metadata.catalogs WHERE catalog_name = ${stringLiteral(t.catalog)}`;
+}
+
+/** The target's schema (one row when it exists) and table (one row when it exists), in one query. */
+export function compileTargetExists(t: TargetNode): string {
+  const info = `${quoteIdent(t.catalog)}.information_schema`;
+  const s = stringLiteral(t.schema);
+  return (
+    `SELECT (SELECT count(*) FROM ${info}.schemata WHERE schema_name = ${s}), ` +
+    `(SELECT count(*) FROM ${info}.tables WHERE table_schema = ${s} AND table_name = ${stringLiteral(t.table)})`
+  );
+}
+
+/** Statements carrying `marker` that Trino has not finished (their ids), from its list of queries. */
+export function compileUnfinished(marker: string): string {
+  // The marker ends with `*/`, so one load's marker is never the start of another's.
+  return (
+    "SELECT query_id FROM system.runtime.queries WHERE state NOT IN ('FINISHED', 'FAILED') " +
+    `AND starts_with(query, ${stringLiteral(marker)})`
+  );
+}
+
+/** Ends a query in Trino (a statement of an earlier run still going on). */
+export function compileKillQuery(queryId: string, message: string): string {
+  return `CALL system.runtime.kill_query(query_id => ${stringLiteral(queryId)}, message => ${stringLiteral(message)})`;
 }
