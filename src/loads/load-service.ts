@@ -122,6 +122,7 @@ export class LoadService {
 
   /** Runs the next window, `until` (ISO) at the latest; one run of a load at a time (else 409). */
   async run(name: string, until: string | undefined, caller: LoadCaller): Promise<RunOutcome> {
+    const untilAsked = until === undefined ? undefined : parseInstant(until, 'until').epochMs;
     const seen = await this.get(name, caller);
     if (seen.owner !== caller.name) {
       throw new ApiError(
@@ -142,9 +143,7 @@ export class LoadService {
       const marker = markerComment(['topicgate', 'load', name]);
       await endEarlierStatements(caller.trino, marker, { clientTags: ['loads'], waitMs: EARLIER_WAIT_MS });
       const settled = Date.now() - parseDuration(def.settle, 'settle');
-      const untilMs = Math.floor(
-        until === undefined ? settled : Math.min(parseInstant(until, 'until').epochMs, settled),
-      );
+      const untilMs = Math.floor(untilAsked === undefined ? settled : Math.min(untilAsked, settled));
       const fromMs = load.position === null ? null : epochOfTrinoTimestamp(load.position);
       if (fromMs !== null && untilMs <= fromMs) {
         return {

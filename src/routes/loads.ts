@@ -16,14 +16,16 @@ import {
 } from './error-schema.js';
 import { LoadBody, LoadParams, LoadView, RunBody, RunResult, Runs, RunsQuery, type RunView } from './loads-schema.js';
 
-/** Every load route: a name refused, no load of that name (or not the caller's), the store unreachable. */
-const NAMED = [
+/** Every load route: a name refused, the load's topic out of sight, the store unreachable. */
+const LOAD_ROUTE = [
   ...PATH_ERRORS,
   ...ACCESS_ERRORS,
   'TG_TOPIC_NOT_FOUND',
-  'TG_LOAD_NOT_FOUND',
   'TG_STATE_UNAVAILABLE',
 ] as const satisfies readonly ErrorCode[];
+
+/** A route on an existing load: no load of that name (or not the caller's). */
+const NAMED = [...LOAD_ROUTE, 'TG_LOAD_NOT_FOUND'] as const satisfies readonly ErrorCode[];
 
 /**
  * Planning the load's read (query/planner.ts): its topic (gone, not a topic table, Avro payloads), its where and
@@ -91,7 +93,14 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: LoadView,
           201: LoadView,
-          ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_BAD_TARGET', 'TG_LOAD_CONFLICT']),
+          ...errorResponses([
+            ...LOAD_ROUTE,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_BAD_TIME',
+            'TG_BAD_TARGET',
+            'TG_LOAD_CONFLICT',
+          ]),
         },
       },
     },
