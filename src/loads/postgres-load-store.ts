@@ -31,6 +31,8 @@ export class PostgresLoadStore implements LoadStore {
   private readonly R: string;
   private ready: Promise<void> | undefined;
   private closed = false;
+  /** The connections holding run locks, ended by close(): their sessions' locks go with them. */
+  private readonly holding = new Set<() => void>();
 
   constructor(
     stateUrl: string,
@@ -165,10 +167,17 @@ export class PostgresLoadStore implements LoadStore {
       throw err;
     }
     let held = true;
+    const end = () => {
+      held = false;
+      this.holding.delete(end);
+      giveBack(new Error('the load store is closing'));
+    };
+    this.holding.add(end);
     return {
       release: async () => {
         if (!held) return;
         held = false;
+        this.holding.delete(end);
         // A connection that cannot unlock is closed, which ends its session and so its lock.
         const failed = await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]).then(
           () => undefined,
@@ -182,6 +191,7 @@ export class PostgresLoadStore implements LoadStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const end of [...this.holding]) end();
     await this.pool.end();
   }
 
