@@ -6,7 +6,7 @@
 import type { Config } from '../config/config.js';
 import { ApiError } from '../core/errors.js';
 import type { TargetNode } from '../query/tree/nodes.js';
-import { compileCatalogExists } from '../query/sql/compile-load.js';
+import { compileCatalogs } from '../query/sql/compile-load.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 
 /** One part of the target: what Trino would keep as written without quotes. */
@@ -33,8 +33,8 @@ export function parseTarget(text: string, config: Pick<Config, 'catalog' | 'sche
 
 /** Refuses a target whose catalog Trino does not have. */
 export async function checkTargetCatalog(t: TargetNode, trino: TrinoPort): Promise<void> {
-  const { rows } = await trino.all(compileCatalogExists(t), { clientTags: ['catalog'] });
-  if (rows.length === 0) {
+  const { rows } = await trino.all(compileCatalogs(), { clientTags: ['catalog'] });
+  if (!rows.some((r) => r[0] === t.catalog)) {
     throw new ApiError(
       'TG_BAD_TARGET',
       `target ${t.catalog}.${t.schema}.${t.table}: Trino has no catalog ${t.catalog}`,

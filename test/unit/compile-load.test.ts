@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTarget } from '../../src/loads/load-target.js';
 import { plan } from '../../src/query/planner.js';
 import {
-  compileCatalogExists,
+  compileCatalogs,
   compileKillQuery,
   compileTargetExists,
   compileUnfinished,
@@ -93,7 +93,7 @@ describe('the statements of a run', () => {
 
 describe('the lookups around a run', () => {
   it('are whole statements with every name and value quoted', () => {
-    expect(compileCatalogExists(TARGET)).toBe(`SELECT 1 FROM system.metadata.catalogs WHERE catalog_name = 'lake'`);
+    expect(compileCatalogs()).toBe('SHOW CATALOGS');
     expect(compileTargetExists(TARGET)).toBe(
       `SELECT (SELECT count(*) FROM "lake".information_schema.schemata WHERE schema_name = 'landing'), ` +
         `(SELECT count(*) FROM "lake".information_schema.tables WHERE table_schema = 'landing' AND table_name = 'orders')`,

@@ -59,9 +59,9 @@ export function compileLoad(
   };
 }
 
-/** One row when Trino has the target's catalog. */
-export function compileCatalogExists(t: TargetNode): string {
-  return `SELECT 1 FROM system.metadata.catalogs WHERE catalog_name = ${stringLiteral(t.catalog)}`;
+/** Trino's catalogs (those the user may see): the target's must be among them. */
+export function compileCatalogs(): string {
+  return 'SHOW CATALOGS';
 }
 
 /** The target's schema (one row when it exists) and table (one row when it exists), in one query. */
