@@ -132,12 +132,16 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/loads/:name/runs',
     {
       config: { data: true },
+      // A scheduler's `curl -X POST` sends no body: it means `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         ...schema,
         summary: 'Run the next settled window into the target (one run of a load at a time)',
         description:
           'Deletes the window from the target, inserts it from the topic (in Trino: no event passes through the gateway), then commits the position. A run that fails anywhere is simply run again.',
-        body: Type.Optional(RunBody),
+        body: RunBody,
         response: {
           200: RunResult,
           ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_BAD_TARGET', 'TG_LOAD_RUNNING']),
@@ -145,7 +149,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const r = await svc().run(request.params.name, request.body?.until, loadCaller(request));
+      const r = await svc().run(request.params.name, request.body.until, loadCaller(request));
       return {
         outcome: r.outcome,
         run: r.run && runView(r.run),

@@ -4,7 +4,9 @@
  * defining principal's row policy; a second concurrent run is a 409; a revoked grant is a 403; targets in the topics'
  * schemas, unknown catalogs and Avro topics are refused; the lag is reported.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,10 @@ import { apiKeyHash } from '../../src/access/api-keys.js';
 import { buildApp } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
+import { LAKE_PG_SCHEMA, lakeCatalogName } from '../../scripts/local-lake.js';
+import { pgLayout, pgUrl } from '../../scripts/local-postgres.js';
+import { s3Layout } from '../../scripts/local-s3.js';
+import { PROJECT_ROOT } from '../../scripts/start-command.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 
 const SCHEMA = 'loads|kafka_topics';
@@ -144,10 +150,32 @@ describe('a load from a topic into the lake', () => {
       timestamp_broker: 'timestamp(6)',
       timestamp_producer: 'timestamp(6)',
     });
-    // The next run's window (up to now minus settle again) holds nothing new.
-    const again = (await runLoad(app, 'all')).json();
+    // The next run's window (up to now minus settle again) holds nothing new; a POST without a body, as cron's curl.
+    const again = (await app.inject({ method: 'POST', url: '/v1/loads/all/runs', headers: as(KEYS.owner) })).json();
     expect(again).toMatchObject({ outcome: 'committed', rows: 0, window: { from: second.window.until } });
     expect(await difference(topicRows(), targetRows('all_events'))).toEqual([0, 0]);
+  });
+
+  it('is an Iceberg table pyiceberg reads alone, with the typed columns (examples/lake_read.py)', async () => {
+    const port = Number(new URL(trinoUrl()).port);
+    const uri = pgUrl({ port: pgLayout().port }).replace(/^postgres:/, 'postgresql+psycopg2:');
+    const { stdout } = await promisify(execFile)(
+      'python3',
+      [
+        'examples/lake_read.py',
+        lakeCatalogName(port),
+        `${uri}?options=-csearch_path%3D${LAKE_PG_SCHEMA}`,
+        s3Layout('', port).url,
+        `${LAKE_SCHEMA}.all_events`,
+      ],
+      { cwd: PROJECT_ROOT },
+    );
+    for (const field of ['key: optional binary', 'n: optional long', 'tag: optional string']) {
+      expect(stdout).toContain(field);
+    }
+    expect(stdout).toMatch(/amount: optional decimal\(12, ?2\)/);
+    expect(stdout).toMatch(/timestamp_broker: optional timestamp/);
+    expect(stdout).toContain('rows: 408');
   });
 
   it('shows its position, lag and last runs', async () => {
