@@ -189,7 +189,7 @@ describe.concurrent.each(['sqlite', 'postgres'])('a load under faults, %s store'
           expect([503, 502], `${fault}: ${res.body}`).toContain(res.statusCode);
           stats.failed++;
         }
-        if (earlier) {
+        if (earlier !== undefined) {
           const err = await earlier;
           expect(String(err)).toMatch(/ADMINISTRATIVELY_KILLED|killed/i);
           stats.earlierKilled++;
