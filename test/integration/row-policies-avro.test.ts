@@ -79,10 +79,12 @@ async function deduped(untilMs: number, keep: 'latest' | 'earliest') {
     },
   });
   expect(r.statusCode, r.body).toBe(200);
+  // A decoded key comes with its companion columns (key_schema_id, ...): the key and the time are compared.
   return r.body
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as Pick<Row, 'key' | 'timestamp_broker'>);
+    .map((l) => JSON.parse(l) as Row)
+    .map((x) => ({ key: x.key, timestamp_broker: x.timestamp_broker }));
 }
 
 /** The same, computed here: the caller's own events of the window, one per key, in broker-time order. */

@@ -9,6 +9,7 @@ import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { plan } from '../../src/query/planner.js';
+import { classifyPushdown } from '../../src/query/passes/pushdown.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { bindRowFilter, parseRowFilter } from '../../src/access/row-filter.js';
@@ -160,7 +161,10 @@ describe('explain shows that a row policy applies, never its text (finding 7)', 
 
   it('a pushed or residual policy: not in the SQL, the pushdown report or the filters', () => {
     for (const filter of ['country=in.(DE,FR)', 'key=eq.tenant-secret']) {
-      const view = explained(orders, policyOn(orders, filter), { timestamp_producer: 'gte.2026-11-01T00:00:00Z' });
+      const view = explained(orders, policyOn(orders, filter), {
+        select: 'key,timestamp_broker',
+        timestamp_producer: 'gte.2026-11-01T00:00:00Z',
+      });
       const text = JSON.stringify(view);
       expect(text).not.toContain("'DE'");
       expect(text).not.toContain('country');
@@ -176,6 +180,19 @@ describe('explain shows that a row policy applies, never its text (finding 7)', 
     expect(JSON.stringify(view)).not.toContain('country');
     expect(JSON.stringify(view.pushdown)).toContain('value.id');
     expect(view).toMatchObject({ rowPolicy: 'applied' });
+  });
+
+  it('what it hides still runs, and a pushable policy stays pushed', () => {
+    const policy = policyOn(orders, 'key=eq.tenant-secret');
+    const p = plan(
+      { kind: 'read', topic: orders, read: { ...readRequestFromQuery({}, resolver(orders)), ...WINDOW }, token: null },
+      policy,
+      NOW,
+    );
+    expect(p.sql()).toContain(`"key" = X'`);
+    expect(classifyPushdown(p.tree.where, { complexPredicates: false }).pushed).toContain(
+      `"key" = X'${Buffer.from('tenant-secret').toString('hex')}'`,
+    );
   });
 
   it('no policy: no mark', () => {
