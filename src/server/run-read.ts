@@ -56,11 +56,14 @@ function planFor(
   );
 }
 
-/** Explain: the plan's SQL and filters, and Trino's own plan for it (and the guardrail's refusal, if any). */
+/**
+ * Explain: the plan's SQL and filters, and Trino's own plan for it (and the guardrail's refusal, if any). With a row
+ * policy, the SQL shown and explained is the query without the policy's filter, and `rowPolicy` says one applies.
+ */
 async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRead) {
-  const { sql, pushdown, filters } = p.explain();
+  const { sql, pushdown, filters, rowPolicy } = p.explain();
   const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
-  const body = { sql, pushdown, filters, plan: String(rows[0]?.[0] ?? '') };
+  const body = { sql, pushdown, filters, plan: String(rows[0]?.[0] ?? ''), ...(rowPolicy ? { rowPolicy } : {}) };
   return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
 }
 
