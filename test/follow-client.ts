@@ -22,8 +22,6 @@ export interface EventStream {
   comments: number;
   /** Resolves once `ok(this)` holds (checked on each chunk); rejects after `timeoutMs` or when the stream ends. */
   waitFor(ok: (s: EventStream) => boolean, timeoutMs?: number): Promise<void>;
-  /** Stops reading (the client takes no more bytes). */
-  pause(): void;
   /** Cuts the connection (the client goes away). */
   cut(): void;
 }
@@ -62,7 +60,6 @@ export function openEvents(url: string, o: { lastEventId?: string } = {}): Promi
             check();
           });
         },
-        pause: () => void res.pause(),
         cut: () => req.destroy(),
       };
       res.setEncoding('utf8');

@@ -18,12 +18,13 @@ import { EventsQuery, FormatQuery, QueryBody } from '../query/request/read-schem
 import { ReadResponses } from './read-response-schema.js';
 import { CachedReadResponses } from './read-cache-schema.js';
 import { TopicParams } from './topics-schema.js';
-import { FOLLOW_ERRORS, FollowContent, FollowHeaders } from './follow-schema.js';
+import { FollowContent, FollowHeaders } from './follow-schema.js';
 import { ApiError } from '../core/errors.js';
 
 /**
  * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
- * limit above the maximum), the guardrail (passes.ts), the media type (server/negotiate-media.ts), and Trino.
+ * limit above the maximum), the guardrail (passes.ts), the media type (server/negotiate-media.ts), and Trino. A
+ * follow adds none: its refusals, event ids and `limits.maxFollowers` use the same codes (query/follow/).
  */
 export const READ_ERRORS = [
   ...PATH_ERRORS,
@@ -74,7 +75,7 @@ function eventsRoute(app: App): void {
         params: TopicParams,
         querystring: EventsQuery,
         headers: FollowHeaders,
-        response: { ...EVENTS_RESPONSES, ...errorResponses([...READ_ERRORS, ...FOLLOW_ERRORS]) },
+        response: { ...EVENTS_RESPONSES, ...errorResponses(READ_ERRORS) },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,6 @@
  * `Last-Event-ID` header a reconnection sends, and the 200's Server-Sent Events and NDJSON bodies.
  */
 import { Type } from 'typebox';
-import type { ErrorCode } from '../core/errors.js';
 
 /** The request headers a follow reads. */
 export const FollowHeaders = Type.Object({
@@ -17,9 +16,6 @@ export const FollowHeaders = Type.Object({
     }),
   ),
 });
-
-/** What a follow adds to a read's failures: more open follows than `limits.maxFollowers` (429). */
-export const FOLLOW_ERRORS = ['TG_TOO_MANY_REQUESTS'] as const satisfies readonly ErrorCode[];
 
 const SSE_EXAMPLE =
   'retry: 1000\n\n' +

@@ -20,7 +20,7 @@ export class TopicTrino extends FakeTrinoPort {
   readonly rows: [string, string][] = [];
   /** Each query's upper bound on broker time (Trino text), in order. */
   readonly uppers: string[] = [];
-  /** Something the next query waits for before its first page (a slow Trino). */
+  /** Something each query waits for before its first page (a slow Trino): the query is running meanwhile. */
   gate: Promise<void> | undefined;
 
   constructor(private readonly pageRows = 2) {
@@ -37,8 +37,17 @@ export class TopicTrino extends FakeTrinoPort {
     const batches: unknown[][][] = [];
     for (let i = 0; i < rows.length; i += this.pageRows) batches.push(rows.slice(i, i + this.pageRows));
     this.answer(sql, { columns: TOPIC_COLUMNS, batches });
-    if (this.gate !== undefined) await this.gate;
-    return super.query(sql, opts);
+    const result = await super.query(sql, opts);
+    const gate = this.gate;
+    if (gate === undefined) return result;
+    const pages = result.batches;
+    return {
+      ...result,
+      batches: (async function* () {
+        await gate;
+        yield* pages;
+      })(),
+    };
   }
 
   private select(sql: string): [string, string][] {

@@ -114,17 +114,18 @@ describe('a follower', () => {
     const f = follower(trino);
     f.clock.now = T0 + 5_000;
     expect((await take(f.items, 1)).map((r) => r.key)).toEqual(['a']);
-    // Appended now: settled only once the clock has passed it by the settle time.
+    // Appended now: settled only once the clock has passed it by the settle time. Until then there is nothing
+    // after the position to ask Trino for.
     trino.append('b', at(4_000));
     trino.append('c', at(4_000));
     const seen = trino.queries.length;
     const next = take(f.items, 2);
     await new Promise((r) => setTimeout(r, 20));
-    expect(trino.queries.length).toBeGreaterThan(seen); // it polled, and found nothing settled after 'a'
+    expect(trino.queries.length).toBe(seen);
     f.clock.now = T0 + 6_001;
     expect((await next).map((r) => r.key)).toEqual(['b', 'c']);
-    for (const [i, q] of trino.queries.entries())
-      expect(trino.uppers[i]! <= trinoTimestampText(T0 + 6_001 - SETTLE_MS), q.sql).toBe(true);
+    expect(trino.uppers.length).toBeGreaterThan(1);
+    for (const upper of trino.uppers) expect(upper <= trinoTimestampText(T0 + 6_001 - SETTLE_MS)).toBe(true);
     await f.items.return();
   });
 
@@ -153,13 +154,16 @@ describe('a follower', () => {
     trino.append('a', at(0));
     const f = follower(trino);
     await take(f.items, 1);
+    await f.items.next(); // the horizon after the poll
     f.state.drained = false;
+    f.clock.now += 1_000; // more has settled
     const queries = trino.queries.length;
     const waiting = f.items.next();
     await new Promise((r) => setTimeout(r, 30));
-    expect(trino.queries.length).toBe(queries + 0);
+    expect(trino.queries.length).toBe(queries);
     f.state.drained = true;
     await waiting;
+    expect(trino.queries.length).toBe(queries + 1);
     await f.items.return();
   });
 
@@ -171,13 +175,13 @@ describe('a follower', () => {
     await f.items.next(); // the start
     const pending = f.items.next();
     await new Promise((r) => setTimeout(r, 10));
+    expect(trino.queries).toHaveLength(1);
     f.client.abort(new Error('the client went away'));
     open();
     await expect(pending).rejects.toThrow();
-    expect(trino.queries.every((q) => q.cancelled || q.finished)).toBe(true);
-    expect(trino.queries.some((q) => q.cancelled)).toBe(true);
+    expect(trino.queries[0]!.cancelled).toBe(true);
     await new Promise((r) => setTimeout(r, 10));
-    expect(f.limiter.active('alice')).toBe(0);
+    expect(f.limiter.active('alice') + f.limiter.endingCount('alice')).toBe(0);
   });
 
   it('waits for the next interval when the caller has no free query slot', async () => {
@@ -190,7 +194,7 @@ describe('a follower', () => {
     expect(trino.queries).toHaveLength(0);
     expect(f.state.busy).toBeGreaterThan(0);
     busy();
-    expect((await first).map((r) => r.key)).toEqual(['a']);
+    expect((await first)[0]!.key).toBe('a');
     await f.items.return();
   });
 });
