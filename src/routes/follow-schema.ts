@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 
 /** The request headers a follow reads. */
 export const FollowHeaders = Type.Object({
-  'last-event-id': Type.Optional(
+  'Last-Event-ID': Type.Optional(
     Type.String({
       maxLength: 512,
       description:
@@ -30,7 +30,8 @@ export const FollowContent = {
       description:
         'With follow=true: one event per row, `data:` the row as in NDJSON and `id:` the position right after it ' +
         '(opaque, signed: resume with `Last-Event-ID` or `after`); an `id:` line alone moves the position past ' +
-        'events no one was shown; a comment line `: keep-alive` after 15 s without output (`TOPICGATE_FOLLOW_HEARTBEAT`). ' +
+        'events no one was shown; a comment line `: keep-alive` after 15 s without output ' +
+        '(`TOPICGATE_FOLLOW_HEARTBEAT`). ' +
         'A failure is an `event: error` with the error object as data, then an aborted transfer. It ends when ' +
         '`until` has settled, else never: the client leaves. With `format=ndjson`: rows as NDJSON, empty lines as ' +
         'keep-alives, no ids.',

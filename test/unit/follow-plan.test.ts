@@ -176,7 +176,9 @@ describe('a follow body', () => {
     const text = chunks.join('');
     expect(
       text.startsWith(
-        'retry: 1000\n\nid: @null+0\n\nid: @2026-11-30 07:00:00.000+1\ndata: {"key":"a","value":null}\n\n: keep-alive\n\nid: @2026-11-30 07:00:01.000+0\n\n',
+        'retry: 1000\n\nid: @null+0\n\n' +
+          'id: @2026-11-30 07:00:00.000+1\ndata: {"key":"a","value":null}\n\n' +
+          ': keep-alive\n\nid: @2026-11-30 07:00:01.000+0\n\n',
       ),
     ).toBe(true);
     expect(text.match(/: keep-alive/g)!.length).toBeGreaterThanOrEqual(2);

@@ -2,9 +2,9 @@
  * A follow, planned (API.md "Following a topic"): what a follow cannot take, where it starts, and the plan of each
  * poll. A poll is the read of the request from the follower's position (an anchor on broker time and the rows to
  * skip there, as page tokens position pages: tree/page-position.ts) to the horizon, now minus the topic's settle
- * time (and `until`), at most the topic's maximum rows per response (`maxLimit`), planned by the one planning entry: row policies, caps and
- * the guardrail apply to every poll as to a read. With filters that are all evaluated after the scan, each poll's
- * window is at most the guardrail's width, so a follower catching up reads its backlog in bounded steps.
+ * time (and `until`), at most the topic's rows per response (`maxLimit`), planned by the one planning entry: row
+ * policies, caps and the guardrail apply to every poll as to a read. With filters that are all evaluated after the
+ * scan, each poll's window is at most the guardrail's width, so a follower catching up reads its backlog in steps.
  */
 import { ApiError } from '../../core/errors.js';
 import { plan, type PlannedRead } from '../planner.js';

@@ -5,8 +5,8 @@ export const FOLLOW_PARAMS = {
   follow: Type.Optional(
     Type.Union([Type.Literal('true'), Type.Literal('false')], {
       description:
-        "`true`: the window's events, then new events as they settle (older than the topic's `settle`, default 30 s), " +
-        'in order, until the client leaves: Server-Sent Events (`Accept: text/event-stream`), each event id a ' +
+        "`true`: the window's events, then new events as they settle (older than the topic's `settle`, default " +
+        '30 s), in order, until the client leaves: Server-Sent Events (`Accept: text/event-stream`), each event id a ' +
         'position to resume after (`Last-Event-ID` or `after`), or NDJSON (`format=ndjson`). Not with limit, ' +
         'parallel, cursor, explain or an order other than timestamp_broker.asc',
     }),
