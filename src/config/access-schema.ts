@@ -119,6 +119,7 @@ export const LimitsSchema = Type.Object(
     maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
     maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
     maxSessionStreams: count(64, 10_000, 'streams of one read session (API.md "Read sessions")'),
+    maxFollowers: count(4, 10_000, 'follows (`follow=true`) one principal keeps open at once, on each instance'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
     // Its default (DEFAULT_MAX_DEPTH) is applied where it is read, so the limits in force list it only when set.
     maxDepth: Type.Optional(
