@@ -16,6 +16,7 @@ import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 import { rowValues } from '../../core/text-rows.js';
 import { retainedBytes } from '../../core/retained-bytes.js';
 import type { MemoryAccount } from '../gateway-memory.js';
+import { dedupedRows } from './dedupe.js';
 
 type Row = readonly unknown[];
 const BATCH = 1024;
@@ -81,10 +82,14 @@ export function postDecodeRun(
     };
   }
   const held = new Held(stage.maxRows, memory);
+  // A dedupe after decoding keeps one row per key of those the filter keeps; sorting or grouping takes it from there.
+  const [rows, kept] = stage.dedupe
+    ? [dedupedRows(result, test, read, stage.dedupe, new Held(stage.maxRows, memory)), undefined]
+    : [result, test];
   const gathered =
     stage.groupBy.length || stage.select.some((s) => s.kind === 'aggregate')
-      ? grouped(stage, result, read, test, held)
-      : sorted(stage, result, read, test, held);
+      ? grouped(stage, rows, read, kept, held)
+      : sorted(stage, rows, read, kept, held);
   return { source: gathered, project: (view) => view };
 }
 
