@@ -8,7 +8,11 @@ export const ERROR_CATALOG = {
   TG_BAD_OPERATOR: { status: 400, meaning: 'A filter names an operator that does not exist or does not apply.' },
   TG_BAD_VALUE: { status: 400, meaning: 'A value cannot be read as the type of the column it is compared with.' },
   TG_BAD_TIME: { status: 400, meaning: 'A time (since, until, start, to) is neither ISO-8601 nor relative.' },
-  TG_BAD_CURSOR: { status: 400, meaning: 'A page cursor is malformed, tampered with, or belongs to another query.' },
+  TG_BAD_CURSOR: {
+    status: 400,
+    meaning:
+      "A page cursor, or a follow's event id (Last-Event-ID, after), is malformed, tampered with, or belongs to another query.",
+  },
   TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
   TG_BAD_TARGET: {
     status: 400,
@@ -42,7 +46,11 @@ export const ERROR_CATALOG = {
     status: 408,
     meaning: 'The request (headers and body) did not arrive within the request time limit.',
   },
-  TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
+  TG_CURSOR_CONFLICT: {
+    status: 409,
+    meaning:
+      'The cursor exists with another definition (or, asked by an admin, several principals have a cursor of that name).',
+  },
   TG_LOAD_CONFLICT: { status: 409, meaning: 'The load exists with another definition.' },
   TG_LOAD_RUNNING: {
     status: 409,
@@ -62,7 +70,7 @@ export const ERROR_CATALOG = {
   TG_TOO_MANY_REQUESTS: {
     status: 429,
     meaning:
-      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's) is reached; retry after Retry-After.",
+      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's), or the gateway's memory for held rows (limits.maxGatewayBytes), is reached; retry after Retry-After.",
   },
   TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
   TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },

@@ -26,7 +26,10 @@ export interface LoadDefinition {
  * topic the caller may not load (404 unseen, 403 not granted).
  */
 export interface LoadCaller {
+  /** The principal's id (core/principal-ids.ts): what owns a load. */
+  id: string;
   name: string;
+  via: 'anonymous' | 'api-key' | 'jwt';
   authorize(topic: string): void;
   admin(topic: string): boolean;
   rows(topic: TopicModel): RowScope;

@@ -59,7 +59,7 @@ export class LoadService {
   /** The load, if the caller owns it (or administers its topic); the same 404 as a missing one otherwise. */
   async get(name: string, caller: LoadCaller): Promise<LoadRecord> {
     const l = await this.store.get(name);
-    if (!l || (l.owner !== caller.name && !caller.admin(l.topic))) throw notFound(name);
+    if (!l || (l.owner !== caller.id && !caller.admin(l.topic))) throw notFound(name);
     caller.authorize(l.topic);
     return l;
   }
@@ -93,12 +93,12 @@ export class LoadService {
     const canonical = JSON.stringify(def);
     const existing = await this.store.get(name);
     if (existing) return this.same(existing, canonical, caller);
-    const r = await this.store.create({ name, topic: def.topic, definition: canonical, position, owner: caller.name });
+    const r = await this.store.create({ name, topic: def.topic, definition: canonical, position, owner: caller.id });
     return r.created ? r : this.same(r.record, canonical, caller);
   }
 
   private same(existing: LoadRecord, canonical: string, caller: LoadCaller) {
-    if (existing.owner !== caller.name && !caller.admin(existing.topic)) {
+    if (existing.owner !== caller.id && !caller.admin(existing.topic)) {
       throw new ApiError('TG_LOAD_CONFLICT', `the load name ${JSON.stringify(existing.name)} is taken`);
     }
     if (existing.definition !== canonical) {
@@ -115,7 +115,7 @@ export class LoadService {
     const fromMs = position === null ? null : epochOfTrinoTimestamp(position);
     const rows = caller.rows(model);
     return plan(
-      { kind: 'load', topic: model, read, fromMs, untilMs, caller: { name: caller.name } },
+      { kind: 'load', topic: model, read, fromMs, untilMs, caller: { id: caller.id, name: caller.name, via: caller.via } },
       readPolicy(this.parts.config, model.id, rows),
     );
   }
@@ -124,7 +124,7 @@ export class LoadService {
   async run(name: string, until: string | undefined, caller: LoadCaller): Promise<RunOutcome> {
     const untilAsked = until === undefined ? undefined : parseInstant(until, 'until').epochMs;
     const seen = await this.get(name, caller);
-    if (seen.owner !== caller.name) {
+    if (seen.owner !== caller.id) {
       throw new ApiError(
         'TG_FORBIDDEN',
         `load ${JSON.stringify(name)} runs as its owner, with the owner's row policies`,

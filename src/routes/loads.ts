@@ -42,7 +42,9 @@ const PLANNED = [
 /** The request's caller as the load service sees it (ownership, the `loads` action, row scope). */
 function loadCaller(request: FastifyRequest): LoadCaller {
   return {
+    id: request.principal.id,
     name: request.principal.name,
+    via: request.principal.via,
     authorize: (topic) => authorize(request, topic, 'loads'),
     admin: (topic) => isAdmin(request, topic),
     rows: (topic) => rowScope(request, topic),
