@@ -115,7 +115,14 @@ export class LoadService {
     const fromMs = position === null ? null : epochOfTrinoTimestamp(position);
     const rows = caller.rows(model);
     return plan(
-      { kind: 'load', topic: model, read, fromMs, untilMs, caller: { id: caller.id, name: caller.name, via: caller.via } },
+      {
+        kind: 'load',
+        topic: model,
+        read,
+        fromMs,
+        untilMs,
+        caller: { id: caller.id, name: caller.name, via: caller.via },
+      },
       readPolicy(this.parts.config, model.id, rows),
     );
   }
