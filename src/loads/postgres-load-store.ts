@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
+import { pgTransaction } from '../cursors/pg-transaction.js';
 import { quoteIdent } from '../cursors/postgres-store.js';
 import type { LoadLock, LoadRecord, LoadRun, LoadStore } from './load-store.js';
 import * as rows from './load-rows.js';
@@ -195,23 +196,7 @@ export class PostgresLoadStore implements LoadStore {
     await this.pool.end();
   }
 
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((e: unknown) => {
-          broken = e instanceof Error ? e : new Error(String(e));
-        });
-        throw err;
-      }
-    } finally {
-      client.release(broken);
-    }
+  private transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    return pgTransaction(this.pool, fn);
   }
 }

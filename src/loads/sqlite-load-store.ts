@@ -3,10 +3,8 @@
  * IMMEDIATE transactions; better-sqlite3 is synchronous, so each method is atomic within the process. The run lock
  * is the process's own (one instance serves a SQLite store): a process that dies takes its locks with it.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
-import { sqliteFileOf } from '../cursors/sqlite-store.js';
+import type Database from 'better-sqlite3';
+import { openSqlite, sqliteFileOf } from '../cursors/sqlite-store.js';
 import type { LoadLock, LoadRecord, LoadRun, LoadStore } from './load-store.js';
 import * as rows from './load-rows.js';
 
@@ -18,19 +16,7 @@ export class SqliteLoadStore implements LoadStore {
   private stmts: ReturnType<typeof prepare> | undefined;
 
   constructor(stateUrl: string, busyTimeoutMs = 5000) {
-    const file = sqliteFileOf(stateUrl);
-    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
-    this.db = new Database(file, { timeout: busyTimeoutMs });
-    try {
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-      this.db.pragma('journal_mode = WAL');
-      // FULL: a committed position survives a power loss (else a window could be loaded again: still exact, as
-      // a run deletes its window first, but slower).
-      this.db.pragma('synchronous = FULL');
-    } catch (err) {
-      this.db.close();
-      throw err;
-    }
+    this.db = openSqlite(sqliteFileOf(stateUrl), busyTimeoutMs);
   }
 
   async init(): Promise<void> {
