@@ -152,6 +152,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const r = await svc().run(request.params.name, request.body.until, loadCaller(request));
+      request.audit.rows = r.run?.rows ?? 0;
       return {
         outcome: r.outcome,
         run: r.run && runView(r.run),
