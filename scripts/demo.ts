@@ -49,6 +49,7 @@ async function main(): Promise<void> {
         `topicgate is serving the demo topics:`,
         `  API          ${url}/v1/topics`,
         `  Swagger UI   ${url}/docs`,
+        `  Explorer     ${url}/explore?since=2026-11-01T00:00:00Z&until=2026-11-04T00:00:00Z`,
         `  OpenAPI      ${url}/openapi.json`,
         `  Trino        ${trino.url}`,
         `  Registry     ${registry.url}`,

@@ -69,6 +69,8 @@ describe('the committed document', () => {
         'POST /v1/cursors/{name}/seek',
         'GET /v1/cursors/{name}/history',
         'GET /docs/topics',
+        'GET /explore',
+        'GET /explore/{topic}',
       ]),
     );
   });
