@@ -22,7 +22,12 @@ async function main(): Promise<void> {
   try {
     await loadDemo(trino.url, undefined, { reuse: true });
     await bundleExplore();
-    const config = loadConfig({ TOPICGATE_TRINO_URL: trino.url, TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'warn' });
+    const config = loadConfig({
+      TOPICGATE_TRINO_URL: trino.url,
+      TOPICGATE_PORT: '0',
+      TOPICGATE_LOG_LEVEL: 'warn',
+      TOPICGATE_STATE_URL: 'sqlite::memory:',
+    });
     const { app, url } = await startServer(config);
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',

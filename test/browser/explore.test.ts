@@ -112,9 +112,9 @@ describe('the explorer in Chromium, against the demo topics', () => {
     );
     expect(await page.locator('#read-curl').innerText()).toBe(`curl '${url}'`);
     await expect.poll(() => page.locator('#read-sql').innerText()).not.toBe(sqlBefore);
-    expect(await page.locator('#read-sql').innerText()).toContain("'$.status'");
+    expect(await page.locator('#read-sql').innerText()).toContain(`'$["status"]'`);
     const residual = await page.locator('[aria-labelledby="residual-title"] li').allInnerTexts();
-    expect(residual.some((p) => p.includes('$.status') && p.includes("'paid'"))).toBe(true);
+    expect(residual.some((p) => p.includes('$["status"]') && p.includes("= 'paid'"))).toBe(true);
     const pushed = await page.locator('[aria-labelledby="pushed-title"] li').allInnerTexts();
     expect(pushed.some((p) => p.includes('timestamp_broker'))).toBe(true);
     expect(pushed.some((p) => p.includes('status'))).toBe(false);

@@ -108,7 +108,8 @@ describe('query state', () => {
   it('writes filters in PostgREST grammar, lists quoted where they must be', () => {
     expect(filterParam(state.filters[0]!)).toBe('in.(DE,FR,"a,b")');
     expect(filterParam(state.filters[1]!)).toBe('not.like.order-1*');
-    expect(filterParam({ field: 'v', op: 'in', value: 'say "hi",x\\y', negate: false })).toBe('in.("say \\"hi\\"","x\\\\y")');
+    // Typed quotes group (a backslash escapes inside them), as in PostgREST's own lists.
+    expect(filterParam({ field: 'v', op: 'in', value: '"say \\"hi\\"",x\\y', negate: false })).toBe('in.("say \\"hi\\"","x\\\\y")');
     expect(splitList(' a ,"b,c" , ,d')).toEqual(['a', 'b,c', 'd']);
   });
 

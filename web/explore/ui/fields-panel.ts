@@ -31,6 +31,9 @@ interface InferResult {
   fields: InferredField[];
 }
 
+/** A JSON field as the page names it: its path in the payload (`customer.address.country`). */
+export const fieldLabel = (f: { path: string }) => f.path.replace(/^\$\.?/, '');
+
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 && x > 0 ? 1 : 0)}%`;
 
 export interface FieldsPanel {
@@ -69,7 +72,7 @@ export function fieldsPanel(): FieldsPanel {
     ...fields.flatMap((f) => {
       const field = arrowPath(f.path);
       if (!field || !['varchar', 'boolean'].includes(f.type)) return [];
-      return [{ label: f.name, field, column: 'value', path: f.path.replace(/^\$\./, '').split('.') }];
+      return [{ label: fieldLabel(f), field, column: 'value', path: f.path.replace(/^\$\./, '').split('.') }];
     }),
   ];
 
@@ -113,13 +116,13 @@ export function fieldsPanel(): FieldsPanel {
           r.fields.map((f) =>
             h(
               'tr',
-              { 'data-field': f.name },
-              h('th', { scope: 'row' }, h('code', { text: f.name })),
+              { 'data-field': fieldLabel(f) },
+              h('th', { scope: 'row' }, h('code', { text: fieldLabel(f) })),
               h('td', {}, h('code', { text: f.type })),
               h(
                 'td',
                 { class: 'presence' },
-                h('meter', { min: 0, max: 1, value: f.presence, 'aria-label': `${f.name} present` }),
+                h('meter', { min: 0, max: 1, value: f.presence, 'aria-label': `${fieldLabel(f)} present` }),
                 ` ${pct(f.presence)}`,
               ),
               h('td', {}, h('code', { text: arrowPath(f.path) ?? '' })),

@@ -17,7 +17,8 @@ export async function loadRate(
 ): Promise<Rate> {
   const bucket = bucketFor(resolved.to - resolved.from, opts.maxBuckets);
   const body = {
-    select: ['bucket', { fn: 'count', as: 'n' }],
+    // The bucket comes with its group key (`as`); select names the aggregate alone.
+    select: [{ fn: 'count', as: 'n' }],
     groupBy: [{ bucket: bucket.text, as: 'bucket' }],
     order: [{ field: 'bucket', dir: 'asc' }],
     since: window.since,

@@ -19,10 +19,11 @@ function eventView(row: JsonNode, i: number): HTMLElement {
   return h(
     'li',
     { class: 'event' },
+    h('h3', { class: 'sr-only', text: `Event ${i + 1}` }),
     h(
       'dl',
-      { 'aria-label': `Event ${i + 1}` },
-      entries.map(([k, v]) => [h('dt', { text: k }), h('dd', {}, cell(v))]),
+      {},
+      entries.flatMap(([k, v]) => [h("dt", { text: k }), h("dd", {}, cell(v))]),
     ),
   );
 }

@@ -14,7 +14,7 @@ import { windowPicker } from './window-picker.js';
 import { builderPanel, type FieldChoice } from './builder.js';
 import { queryReport } from './query-report.js';
 import { SAMPLE_LIMIT, samplesPanel } from './samples.js';
-import { type Column, type InferredField, fieldsPanel } from './fields-panel.js';
+import { type Column, type InferredField, fieldLabel, fieldsPanel } from './fields-panel.js';
 import { downloadsPanel } from './downloads.js';
 import { livePanel } from './live.js';
 
@@ -154,7 +154,7 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
     const cols = (detail?.columns ?? []).map((c) => ({ field: c.name, selectItem: c.name, label: c.name }));
     const json = inferred.flatMap((f) => {
       const path = arrowPath(f.path);
-      return path ? [{ field: path, selectItem: `${f.name.replace(/\W/g, '_')}:${path}`, label: f.name }] : [];
+      return path ? [{ field: path, selectItem: `${f.name.replace(/\W/g, '_')}:${path}`, label: fieldLabel(f) }] : [];
     });
     return [...cols, ...json];
   }
