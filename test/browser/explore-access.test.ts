@@ -87,9 +87,11 @@ describe('the explorer with an API key and a row policy', () => {
     const chart = await shownChart(page, 'null');
     const german = await expectChartMatchesTrino('orders', chart, GERMAN);
     expect(german).toBeGreaterThan(0);
-    const events = page.locator('#samples ol.events > li');
+    const events = page.locator('#samples table.events tbody tr');
     await expect.poll(() => events.count()).toBe(20);
-    for (const text of await events.allInnerTexts()) expect(text).toContain('"country": "DE"');
+    for (const text of await events.evaluateAll((trs) => trs.map((tr) => tr.textContent))) {
+      expect(text).toContain('"country": "DE"');
+    }
     await expect
       .poll(() => page.locator('.top-field[data-field="customer.address.country"] .top-value').allInnerTexts())
       .toEqual(['DE']);

@@ -123,9 +123,14 @@ describe('the explorer in Chromium, against the demo topics', () => {
     chart = await shownChart(page, where);
     const paid = await expectChartMatchesTrino('orders', chart, `${jsonField('status')} = 'paid'`);
     expect(paid).toBeGreaterThan(0);
-    const events = page.locator(`#samples ol.events[data-path*="status=eq.paid"] > li`);
+    const events = page.locator(`#samples table.events[data-path*="status=eq.paid"] tbody tr`);
     await expect.poll(() => events.count()).toBe(Math.min(20, paid));
-    for (const text of await events.allInnerTexts()) expect(text).toContain('"status": "paid"');
+    // Folded JSON keeps its members in the page (textContent), shown when unfolded.
+    for (const text of await events.evaluateAll((trs) => trs.map((tr) => tr.textContent))) {
+      expect(text).toContain('"status": "paid"');
+    }
+    await page.getByRole('button', { name: 'Unfold all' }).click();
+    expect(await events.first().innerText()).toContain('"status": "paid"');
     // The top values follow the filter: status is paid alone.
     await expect
       .poll(() => page.locator('.top-field[data-field="status"] .top-value').allInnerTexts())

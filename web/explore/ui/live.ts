@@ -43,7 +43,7 @@ export function livePanel(): Live {
       return;
     }
     received++;
-    list.prepend(h('li', { class: 'event' }, jsonView(node, 2)));
+    list.prepend(h('li', { class: 'event' }, jsonView(node, 1)));
     while (list.children.length > SHOWN) list.lastElementChild?.remove();
     list.dataset.rows = String(received);
     status.textContent = `Following: ${received} new event${received === 1 ? '' : 's'}.`;

@@ -70,10 +70,9 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
       picker.element,
       chartPanel,
       h('div', { class: 'two-columns' }, builder.element, report.element),
-      samples.element,
       fields.element,
-      downloads.element,
-      live.element,
+      samples.element,
+      h('div', { class: 'two-columns' }, downloads.element, live.element),
     );
 
   const timeless = () => detail !== undefined && !detail.columns.some((c) => c.name === 'timestamp_broker');
