@@ -20,7 +20,7 @@ export const EXPLORE_ASSETS = new URL('../../dist/explore/', import.meta.url);
 
 /** The explorer's own policy: nothing but this origin's scripts, style sheets and API calls; no inline code. */
 export const EXPLORE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const ASSET_TYPES: Readonly<Record<string, string>> = {
@@ -32,6 +32,7 @@ const ASSET_TYPES: Readonly<Record<string, string>> = {
 export const EXPLORE_SHELL = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>topicgate explorer</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/explore/assets/explore.css">
 <script type="module" src="/explore/assets/explore.js"></script>
 </head>
@@ -74,7 +75,10 @@ class AssetStore {
 const PAGE_SCHEMA = {
   tags: ['docs'],
   response: {
-    200: { description: 'An HTML page (its script calls the API)', content: { 'text/html': { schema: Type.String() } } },
+    200: {
+      description: 'An HTML page (its script calls the API)',
+      content: { 'text/html': { schema: Type.String() } },
+    },
     ...errorResponses([...PATH_ERRORS, ...AUTH_ERRORS]),
   },
 };

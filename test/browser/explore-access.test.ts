@@ -72,7 +72,9 @@ describe('the explorer with an API key and a row policy', () => {
     await page.getByLabel('Credential').fill(KEY);
     await page.getByRole('button', { name: 'Use' }).click();
     const rows = page.locator('tr[data-topic]');
-    await expect.poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-topic')))).toEqual(['orders']);
+    await expect
+      .poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-topic'))))
+      .toEqual(['orders']);
     const [[n]] = (await sql(
       `SELECT count(*) FROM orders WHERE timestamp_broker >= ${trinoTime(SINCE)} AND timestamp_broker < ${trinoTime(UNTIL)} AND ${GERMAN}`,
     )) as [[number]];
@@ -102,9 +104,9 @@ describe('the explorer with an API key and a row policy', () => {
     const nd = await download(page, 'ndjson');
     const rows = ndjsonRows(nd.bytes.toString('utf8'));
     expect(rows).toHaveLength(german);
-    expect(new Set(rows.map((r) => (r.value as { customer: { address: { country: string } } }).customer.address.country))).toEqual(
-      new Set(['DE']),
-    );
+    expect(
+      new Set(rows.map((r) => (r.value as { customer: { address: { country: string } } }).customer.address.country)),
+    ).toEqual(new Set(['DE']));
     const pq = await download(page, 'parquet');
     const file = join(dir, 'orders.parquet');
     writeFileSync(file, pq.bytes);

@@ -57,7 +57,9 @@ describe('the explorer in Chromium, against the demo topics', () => {
     const listed = (await app.inject('/v1/topics')).json().topics as { name: string; kind: string }[];
     const rows = page.locator('tr[data-topic]');
     await expect.poll(() => rows.count()).toBe(listed.length);
-    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-topic')))).toEqual(listed.map((t) => t.name));
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-topic')))).toEqual(
+      listed.map((t) => t.name),
+    );
     const orders = page.locator('tr[data-topic="orders"]');
     await orders.locator('.spark canvas').waitFor();
     const [[n]] = (await sql(
@@ -107,9 +109,7 @@ describe('the explorer in Chromium, against the demo topics', () => {
     await filter.locator('input[type="text"]').last().fill('paid');
     await expect.poll(() => page.locator('#read-url').innerText()).toContain('value->>status=eq.paid');
     const url = await page.locator('#read-url').innerText();
-    expect(url).toBe(
-      `${base}/v1/topics/orders/events?value->>status=eq.paid&since=${since}&until=${until}&limit=20`,
-    );
+    expect(url).toBe(`${base}/v1/topics/orders/events?value->>status=eq.paid&since=${since}&until=${until}&limit=20`);
     expect(await page.locator('#read-curl').innerText()).toBe(`curl '${url}'`);
     await expect.poll(() => page.locator('#read-sql').innerText()).not.toBe(sqlBefore);
     expect(await page.locator('#read-sql').innerText()).toContain(`'$["status"]'`);

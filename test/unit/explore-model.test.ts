@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { jsonText, parseJsonTree, scalarText, member } from '../../web/explore/model/json-tree.js';
-import { bucketFor, resolveInstant, resolveWindow, narrowed, zoomOut, shifted } from '../../web/explore/model/time-window.js';
+import {
+  bucketFor,
+  resolveInstant,
+  resolveWindow,
+  narrowed,
+  zoomOut,
+  shifted,
+} from '../../web/explore/model/time-window.js';
 import { rateSeries } from '../../web/explore/model/rate-series.js';
 import {
   curlFor,
@@ -17,7 +24,13 @@ import {
   whereOf,
   type QueryState,
 } from '../../web/explore/model/query-state.js';
-import { arrowPath, lowCardinality, marginals, topValuesQuery, type Candidate } from '../../web/explore/model/top-values.js';
+import {
+  arrowPath,
+  lowCardinality,
+  marginals,
+  topValuesQuery,
+  type Candidate,
+} from '../../web/explore/model/top-values.js';
 import { SseParser } from '../../web/explore/model/sse.js';
 
 const NOW = Date.parse('2026-11-02T12:00:00Z');
@@ -71,7 +84,10 @@ describe('time window', () => {
   it('narrows to whole milliseconds, zooms out around the middle, and moves by its width', () => {
     expect(narrowed(1000.4, 2000.2)).toEqual({ since: '1970-01-01T00:00:01.000Z', until: '1970-01-01T00:00:02.001Z' });
     expect(zoomOut(10_000, 20_000)).toEqual({ since: '1970-01-01T00:00:05.000Z', until: '1970-01-01T00:00:25.000Z' });
-    expect(shifted(10_000, 20_000, -1)).toEqual({ since: '1970-01-01T00:00:00.000Z', until: '1970-01-01T00:00:10.000Z' });
+    expect(shifted(10_000, 20_000, -1)).toEqual({
+      since: '1970-01-01T00:00:00.000Z',
+      until: '1970-01-01T00:00:10.000Z',
+    });
   });
 });
 
@@ -109,7 +125,9 @@ describe('query state', () => {
     expect(filterParam(state.filters[0]!)).toBe('in.(DE,FR,"a,b")');
     expect(filterParam(state.filters[1]!)).toBe('not.like.order-1*');
     // Typed quotes group (a backslash escapes inside them), as in PostgREST's own lists.
-    expect(filterParam({ field: 'v', op: 'in', value: '"say \\"hi\\"",x\\y', negate: false })).toBe('in.("say \\"hi\\"","x\\\\y")');
+    expect(filterParam({ field: 'v', op: 'in', value: '"say \\"hi\\"",x\\y', negate: false })).toBe(
+      'in.("say \\"hi\\"","x\\\\y")',
+    );
     expect(splitList(' a ,"b,c" , ,d')).toEqual(['a', 'b,c', 'd']);
   });
 
@@ -121,7 +139,10 @@ describe('query state', () => {
         '&since=2026-11-01T00:00:00Z&until=-1h&limit=20',
     );
     const back = stateFromSearch(path.split('?')[1]!, { since: '-1d', until: 'now' });
-    expect(back).toEqual({ ...state, filters: state.filters.slice(0, 2).map((f, i) => (i === 0 ? { ...f, value: 'DE,FR,"a,b"' } : f)) });
+    expect(back).toEqual({
+      ...state,
+      filters: state.filters.slice(0, 2).map((f, i) => (i === 0 ? { ...f, value: 'DE,FR,"a,b"' } : f)),
+    });
     expect(new URL(path, 'http://x').searchParams.get('value->customer->address->>country')).toBe('in.(DE,FR,"a,b")');
   });
 
@@ -133,7 +154,11 @@ describe('query state', () => {
       ],
     });
     expect(whereOf([])).toBeUndefined();
-    expect(whereOf([{ field: 'key', op: 'is', value: 'null', negate: false }])).toEqual({ field: 'key', op: 'is', value: 'null' });
+    expect(whereOf([{ field: 'key', op: 'is', value: 'null', negate: false }])).toEqual({
+      field: 'key',
+      op: 'is',
+      value: 'null',
+    });
     expect(followPath('a b', { ...state, filters: [] })).toBe(
       '/v1/topics/a%20b/events?select=key,country:value->customer->address->>country&since=now&follow=true',
     );
@@ -151,11 +176,21 @@ describe('top values', () => {
   const candidates: Candidate[] = [
     { label: 'status', field: 'value->>status', column: 'value', path: ['status'] },
     { label: 'customer.id', field: 'value->customer->>id', column: 'value', path: ['customer', 'id'] },
-    { label: 'customer.address.country', field: 'value->customer->address->>country', column: 'value', path: ['customer', 'address', 'country'] },
+    {
+      label: 'customer.address.country',
+      field: 'value->customer->address->>country',
+      column: 'value',
+      path: ['customer', 'address', 'country'],
+    },
   ];
   const row = (i: number) =>
     parseJsonTree(
-      JSON.stringify({ value: { status: ['paid', 'shipped'][i % 2], customer: { id: `c${i}`, address: i % 3 ? { country: 'DE' } : undefined } } }),
+      JSON.stringify({
+        value: {
+          status: ['paid', 'shipped'][i % 2],
+          customer: { id: `c${i}`, address: i % 3 ? { country: 'DE' } : undefined },
+        },
+      }),
     );
 
   it('arrow paths from JSON paths, and none for names the grammar cannot spell', () => {
@@ -187,8 +222,20 @@ describe('top values', () => {
     expect(m.total).toBe(10);
     expect(m.approximate).toBe(false);
     expect(m.fields).toEqual([
-      { label: 'status', values: [{ value: 'paid', count: 7, share: 0.7 }, { value: 'shipped', count: 3, share: 0.3 }] },
-      { label: 'customer.address.country', values: [{ value: 'DE', count: 8, share: 0.8 }, { value: null, count: 2, share: 0.2 }] },
+      {
+        label: 'status',
+        values: [
+          { value: 'paid', count: 7, share: 0.7 },
+          { value: 'shipped', count: 3, share: 0.3 },
+        ],
+      },
+      {
+        label: 'customer.address.country',
+        values: [
+          { value: 'DE', count: 8, share: 0.8 },
+          { value: null, count: 2, share: 0.2 },
+        ],
+      },
     ]);
   });
 });

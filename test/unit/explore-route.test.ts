@@ -47,7 +47,11 @@ describe('the explorer routes', () => {
     const app = await appWith(undefined);
     for (const url of ['/explore', '/explore/orders', '/explore/a%20b']) {
       const r = await app.inject(url);
-      expect([r.statusCode, r.headers['content-type'], r.body]).toEqual([200, 'text/html; charset=utf-8', EXPLORE_SHELL]);
+      expect([r.statusCode, r.headers['content-type'], r.body]).toEqual([
+        200,
+        'text/html; charset=utf-8',
+        EXPLORE_SHELL,
+      ]);
       expect(r.headers['content-security-policy']).toBe(EXPLORE_CSP);
     }
     expect(EXPLORE_CSP).toContain("script-src 'self';");
@@ -66,7 +70,10 @@ describe('the explorer routes', () => {
       'text/javascript; charset=utf-8',
       'console.log("explorer");\n',
     ]);
-    const again = await app.inject({ url: '/explore/assets/explore.js', headers: { 'if-none-match': js.headers.etag } });
+    const again = await app.inject({
+      url: '/explore/assets/explore.js',
+      headers: { 'if-none-match': js.headers.etag },
+    });
     expect([again.statusCode, again.body]).toEqual([304, '']);
     expect((await app.inject('/explore/assets/explore.css')).headers['content-type']).toBe('text/css; charset=utf-8');
     for (const url of ['/explore/assets/..%2Fpackage.json', '/explore/assets/constructor', '/explore/assets/x.js']) {

@@ -121,7 +121,12 @@ export function stateFromSearch(search: string, fallback: TimeWindow): QueryStat
     const op = m?.[2] as Operator | undefined;
     if (!m || !op || !(OPERATORS as readonly string[]).includes(op)) continue;
     const raw = m[3]!;
-    const value = op === 'in' ? splitList(raw.replace(/^\(|\)$/g, '')).map(listItem).join(',') : raw;
+    const value =
+      op === 'in'
+        ? splitList(raw.replace(/^\(|\)$/g, ''))
+            .map(listItem)
+            .join(',')
+        : raw;
     filters.push({ field: k, op, value, negate: m[1] !== undefined });
   }
   const select = p.get('select');

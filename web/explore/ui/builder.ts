@@ -41,7 +41,14 @@ export function builderPanel(
   const filters: Filter[] = initial.filters.map((f) => ({ ...f }));
   let select = [...initial.select];
   let choices: FieldChoice[] = [];
-  const report = debounce(() => changed(filters.map((f) => ({ ...f })), [...select]), 350);
+  const report = debounce(
+    () =>
+      changed(
+        filters.map((f) => ({ ...f })),
+        [...select],
+      ),
+    350,
+  );
   const datalist = h('datalist', { id: 'field-choices' });
   const rows = h('ul', { class: 'filters', 'aria-label': 'Filters' });
   const selectBox = h('fieldset', { class: 'select-box' });

@@ -70,7 +70,14 @@ export function rateChart(
   };
   // A bar spans its bucket: the x range runs to the end of the last bucket.
   const last = s.starts.length ? s.starts[s.starts.length - 1]! + bucket.ms : 0;
-  const chart = new uPlot(opts, [[...seconds(s), last / 1000], [...s.counts, null]], plot);
+  const chart = new uPlot(
+    opts,
+    [
+      [...seconds(s), last / 1000],
+      [...s.counts, null],
+    ],
+    plot,
+  );
   return { element, destroy: () => chart.destroy() };
 }
 
@@ -84,7 +91,11 @@ function countsTable(s: RateSeries, bucketText: string): HTMLElement {
     h(
       'table',
       { class: 'counts-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'bucket start (UTC)' }), h('th', { scope: 'col', text: 'events' }))),
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', { scope: 'col', text: 'bucket start (UTC)' }), h('th', { scope: 'col', text: 'events' })),
+      ),
       h('tbody', {}, rows),
     ),
   );

@@ -25,7 +25,12 @@ interface SessionCreated {
 
 export interface Downloads {
   element: HTMLElement;
-  update(args: { topic: string; readPath: (extra: [string, string][]) => string; sessionBody: object; rows?: number }): void;
+  update(args: {
+    topic: string;
+    readPath: (extra: [string, string][]) => string;
+    sessionBody: object;
+    rows?: number;
+  }): void;
 }
 
 /** Saves a response body under a file name (the browser's download). */
@@ -45,7 +50,10 @@ export function downloadsPanel(): Downloads {
 
   const download = async (format: string) => {
     if (!current) return;
-    const path = current.readPath([['limit', 'all'], ['format', format]]);
+    const path = current.readPath([
+      ['limit', 'all'],
+      ['format', format],
+    ]);
     const name = `${current.topic}.${format}`;
     problem.replaceChildren();
     // Without a credential the browser fetches the file itself, streaming it to disk.
@@ -113,7 +121,12 @@ export function downloadsPanel(): Downloads {
         'div',
         { class: 'tools', role: 'group', 'aria-label': 'Download formats' },
         FORMATS.map((f) =>
-          h('button', { type: 'button', 'data-format': f.format, text: f.label, onclick: () => void download(f.format) }),
+          h('button', {
+            type: 'button',
+            'data-format': f.format,
+            text: f.label,
+            onclick: () => void download(f.format),
+          }),
         ),
       ),
       advice,

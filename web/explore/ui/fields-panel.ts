@@ -41,7 +41,12 @@ export interface FieldsPanel {
   setColumns(columns: Column[]): void;
   /** Infers the JSON fields of the window's payloads; resolves to them (empty for a table, or on failure). */
   infer(topic: string, window: TimeWindow): Promise<InferredField[]>;
-  topValues(topic: string, window: TimeWindow | undefined, where: unknown, sample: JsonNode[] | undefined): Promise<void>;
+  topValues(
+    topic: string,
+    window: TimeWindow | undefined,
+    where: unknown,
+    sample: JsonNode[] | undefined,
+  ): Promise<void>;
 }
 
 export function fieldsPanel(): FieldsPanel {
@@ -61,7 +66,15 @@ export function fieldsPanel(): FieldsPanel {
       'table',
       { class: 'fields-table' },
       h('caption', { text: caption }),
-      h('thead', {}, h('tr', {}, heads.map((t) => h('th', { scope: 'col', text: t })))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          heads.map((t) => h('th', { scope: 'col', text: t })),
+        ),
+      ),
       body,
     );
 
@@ -82,7 +95,11 @@ export function fieldsPanel(): FieldsPanel {
       'Columns and fields',
       table('Columns', ['column', 'Trino type', 'origin'], columnsBody),
       fieldsStatus,
-      table('JSON fields of the payloads (sampled)', ['field', 'inferred type', 'present in', 'arrow path'], fieldsBody),
+      table(
+        'JSON fields of the payloads (sampled)',
+        ['field', 'inferred type', 'present in', 'arrow path'],
+        fieldsBody,
+      ),
       h('h3', { text: 'Top values' }),
       topStatus,
       top,
@@ -106,7 +123,11 @@ export function fieldsPanel(): FieldsPanel {
       inferring?.abort();
       const mine = (inferring = new AbortController());
       fieldsStatus.textContent = 'Sampling payloads…';
-      const q = queryString([['since', window.since], ['until', window.until], ['sample', '1000']]);
+      const q = queryString([
+        ['since', window.since],
+        ['until', window.until],
+        ['sample', '1000'],
+      ]);
       try {
         const r = await getJson<InferResult>(topicPath(topic, `/schema/infer?${q}`), mine.signal);
         fields = r.fields;

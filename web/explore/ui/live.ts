@@ -3,7 +3,7 @@
  * the builder's filters and select, newest event first. fetch reads the stream, since EventSource cannot send the
  * credential header; after a dropped connection it reconnects with Last-Event-ID, so nothing is missed or repeated.
  */
-import { parseJsonTree } from '../model/json-tree.js';
+import { type JsonNode, parseJsonTree } from '../model/json-tree.js';
 import { SseParser } from '../model/sse.js';
 import { ApiFailure, call, isAbort, messageOf } from './api.js';
 import { h, fill, section, errorBox, statusLine } from './dom.js';
@@ -36,7 +36,7 @@ export function livePanel(): Live {
   };
 
   const show = (data: string) => {
-    let node;
+    let node: JsonNode;
     try {
       node = parseJsonTree(data);
     } catch {
@@ -71,7 +71,8 @@ export function livePanel(): Live {
       } catch (err) {
         if (isAbort(err) || signal.aborted) return;
         // A dropped connection (or the gateway unreachable or restarting) is retried; a refusal is shown.
-        const retryable = err instanceof TypeError || (err instanceof ApiFailure && (err.status === 0 || err.status >= 502));
+        const retryable =
+          err instanceof TypeError || (err instanceof ApiFailure && (err.status === 0 || err.status >= 502));
         if (!retryable) {
           fill(problem, errorBox(messageOf(err)));
           status.textContent = '';

@@ -34,7 +34,14 @@ export function overviewPage(main: HTMLElement): { reload(): void } {
     current,
     (w) => {
       current = w;
-      history.replaceState(null, '', `/explore?${queryString([['since', w.since], ['until', w.until]])}`);
+      history.replaceState(
+        null,
+        '',
+        `/explore?${queryString([
+          ['since', w.since],
+          ['until', w.until],
+        ])}`,
+      );
       void load();
     },
     false,
@@ -72,7 +79,10 @@ export function overviewPage(main: HTMLElement): { reload(): void } {
       h(
         'table',
         { class: 'topic-table' },
-        h('caption', { class: 'sr-only', text: `Topics and their events from ${current.since} until ${current.until}` }),
+        h('caption', {
+          class: 'sr-only',
+          text: `Topics and their events from ${current.since} until ${current.until}`,
+        }),
         h(
           'thead',
           {},
@@ -82,7 +92,11 @@ export function overviewPage(main: HTMLElement): { reload(): void } {
             ['topic', 'kind', 'events in window', 'rate'].map((t) => h('th', { scope: 'col', text: t })),
           ),
         ),
-        h('tbody', {}, rows.map((r) => r.tr)),
+        h(
+          'tbody',
+          {},
+          rows.map((r) => r.tr),
+        ),
       ),
     );
     if ('problem' in resolved) return;
@@ -114,7 +128,10 @@ export function overviewPage(main: HTMLElement): { reload(): void } {
   function topicRow(t: TopicSummary) {
     const size = h('td', { class: 'num', text: t.kind === 'topic' ? '…' : '—' });
     const rate = h('td', { class: 'rate' });
-    const href = `/explore/${encodeURIComponent(t.name)}?${queryString([['since', current.since], ['until', current.until]])}`;
+    const href = `/explore/${encodeURIComponent(t.name)}?${queryString([
+      ['since', current.since],
+      ['until', current.until],
+    ])}`;
     const tr = h(
       'tr',
       { 'data-topic': t.name },

@@ -26,10 +26,6 @@ export async function loadRate(
     limit: 10_000,
     ...(where === undefined ? {} : { where }),
   };
-  const res = await postJson<{ rows: { bucket: string; n: number }[] }>(
-    topicPath(topic, '/query'),
-    body,
-    opts.signal,
-  );
+  const res = await postJson<{ rows: { bucket: string; n: number }[] }>(topicPath(topic, '/query'), body, opts.signal);
   return { series: rateSeries(res.rows, resolved, bucket.ms), bucket };
 }

@@ -46,11 +46,25 @@ export function samplesPanel(): Samples {
         fill(
           table,
           h('caption', { class: 'sr-only', text: 'Sample events' }),
-          h('thead', {}, h('tr', {}, names.map((n) => h('th', { scope: 'col', text: n })))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              names.map((n) => h('th', { scope: 'col', text: n })),
+            ),
+          ),
           h(
             'tbody',
             {},
-            rows.map((row) => h('tr', { class: 'event' }, names.map((n) => cell(byName(row, n))))),
+            rows.map((row) =>
+              h(
+                'tr',
+                { class: 'event' },
+                names.map((n) => cell(byName(row, n))),
+              ),
+            ),
           ),
         );
         status.textContent =

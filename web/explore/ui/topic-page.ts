@@ -63,7 +63,13 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
       h(
         'p',
         { class: 'crumbs' },
-        h('a', { href: `/explore?${queryString([['since', win.since], ['until', win.until]])}`, text: '← All topics' }),
+        h('a', {
+          href: `/explore?${queryString([
+            ['since', win.since],
+            ['until', win.until],
+          ])}`,
+          text: '← All topics',
+        }),
       ),
       h('h1', {}, topic, ' ', kind),
       problem,
@@ -89,6 +95,7 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
     chartStatus.textContent = 'Counting events…';
     try {
       const r = await loadRate(topic, win, resolved, whereOf(state.filters), { signal: mine.signal });
+      if (timeless()) return;
       chart?.destroy();
       chart = rateChart(r.series, r.bucket, (from, to) => {
         const w = narrowed(from, to);
@@ -98,13 +105,18 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
       });
       rows = r.series.total;
       // What the chart shows, for the browser tests (and anyone reading the page's DOM).
-      Object.assign(chart.element.dataset, { since: win.since, until: win.until, bucket: r.bucket.text, total: String(rows) });
+      Object.assign(chart.element.dataset, {
+        since: win.since,
+        until: win.until,
+        bucket: r.bucket.text,
+        total: String(rows),
+      });
       chart.element.dataset.where = JSON.stringify(whereOf(state.filters) ?? null);
       chartStatus.textContent = `${formatCount(r.series.total)} events, per ${r.bucket.text} (UTC). Drag across the chart to narrow the window.`;
       fill(chartHost, chart.element, r.series.total === 0 ? latestButton() : null);
       updateDownloads();
     } catch (err) {
-      if (isAbort(err)) return;
+      if (isAbort(err) || timeless()) return;
       chartStatus.textContent = '';
       fill(chartHost, errorBox(messageOf(err)));
     }
@@ -118,7 +130,10 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
       text: 'Show the day before the latest event',
       onclick: async () => {
         try {
-          const body = { select: [{ fn: 'max', field: 'timestamp_broker', as: 'latest' }], where: whereOf(state.filters) };
+          const body = {
+            select: [{ fn: 'max', field: 'timestamp_broker', as: 'latest' }],
+            where: whereOf(state.filters),
+          };
           const r = await postJson<{ rows: { latest: string | null }[] }>(topicPath(topic, '/query'), body);
           const latest = r.rows[0]?.latest;
           if (!latest) return void (out.textContent = 'The topic has no matching events.');
@@ -158,24 +173,35 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
     return [...cols, ...json];
   }
 
-  function refresh(change: Change): void {
+  /** `drawn`: the chart already asked for (the first load asks before the topic's columns are known). */
+  function refresh(change: Change, drawn?: Promise<void>): void {
     const s = current();
     history.replaceState(null, '', `/explore/${encodeURIComponent(topic)}?${queryString(queryParams(s))}`);
     const readPath = eventsPath(topic, s, [['limit', String(SAMPLE_LIMIT)]]);
-    void report.show(readPath, eventsPath(topic, s, [['limit', String(SAMPLE_LIMIT)], ['explain', 'true']]));
+    void report.show(
+      readPath,
+      eventsPath(topic, s, [
+        ['limit', String(SAMPLE_LIMIT)],
+        ['explain', 'true'],
+      ]),
+    );
     const where = whereOf(state.filters);
     const sampled = samples.load(readPath);
-    const infer =
-      (change === 'all' || change === 'window') && detail?.kind === 'topic'
-        ? fields.infer(topic, win).then((f) => {
-            inferred = f;
-            builder.setFields(choices());
-          })
-        : Promise.resolve();
+    let charted: Promise<void> = drawn ?? Promise.resolve();
     if (change !== 'select') {
       if (timeless()) fill(chartHost, h('p', { class: 'hint', text: 'This table has no broker time: no event rate.' }));
-      else void drawRate();
+      else if (!drawn) charted = drawRate();
     }
+    // Sampling a thousand payloads is the heaviest query of the page: it waits for the chart, drawn first.
+    const infer =
+      (change === 'all' || change === 'window') && detail?.kind === 'topic'
+        ? charted
+            .then(() => fields.infer(topic, win))
+            .then((f) => {
+              inferred = f;
+              builder.setFields(choices());
+            })
+        : Promise.resolve();
     void Promise.all([sampled, infer]).then(([sample]) => {
       if (change !== 'select' || sample) void fields.topValues(topic, s.window, where, sample);
     });
@@ -186,18 +212,26 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
   async function load(): Promise<void> {
     layout();
     problem.replaceChildren();
+    detail = undefined;
+    // The chart first: its aggregation starts beside the topic's description, not after it.
+    const drawn = drawRate();
     try {
       detail = await getJson<TopicDetail>(topicPath(topic));
     } catch (err) {
       // The API refused or does not know the topic: nothing else of it is shown.
-      fill(main, h('p', { class: 'crumbs' }, h('a', { href: '/explore', text: '← All topics' })), h('h1', { text: topic }), errorBox(messageOf(err)));
+      fill(
+        main,
+        h('p', { class: 'crumbs' }, h('a', { href: '/explore', text: '← All topics' })),
+        h('h1', { text: topic }),
+        errorBox(messageOf(err)),
+      );
       return;
     }
     kind.textContent = detail.kind;
     fields.setColumns(detail.columns);
     builder.setFields(choices());
     if (timeless()) picker.element.hidden = true;
-    refresh('all');
+    refresh('all', timeless() ? undefined : drawn);
   }
 
   void load();
