@@ -40,13 +40,13 @@ async function main(): Promise<void> {
       await page.locator('tr[data-topic="s3_events"] .spark canvas').waitFor({ timeout: 60_000 });
       await page.locator('tr[data-topic="orders"] .spark canvas').waitFor({ timeout: 60_000 });
       await page.screenshot({ path: `${OUT}explore.png` });
-      await page.setViewportSize({ width: 1280, height: 1500 });
+      await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(`${url}/explore/orders?${WINDOW}&value->>status=eq.paid`);
       await page.locator('figure.rate-chart canvas').waitFor({ timeout: 60_000 });
       await page.locator('#pushdown li').first().waitFor({ timeout: 60_000 });
       await page.locator('.top-field').first().waitFor({ timeout: 60_000 });
-      await page.locator('#samples ol.events > li').first().waitFor({ timeout: 60_000 });
-      await page.screenshot({ path: `${OUT}explore-topic.png` });
+      await page.locator('#samples table.events tbody tr').first().waitFor({ timeout: 60_000 });
+      await page.screenshot({ path: `${OUT}explore-topic.png`, fullPage: true });
       process.stdout.write(`wrote ${OUT}explore.png and ${OUT}explore-topic.png\n`);
     } finally {
       await browser.close();

@@ -12,6 +12,7 @@ import {
   narrowed,
   zoomOut,
   shifted,
+  timeLabels,
 } from '../../web/explore/model/time-window.js';
 import { rateSeries } from '../../web/explore/model/rate-series.js';
 import {
@@ -79,6 +80,22 @@ describe('time window', () => {
     [10_000 * 86_400_000, '7d'],
   ])('a window of %i ms gets %s buckets (at most 120)', (width, text) => {
     expect(bucketFor(width).text).toBe(text);
+  });
+
+  it('labels the time axis in UTC, 24-hour, as fine as its ticks, with the date where the day changes', () => {
+    const s = (iso: string) => Date.parse(iso) / 1000;
+    expect(timeLabels([s('2026-11-01T22:00:00Z'), s('2026-11-01T23:00:00Z'), s('2026-11-02T00:00:00Z')], 3600)).toEqual(
+      ['11-01 22:00', '23:00', '11-02 00:00'],
+    );
+    expect(timeLabels([s('2026-11-01T00:00:05Z'), s('2026-11-01T00:00:10Z')], 5)).toEqual([
+      '11-01 00:00:05',
+      '00:00:10',
+    ]);
+    expect(timeLabels([s('2026-11-01T00:00:00.250Z')], 0.25)).toEqual(['11-01 00:00:00.250']);
+    expect(timeLabels([s('2026-11-01T00:00:00Z'), s('2026-11-08T00:00:00Z')], 7 * 86_400)).toEqual([
+      '2026-11-01',
+      '2026-11-08',
+    ]);
   });
 
   it('narrows to whole milliseconds, zooms out around the middle, and moves by its width', () => {
@@ -200,9 +217,9 @@ describe('top values', () => {
     expect(arrowPath('$.a b')).toBeUndefined();
   });
 
-  it('picks the fields whose sample values repeat, most present first', () => {
+  it('picks the fields whose sample values repeat, fewest distinct values first', () => {
     const rows = Array.from({ length: 12 }, (_, i) => row(i));
-    expect(lowCardinality(candidates, rows).map((c) => c.label)).toEqual(['status', 'customer.address.country']);
+    expect(lowCardinality(candidates, rows).map((c) => c.label)).toEqual(['customer.address.country', 'status']);
     expect(lowCardinality(candidates, rows.slice(0, 3))).toEqual([]);
   });
 

@@ -103,3 +103,16 @@ export function shifted(from: number, to: number, by: -1 | 1): TimeWindow {
   const w = to - from;
   return narrowed(from + by * w, to + by * w);
 }
+
+/** Time-axis labels in UTC, 24-hour, as fine as the ticks' spacing (seconds): the date where the day changes. */
+export function timeLabels(splits: number[], incrS: number): string[] {
+  let day = '';
+  return splits.map((s) => {
+    const iso = new Date(s * 1000).toISOString();
+    const date = iso.slice(0, 10);
+    const time = incrS < 1 ? iso.slice(11, 23) : incrS < 60 ? iso.slice(11, 19) : iso.slice(11, 16);
+    const label = incrS >= 86_400 ? date : date !== day ? `${date.slice(5)} ${time}` : time;
+    day = date;
+    return label;
+  });
+}

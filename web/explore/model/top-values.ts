@@ -5,7 +5,7 @@
  */
 import { type JsonNode, member, scalarText } from './json-tree.js';
 
-export const MAX_CANDIDATES = 4;
+export const MAX_CANDIDATES = 5;
 export const MAX_DISTINCT = 10;
 export const COMBINATION_LIMIT = 1000;
 
@@ -29,7 +29,7 @@ export interface Candidate {
   path: string[];
 }
 
-/** Candidates whose values among the sample rows are few and repeat (at most MAX_CANDIDATES, most present first). */
+/** Candidates whose values among the sample rows are few and repeat (at most MAX_CANDIDATES). */
 export function lowCardinality(candidates: readonly Candidate[], rows: readonly JsonNode[]): Candidate[] {
   const scored = candidates.flatMap((c) => {
     const seen = new Set<string>();
@@ -44,10 +44,11 @@ export function lowCardinality(candidates: readonly Candidate[], rows: readonly 
     }
     // Repeating: fewer distinct values than half the rows that have one.
     const low = present >= 4 && seen.size <= MAX_DISTINCT && seen.size * 2 <= present;
-    return low ? [{ c, present }] : [];
+    return low ? [{ c, present, distinct: seen.size }] : [];
   });
+  // Fewest distinct values first (their combinations stay few), then the most present.
   return scored
-    .sort((a, b) => b.present - a.present)
+    .sort((a, b) => a.distinct - b.distinct || b.present - a.present)
     .slice(0, MAX_CANDIDATES)
     .map((s) => s.c);
 }

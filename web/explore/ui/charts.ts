@@ -6,7 +6,7 @@
  */
 import uPlot from 'uplot';
 import type { RateSeries } from '../model/rate-series.js';
-import { isoOf } from '../model/time-window.js';
+import { isoOf, timeLabels } from '../model/time-window.js';
 import { h, formatCount } from './dom.js';
 
 const utc = (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC');
@@ -43,7 +43,10 @@ export function rateChart(
     tzDate: utc,
     legend: { show: false },
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-    axes: [{ stroke: '#444' }, { stroke: '#444', size: 60, values: (_u, ticks) => ticks.map((t) => formatCount(t)) }],
+    axes: [
+      { stroke: '#444', values: (_u, splits, _i, _space, incr) => timeLabels(splits, incr) },
+      { stroke: '#444', size: 60, values: (_u, ticks) => ticks.map((t) => formatCount(t)) },
+    ],
     cursor: { drag: { x: true, y: false, setScale: false } },
     series: [
       {},
