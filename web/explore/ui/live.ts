@@ -12,6 +12,15 @@ import { jsonView } from './json-view.js';
 const SHOWN = 100;
 const RETRIES = 5;
 
+/** The message of an `event: error` frame (`{"error": {"code", "message"}}`), or its text. */
+function apiMessage(data: string): string {
+  try {
+    return (JSON.parse(data) as { error: { message: string } }).error.message;
+  } catch {
+    return data;
+  }
+}
+
 export interface Live {
   element: HTMLElement;
   /** The follow URL for the builder's current query; a running view restarts with it. */
@@ -66,7 +75,11 @@ export function livePanel(): Live {
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
-          for (const ev of parser.push(value)) if (ev.event === 'message') show(ev.data);
+          for (const ev of parser.push(value)) {
+            if (ev.event === 'message') show(ev.data);
+            // A failure after the stream began: the API's error object, then the transfer ends (no reconnect).
+            else if (ev.event === 'error') throw new Error(apiMessage(ev.data));
+          }
         }
       } catch (err) {
         if (isAbort(err) || signal.aborted) return;
