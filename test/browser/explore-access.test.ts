@@ -27,6 +27,8 @@ import {
   trinoTime,
 } from './explore-helpers.js';
 
+/** How long a poll waits for the page: its API calls are Trino queries on a shared machine. */
+const WAIT = { timeout: 30_000 };
 const KEY = 'key-explore-de-000000000000000000000';
 const SINCE = '2026-11-01T00:00:00Z';
 const UNTIL = '2026-11-02T00:00:00Z';
@@ -68,7 +70,7 @@ describe('the explorer with an API key and a row policy', () => {
     const { page } = b;
     await page.goto(`${base}/explore?since=${SINCE}&until=${UNTIL}`);
     const refused = (await app.inject('/v1/topics')).json();
-    await expect.poll(() => page.locator('#topic-list [role="alert"]').innerText()).toBe(refused.error.message);
+    await expect.poll(() => page.locator('#topic-list [role="alert"]').innerText(), WAIT).toBe(refused.error.message);
     await page.getByLabel('Credential').fill(KEY);
     await page.getByRole('button', { name: 'Use' }).click();
     const rows = page.locator('tr[data-topic]');
@@ -78,7 +80,7 @@ describe('the explorer with an API key and a row policy', () => {
     const [[n]] = (await sql(
       `SELECT count(*) FROM orders WHERE timestamp_broker >= ${trinoTime(SINCE)} AND timestamp_broker < ${trinoTime(UNTIL)} AND ${GERMAN}`,
     )) as [[number]];
-    await expect.poll(() => rows.first().locator('td.num').innerText()).toBe(Number(n).toLocaleString('en-US'));
+    await expect.poll(() => rows.first().locator('td.num').innerText(), WAIT).toBe(Number(n).toLocaleString('en-US'));
     expect(await seriousViolations(page)).toEqual([]);
   }, 120_000);
 
@@ -90,7 +92,7 @@ describe('the explorer with an API key and a row policy', () => {
     const german = await expectChartMatchesTrino('orders', chart, GERMAN);
     expect(german).toBeGreaterThan(0);
     const events = page.locator('#samples table.events tbody tr');
-    await expect.poll(() => events.count()).toBe(20);
+    await expect.poll(() => events.count(), WAIT).toBe(20);
     for (const text of await events.evaluateAll((trs) => trs.map((tr) => tr.textContent))) {
       expect(text).toContain('"country": "DE"');
     }
@@ -117,7 +119,7 @@ describe('the explorer with an API key and a row policy', () => {
     await page.goto(`${base}/explore/clicks?since=${SINCE}&until=${UNTIL}`);
     const body = (await app.inject({ url: '/v1/topics/clicks', headers: { 'x-api-key': KEY } })).json();
     expect(body.error.code).toBe('TG_TOPIC_NOT_FOUND');
-    await expect.poll(() => page.locator('main [role="alert"]').innerText()).toBe(body.error.message);
+    await expect.poll(() => page.locator('main [role="alert"]').innerText(), WAIT).toBe(body.error.message);
     expect(await page.locator('figure.rate-chart').count()).toBe(0);
     expect(b.problems.filter((p) => !/40[14]/.test(p))).toEqual([]);
   }, 180_000);

@@ -18,6 +18,8 @@ import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 import { type Browser, openBrowser, seriousViolations } from './explore-helpers.js';
 
+/** How long a poll waits for the page: its API calls are Trino queries on a shared machine. */
+const WAIT = { timeout: 30_000 };
 const SCHEMA = 'explore_follow|kafka_topics';
 const TABLE = `vast."${SCHEMA}".live`;
 
@@ -64,11 +66,11 @@ describe('the live view', () => {
     await page.goto(`${base}/explore/live?since=-1h&until=now`);
     await page.getByRole('button', { name: 'Follow new events' }).click();
     const status = page.locator('#live [role="status"]');
-    await expect.poll(() => status.innerText()).toContain('waiting for new events');
+    await expect.poll(() => status.innerText(), WAIT).toContain('waiting for new events');
     const key = `appended-${Date.now()}`;
     await append(key, '{"n":1,"big":9007199254740993}');
     const live = page.locator('#live ol.live-events > li');
-    await expect.poll(() => live.first().innerText(), { timeout: 30_000 }).toContain(key);
+    await expect.poll(() => live.first().innerText(), WAIT).toContain(key);
     // Every digit of the big integer, as the API sent it.
     expect(await live.first().innerText()).toContain('9007199254740993');
     expect(await live.count()).toBe(1);
@@ -78,12 +80,12 @@ describe('the live view', () => {
     const filter = page.locator('li.filter').last();
     await filter.locator('input[type="text"]').first().fill('key');
     await filter.locator('input[type="text"]').last().fill('keep-me');
-    await expect.poll(() => page.locator('#read-url').innerText()).toContain('key=eq.keep-me');
-    await expect.poll(() => status.innerText()).toContain('waiting for new events');
+    await expect.poll(() => page.locator('#read-url').innerText(), WAIT).toContain('key=eq.keep-me');
+    await expect.poll(() => status.innerText(), WAIT).toContain('waiting for new events');
     await append('drop-me', '{"n":2}');
     await append('keep-me', '{"n":3}');
     // The view restarted with the filter: it shows only what came since, and that matches.
-    await expect.poll(() => live.allInnerTexts(), { timeout: 30_000 }).toHaveLength(1);
+    await expect.poll(() => live.allInnerTexts(), WAIT).toHaveLength(1);
     expect(await live.first().innerText()).toContain('keep-me');
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Stop following' }).click();

@@ -26,6 +26,8 @@ import {
   trinoTime,
 } from './explore-helpers.js';
 
+/** How long a poll waits for the page: its API calls are Trino queries on a shared machine. */
+const WAIT = { timeout: 30_000 };
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts', import.meta.url));
 const SINCE = '2026-11-01T00:00:00Z';
 const UNTIL = '2026-11-02T00:00:00Z';
@@ -56,7 +58,7 @@ describe('the explorer in Chromium, against the demo topics', () => {
     timings.overview = await firstChartMs(page);
     const listed = (await app.inject('/v1/topics')).json().topics as { name: string; kind: string }[];
     const rows = page.locator('tr[data-topic]');
-    await expect.poll(() => rows.count()).toBe(listed.length);
+    await expect.poll(() => rows.count(), WAIT).toBe(listed.length);
     expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-topic')))).toEqual(
       listed.map((t) => t.name),
     );
@@ -88,14 +90,14 @@ describe('the explorer in Chromium, against the demo topics', () => {
     await page.mouse.down();
     await page.mouse.move(over.x + (2 * over.width) / 3, y, { steps: 10 });
     await page.mouse.up();
-    await expect.poll(() => page.locator('#since').inputValue()).not.toBe(SINCE);
+    await expect.poll(() => page.locator('#since').inputValue(), WAIT).not.toBe(SINCE);
     const since = await page.locator('#since').inputValue();
     const until = await page.locator('#until').inputValue();
     expect(Date.parse(since)).toBeGreaterThan(Date.parse('2026-11-01T06:00:00Z'));
     expect(Date.parse(until)).toBeLessThan(Date.parse('2026-11-01T18:00:00Z'));
-    await expect.poll(() => page.url()).toContain(`since=${since}&until=${until}`);
+    await expect.poll(() => page.url(), WAIT).toContain(`since=${since}&until=${until}`);
     chart = await shownChart(page, 'null');
-    await expect.poll(async () => (await shownChart(page, 'null')).since).toBe(since);
+    await expect.poll(async () => (await shownChart(page, 'null')).since, WAIT).toBe(since);
     chart = await shownChart(page, 'null');
     expect([chart.until, chart.bucket]).toEqual([until, '5m']);
     await expectChartMatchesTrino('orders', chart);
@@ -107,11 +109,11 @@ describe('the explorer in Chromium, against the demo topics', () => {
     await filter.locator('input[type="text"]').first().fill('value->>status');
     await filter.locator('select').selectOption('eq');
     await filter.locator('input[type="text"]').last().fill('paid');
-    await expect.poll(() => page.locator('#read-url').innerText()).toContain('value->>status=eq.paid');
+    await expect.poll(() => page.locator('#read-url').innerText(), WAIT).toContain('value->>status=eq.paid');
     const url = await page.locator('#read-url').innerText();
     expect(url).toBe(`${base}/v1/topics/orders/events?value->>status=eq.paid&since=${since}&until=${until}&limit=20`);
     expect(await page.locator('#read-curl').innerText()).toBe(`curl '${url}'`);
-    await expect.poll(() => page.locator('#read-sql').innerText()).not.toBe(sqlBefore);
+    await expect.poll(() => page.locator('#read-sql').innerText(), WAIT).not.toBe(sqlBefore);
     expect(await page.locator('#read-sql').innerText()).toContain(`'$["status"]'`);
     const residual = await page.locator('[aria-labelledby="residual-title"] li').allInnerTexts();
     expect(residual.some((p) => p.includes('$["status"]') && p.includes("= 'paid'"))).toBe(true);
@@ -124,7 +126,7 @@ describe('the explorer in Chromium, against the demo topics', () => {
     const paid = await expectChartMatchesTrino('orders', chart, `${jsonField('status')} = 'paid'`);
     expect(paid).toBeGreaterThan(0);
     const events = page.locator(`#samples table.events[data-path*="status=eq.paid"] tbody tr`);
-    await expect.poll(() => events.count()).toBe(Math.min(20, paid));
+    await expect.poll(() => events.count(), WAIT).toBe(Math.min(20, paid));
     // Folded JSON keeps its members in the page (textContent), shown when unfolded.
     for (const text of await events.evaluateAll((trs) => trs.map((tr) => tr.textContent))) {
       expect(text).toContain('"status": "paid"');
@@ -163,10 +165,10 @@ describe('the explorer in Chromium, against the demo topics', () => {
     await expectChartMatchesTrino('clicks', chart);
     // Bytes that are not UTF-8 are shown as \x.. (orders' event 5, at the first instant, has such a value).
     await page.goto(`${base}/explore/orders?since=${SINCE}&until=2026-11-01T00:00:01Z`);
-    await expect.poll(() => page.locator('#samples .j-bytes').first().innerText()).toMatch(/^\\xc328/);
+    await expect.poll(() => page.locator('#samples .j-bytes').first().innerText(), WAIT).toMatch(/^\\xc328/);
     await page.goto(`${base}/explore/nope?since=${SINCE}&until=${UNTIL}`);
     const body = (await app.inject('/v1/topics/nope')).json();
-    await expect.poll(() => page.locator('main [role="alert"]').innerText()).toBe(body.error.message);
+    await expect.poll(() => page.locator('main [role="alert"]').innerText(), WAIT).toBe(body.error.message);
     expect(await page.locator('figure.rate-chart').count()).toBe(0);
     // Offline: everything came from this server; nothing broke a CSP rule or failed.
     expect(b.requests.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith('blob:'))).toEqual([]);
