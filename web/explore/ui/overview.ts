@@ -103,6 +103,8 @@ export function overviewPage(main: HTMLElement): { reload(): void } {
     const drawable = rows.filter((r) => r.topic.kind === 'topic');
     const draw = async (batch: typeof drawable) => {
       const queue = [...batch];
+      // The first sparkline alone, so it is drawn as soon as one query can answer; then a few at a time.
+      await queue.shift()?.draw(resolved);
       const worker = async () => {
         for (let r = queue.shift(); r && mine === generation; r = queue.shift()) await r.draw(resolved);
       };

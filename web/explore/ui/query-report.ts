@@ -15,6 +15,8 @@ interface Explain {
 
 export interface QueryReport {
   element: HTMLElement;
+  /** The URL and curl of a read (no request). */
+  showUrl(readPath: string): void;
   show(readPath: string, explainPath: string): Promise<void>;
 }
 
@@ -40,6 +42,13 @@ export function queryReport(): QueryReport {
   const pushdown = h('div', { id: 'pushdown', class: 'pushdown' });
   const status = statusLine();
   let controller: AbortController | undefined;
+  const showUrl = (readPath: string) => {
+    // Not new URL(...).href, which would percent-encode the `>` of arrow paths.
+    const absolute = location.origin + readPath;
+    url.href = absolute;
+    url.textContent = absolute;
+    curl.textContent = curlFor(absolute, credential() !== null);
+  };
   return {
     element: section(
       'query',
@@ -53,12 +62,9 @@ export function queryReport(): QueryReport {
       sql,
       pushdown,
     ),
+    showUrl,
     async show(readPath, explainPath) {
-      // Not new URL(...).href, which would percent-encode the `>` of arrow paths.
-      const absolute = location.origin + readPath;
-      url.href = absolute;
-      url.textContent = absolute;
-      curl.textContent = curlFor(absolute, credential() !== null);
+      showUrl(readPath);
       controller?.abort();
       const mine = (controller = new AbortController());
       status.textContent = 'Explaining…';

@@ -34,6 +34,7 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
   let chart: RateChart | undefined;
   let rateAbort: AbortController | undefined;
   let rows: number | undefined;
+  let generation = 0;
 
   document.title = `${topic}: topicgate explorer`;
   const kind = h('span', { class: 'badge' });
@@ -178,21 +179,24 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
     const s = current();
     history.replaceState(null, '', `/explore/${encodeURIComponent(topic)}?${queryString(queryParams(s))}`);
     const readPath = eventsPath(topic, s, [['limit', String(SAMPLE_LIMIT)]]);
-    void report.show(
-      readPath,
-      eventsPath(topic, s, [
-        ['limit', String(SAMPLE_LIMIT)],
-        ['explain', 'true'],
-      ]),
-    );
+    const explainPath = eventsPath(topic, s, [
+      ['limit', String(SAMPLE_LIMIT)],
+      ['explain', 'true'],
+    ]);
     const where = whereOf(state.filters);
-    const sampled = samples.load(readPath);
     let charted: Promise<void> = drawn ?? Promise.resolve();
     if (change !== 'select') {
       if (timeless()) fill(chartHost, h('p', { class: 'hint', text: 'This table has no broker time: no event rate.' }));
       else if (!drawn) charted = drawRate();
     }
-    // Sampling a thousand payloads is the heaviest query of the page: it waits for the chart, drawn first.
+    // The chart's query runs alone (two cores serve Trino here: three queries at once take three times as long);
+    // the URL and curl are shown at once, the explain and the sample once the chart is drawn.
+    report.showUrl(readPath);
+    // A later change supersedes this one: what waits for the chart is asked only if none came.
+    const mine = ++generation;
+    const sampled = charted.then(() => (mine === generation ? samples.load(readPath) : undefined));
+    void charted.then(() => (mine === generation ? report.show(readPath, explainPath) : undefined));
+    // Sampling a thousand payloads is the heaviest query of the page: it waits for the chart too.
     const infer =
       (change === 'all' || change === 'window') && detail?.kind === 'topic'
         ? charted
@@ -203,7 +207,7 @@ export function topicPage(main: HTMLElement, topic: string): { reload(): void } 
             })
         : Promise.resolve();
     void Promise.all([sampled, infer]).then(([sample]) => {
-      if (change !== 'select' || sample) void fields.topValues(topic, s.window, where, sample);
+      if (mine === generation && (change !== 'select' || sample)) void fields.topValues(topic, s.window, where, sample);
     });
     updateDownloads();
     if (!timeless()) live.setPath(followPath(topic, s));
