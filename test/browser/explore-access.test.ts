@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
 import { buildApp } from '../../src/server/app.js';
@@ -21,6 +21,7 @@ import {
   jsonField,
   ndjsonRows,
   openBrowser,
+  reportPageOnFailure,
   parquetField,
   seriousViolations,
   shownChart,
@@ -64,6 +65,8 @@ afterAll(async () => {
   await app?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+beforeEach(() => reportPageOnFailure(b));
 
 describe('the explorer with an API key and a row policy', () => {
   it('without the key: the API’s 401 message; with it: orders alone, counted by the policy', async () => {
@@ -114,6 +117,18 @@ describe('the explorer with an API key and a row policy', () => {
     writeFileSync(file, pq.bytes);
     const read = parquetField(file, ['customer', 'address', 'country']);
     expect([read.rows, [...new Set(read.values)]]).toEqual([german, ['DE']]);
+    // A read session: presigned stream links that work without the key, German rows only, all of them.
+    await page.locator('#session-format').selectOption('ndjson');
+    await page.getByRole('button', { name: 'Make a read session' }).click();
+    const links = page.locator('#downloads .stream-links a');
+    await expect.poll(() => links.count(), WAIT).toBeGreaterThan(0);
+    let streamed: Record<string, unknown>[] = [];
+    for (const href of await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')!))) {
+      const res = await app.inject(href);
+      expect(res.statusCode, href).toBe(200);
+      streamed = [...streamed, ...ndjsonRows(res.body)];
+    }
+    expect(streamed).toEqual(rows);
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.goto(`${base}/explore/clicks?since=${SINCE}&until=${UNTIL}`);

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, onTestFailed } from 'vitest';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { durationMs } from '../../web/explore/model/time-window.js';
 import { sql } from '../helpers.js';
@@ -166,3 +166,14 @@ export function parquetField(file: string, path: string[]): { rows: number; valu
 
 /** A JSON field of a payload in SQL (as the gateway's arrow path reads it). */
 export const jsonField = (path: string) => `json_extract_scalar(from_utf8(value), '$.${path}')`;
+
+/** On a failed test, what the page showed (its alerts and statuses say what the API answered) and its problems. */
+export function reportPageOnFailure(b: Browser): void {
+  onTestFailed(async () => {
+    const shown = await b.page
+      .locator('main')
+      .innerText({ timeout: 5_000 })
+      .catch(() => '(no page)');
+    process.stderr.write(`[explore] the page at ${b.page.url()}:\n${shown}\nproblems: ${b.problems.join('\n')}\n`);
+  });
+}

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql, testApp } from '../helpers.js';
 import {
@@ -20,6 +20,7 @@ import {
   jsonField,
   ndjsonRows,
   openBrowser,
+  reportPageOnFailure,
   parquetField,
   seriousViolations,
   shownChart,
@@ -50,6 +51,8 @@ afterAll(async () => {
   writeFileSync(join(ARTIFACTS, 'explore-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
   process.stderr.write(`[explore] first chart drawn (ms after navigation): ${JSON.stringify(timings)}\n`);
 });
+
+beforeEach(() => reportPageOnFailure(b));
 
 describe('the explorer in Chromium, against the demo topics', () => {
   it('/explore lists the served topics with their kind, events in the window (Trino’s count) and a sparkline', async () => {
@@ -163,6 +166,18 @@ describe('the explorer in Chromium, against the demo topics', () => {
     const chart = await shownChart(page, 'null');
     expect(chart.bucket).toBe('10s');
     await expectChartMatchesTrino('clicks', chart);
+    // The keyboard narrows the window too: Zoom in keeps the middle half (here 5 of 20 minutes either side).
+    await page.getByRole('button', { name: 'Zoom in' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await shownChart(page, 'null')).since, WAIT).toBe('2026-11-01T00:05:00.000Z');
+    const zoomed = await shownChart(page, 'null');
+    expect([zoomed.until, zoomed.bucket]).toEqual(['2026-11-01T00:15:00.000Z', '5s']);
+    await expectChartMatchesTrino('clicks', zoomed);
+    // A folded JSON value unfolds from the keyboard.
+    const fold = page.locator('#samples table.events tbody tr').first().locator('details.j-node').first();
+    await fold.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => fold.evaluate((d: HTMLDetailsElement) => d.open), WAIT).toBe(true);
     // Bytes that are not UTF-8 are shown as \x.. (orders' event 5, at the first instant, has such a value).
     await page.goto(`${base}/explore/orders?since=${SINCE}&until=2026-11-01T00:00:01Z`);
     await expect.poll(() => page.locator('#samples .j-bytes').first().innerText(), WAIT).toMatch(/^\\xc328/);
