@@ -6,7 +6,7 @@
  * Kept out of the test run (its name does not end in .test.ts) until `follow=true` is served: rename it to
  * explore-follow.test.ts then.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { buildApp } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
 import { testConfig, trinoUrl } from '../helpers.js';
-import { type Browser, openBrowser, seriousViolations } from './explore-helpers.js';
+import { type Browser, openBrowser, reportPageOnFailure, seriousViolations } from './explore-helpers.js';
 
 /** How long a poll waits for the page: its API calls are Trino queries on a shared machine. */
 const WAIT = { timeout: 30_000 };
@@ -59,6 +59,8 @@ afterAll(async () => {
   await trino?.all(`DROP TABLE IF EXISTS ${TABLE}`);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+beforeEach(() => reportPageOnFailure(b));
 
 describe('the live view', () => {
   it('follows the topic: an event appended while following appears, newest first, with the filters applied', async () => {
