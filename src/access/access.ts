@@ -21,14 +21,14 @@ export interface Access {
 }
 
 export function createAccess(
-  config: Pick<Config, 'auth' | 'access' | 'rowPolicies' | 'limits' | 'configFile'>,
+  config: Pick<Config, 'auth' | 'access' | 'rowPolicies' | 'rowPoliciesDefault' | 'topics' | 'limits' | 'configFile'>,
   opts: JwtOptions = {},
 ): Access {
   const authenticator = new Authenticator(config.auth, { configFile: config.configFile, ...opts });
   return {
     authenticator,
     grants: new Grants(config.access, authenticator.enabled),
-    rowPolicies: new RowPolicies(config.rowPolicies),
+    rowPolicies: new RowPolicies(config.rowPolicies, { default: config.rowPoliciesDefault, topics: config.topics }),
     queries: new QueryLimiter(config.limits),
     publicGroups: new Set(config.auth?.public ?? ['health']),
   };

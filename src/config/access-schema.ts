@@ -75,9 +75,21 @@ const RowPolicy = Type.Object(
   { roles: Type.Array(Name, { minItems: 1 }), filter: Type.String({ minLength: 1, maxLength: 8192 }) },
   { additionalProperties: false },
 );
-export const RowPoliciesSchema = Type.Record(Type.String({ pattern: '^.+$' }), Type.Array(RowPolicy), {
-  additionalProperties: false,
-});
+/**
+ * What a caller holding none of a topic's policy roles sees on a topic that has policies (`rowPolicies.default`):
+ * `allow` every row (when left out, so configs written before it keep working; start-up warns), `deny` none.
+ */
+export const ROW_POLICY_DEFAULTS = ['allow', 'deny'] as const;
+export type RowPolicyDefault = (typeof ROW_POLICY_DEFAULTS)[number];
+
+/**
+ * `rowPolicies`: a list of policies per topic id, and `default: allow | deny`. A list under `default` is the policies
+ * of a topic of that name; its text is checked by splitRowPolicies, with a message naming it.
+ */
+export const RowPoliciesSchema = Type.Object(
+  { default: Type.Optional(Type.Union([Type.Array(RowPolicy), Type.String()])) },
+  { additionalProperties: Type.Array(RowPolicy) },
+);
 
 const count = (dflt: number, maximum: number, description: string) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum, default: dflt, description }));
@@ -107,6 +119,7 @@ export const LimitsSchema = Type.Object(
     maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
     maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
     maxSessionStreams: count(64, 10_000, 'streams of one read session (API.md "Read sessions")'),
+    maxFollowers: count(4, 10_000, 'follows (`follow=true`) one principal keeps open at once, on each instance'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
     // Its default (DEFAULT_MAX_DEPTH) is applied where it is read, so the limits in force list it only when set.
     maxDepth: Type.Optional(
@@ -126,6 +139,7 @@ export type JwtSettings = NonNullable<AuthSettings['jwt']>;
 export type ApiKeySettings = NonNullable<AuthSettings['apiKeys']>[number];
 export type AccessRule = Static<typeof AccessRule>;
 export type RowPolicyRule = Static<typeof RowPolicy>;
+export type RowPoliciesSettings = Static<typeof RowPoliciesSchema>;
 export type LimitSettings = Static<typeof LimitsSchema>;
 
 /** Limits in force: the schema's, with every default filled in (those without one stay optional). */
@@ -161,17 +175,19 @@ export function limitsOf(l: LimitSettings | undefined): Limits {
 export function checkAccessConfig(file: {
   auth?: AuthSettings;
   access?: readonly AccessRule[];
-  rowPolicies?: Readonly<Record<string, readonly RowPolicyRule[]>>;
+  rowPolicies?: RowPoliciesSettings;
 }): string[] {
   const problems: string[] = [];
   const { auth } = file;
+  const { policies, problems: policyProblems } = splitRowPolicies(file.rowPolicies);
+  problems.push(...policyProblems);
   if (auth && !auth.apiKeys?.length && !auth.jwt) {
     problems.push('auth: name apiKeys or jwt (an auth block without either lets no one in)');
   }
   // Without auth every caller is anonymous with no roles: grants and row policies would bind no one.
   if (!auth && file.access !== undefined)
     problems.push('access: needs an auth block (without one no caller has a role)');
-  if (!auth && Object.keys(file.rowPolicies ?? {}).length > 0)
+  if (!auth && Object.keys(policies).length > 0)
     problems.push('rowPolicies: need an auth block (without one no caller has a role, so no policy would apply)');
   const seen = new Set<string>();
   for (const [i, k] of (auth?.apiKeys ?? []).entries()) {
@@ -191,4 +207,24 @@ export function checkAccessConfig(file: {
     }
   }
   return problems;
+}
+
+/**
+ * The `rowPolicies` block read apart: the topics' lists of policies, and `default` (other than allow or deny, a
+ * problem naming it).
+ */
+export function splitRowPolicies(block: RowPoliciesSettings | undefined): {
+  policies: Record<string, readonly RowPolicyRule[]>;
+  default: RowPolicyDefault | undefined;
+  problems: string[];
+} {
+  const policies: Record<string, readonly RowPolicyRule[]> = {};
+  const problems: string[] = [];
+  let dflt: RowPolicyDefault | undefined;
+  for (const [key, value] of Object.entries(block ?? {})) {
+    if (typeof value !== 'string') policies[key] = value;
+    else if ((ROW_POLICY_DEFAULTS as readonly string[]).includes(value)) dflt = value as RowPolicyDefault;
+    else problems.push(`rowPolicies.default: allow or deny, not ${JSON.stringify(value)}`);
+  }
+  return { policies, default: dflt, problems };
 }

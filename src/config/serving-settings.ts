@@ -162,6 +162,23 @@ export const servingSettings = {
       "seconds a settled window's response may be reused (`Cache-Control: private, max-age=<this>, immutable`; " +
       'API.md "Caching settled windows")',
   }),
+  followPollMs: intSetting({
+    env: 'TOPICGATE_FOLLOW_POLL',
+    read: 'duration',
+    fallback: '1s',
+    minimum: 10,
+    maximum: 3_600_000,
+    description:
+      'how often a follower (`follow=true`) asks Trino for newly settled events when it has read all there was',
+  }),
+  followKeepAliveMs: intSetting({
+    env: 'TOPICGATE_FOLLOW_HEARTBEAT',
+    read: 'duration',
+    fallback: '15s',
+    minimum: 10,
+    maximum: 3_600_000,
+    description: "a follow's keep-alive (an SSE comment line, an empty NDJSON line) after this long without output",
+  }),
   logLevel: textSetting({ env: 'TOPICGATE_LOG_LEVEL', read: 'text', fallback: 'info', description: 'pino log level' }),
   shutdownGraceMs: intSetting({
     env: 'TOPICGATE_SHUTDOWN_GRACE_MS',

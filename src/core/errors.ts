@@ -8,7 +8,11 @@ export const ERROR_CATALOG = {
   TG_BAD_OPERATOR: { status: 400, meaning: 'A filter names an operator that does not exist or does not apply.' },
   TG_BAD_VALUE: { status: 400, meaning: 'A value cannot be read as the type of the column it is compared with.' },
   TG_BAD_TIME: { status: 400, meaning: 'A time (since, until, start, to) is neither ISO-8601 nor relative.' },
-  TG_BAD_CURSOR: { status: 400, meaning: 'A page cursor is malformed, tampered with, or belongs to another query.' },
+  TG_BAD_CURSOR: {
+    status: 400,
+    meaning:
+      "A page cursor, or a follow's event id (Last-Event-ID, after), is malformed, tampered with, or belongs to another query.",
+  },
   TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
   TG_BAD_SESSION: {
     status: 400,

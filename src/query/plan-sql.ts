@@ -3,7 +3,7 @@
  * batch's summary and count, and explain's view. Exec (read/, cursors/) asks the plan; the passes that cut a slice
  * and the compiler stay here, in query/, so no read path shapes a tree of its own.
  */
-import { and, type ColumnNode } from './tree/nodes.js';
+import { and, type ColumnNode, type PredicateNode } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';
 import { applySlice } from './passes/passes.js';
 import { classifyPushdown, type PushdownReport } from './passes/pushdown.js';
@@ -20,13 +20,17 @@ export interface SliceBounds {
   first: boolean;
 }
 
-/** What explain shows of a plan. */
+/**
+ * What explain shows of a plan. A caller's row policy is not shown (issue 31): `sql` and `pushdown` leave its
+ * conjuncts out, and `rowPolicy` says that one applies.
+ */
 export interface ExplainView {
   sql: string;
   /** Trino's filters and the post-decode stage's (decoded fields), each labelled where it is evaluated. */
   pushdown: PushdownReport;
   /** The request's own filters as SQL (decoded fields shown as columns). */
   filters: string | null;
+  rowPolicy?: 'applied';
 }
 
 /** The SQL a finished plan gives. */
@@ -75,10 +79,26 @@ export function planSql(plan: Plan, time: ColumnNode | null, complexPredicates: 
     summarySql: (s) => compileTailSummary(s ? slice(s) : tree, brokerTime()),
     countSql: () => compileCount(tree),
     bucketCountSql: (widthMs) => compileQuery(bucketCountTree(tree, brokerTime(), widthMs)),
-    explain: () => ({
-      sql: compileQuery(tree),
-      pushdown: classifyPushdown(and(tree.where, plan.postDecode?.where), { complexPredicates }),
-      filters: compileWhere(forDisplay(plan.userWhere)),
-    }),
+    explain: () => {
+      const hide = hiding(plan.rowFilter);
+      const where = hide(tree.where);
+      return {
+        sql: compileQuery({ ...tree, where }),
+        pushdown: classifyPushdown(and(where, hide(plan.postDecode?.where ?? null)), { complexPredicates }),
+        filters: compileWhere(forDisplay(plan.userWhere)),
+        ...(plan.rowFilter ? { rowPolicy: 'applied' as const } : {}),
+      };
+    },
+  };
+}
+
+/** A predicate without the conjuncts of `rowFilter` (the same nodes, as applyRowScope ANDed them). */
+function hiding(rowFilter: PredicateNode | null): (p: PredicateNode | null) => PredicateNode | null {
+  if (!rowFilter) return (p) => p;
+  const policy = new Set<PredicateNode>(rowFilter.kind === 'and' ? rowFilter.items : [rowFilter]);
+  return (p) => {
+    if (!p) return null;
+    if (p.kind === 'and') return and(...p.items.filter((i) => !policy.has(i)));
+    return policy.has(p) ? null : p;
   };
 }

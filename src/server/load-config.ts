@@ -5,7 +5,7 @@
  */
 import { checkExpansion } from '../blob/json/expansion.js';
 import { parseRowFilter } from '../access/row-filter.js';
-import { checkAccessConfig, limitsOf } from '../config/access-schema.js';
+import { checkAccessConfig, limitsOf, splitRowPolicies } from '../config/access-schema.js';
 import { ConfigError, readConfigFile, type Config, type ConfigFile } from '../config/config.js';
 import { readSettings } from '../config/read-settings.js';
 import { payloadProblems, registrySettings } from '../config/registry-config.js';
@@ -24,6 +24,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   problems.push(...trinoCredentialProblems(settings));
   problems.push(...[...checkAccessConfig(file), ...rowFilterProblems(file)].map(inFile));
   if (problems.length) throw new ConfigError(problems);
+  const rows = splitRowPolicies(file.rowPolicies);
   const config: Config = {
     ...settings,
     defaultLimit: Math.min(settings.defaultLimit, settings.maxLimit),
@@ -32,7 +33,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     topics: file.topics ?? {},
     auth: file.auth,
     access: file.access,
-    rowPolicies: file.rowPolicies ?? {},
+    rowPolicies: rows.policies,
+    rowPoliciesDefault: rows.default,
     limits: limitsOf(file.limits),
     schemaRegistry: registry,
   };
@@ -56,7 +58,7 @@ function trinoCredentialProblems(s: Omit<Settings, 'configFile' | 'schemaRegistr
 /** Each row policy's filter must parse, or no caller it binds could read the topic. */
 function rowFilterProblems(file: ConfigFile): string[] {
   const problems: string[] = [];
-  for (const [topic, rules] of Object.entries(file.rowPolicies ?? {})) {
+  for (const [topic, rules] of Object.entries(splitRowPolicies(file.rowPolicies).policies)) {
     for (const [i, rule] of rules.entries()) {
       try {
         parseRowFilter(rule.filter);

@@ -124,13 +124,16 @@ describe('the committed document', () => {
       'application/vnd.apache.parquet',
     ];
     expect([...MEDIA_TYPES].sort()).toEqual([...media].sort());
+    const events = op('get', '/v1/topics/{topic}/events');
     for (const o of [
-      op('get', '/v1/topics/{topic}/events'),
+      events,
       op('post', '/v1/topics/{topic}/query'),
       op('get', '/v1/topics/{topic}/sessions/{session}/streams/{index}'),
       op('post', '/v1/cursors/{name}/read'),
     ]) {
-      expect(Object.keys(o.responses['200'].content).sort()).toEqual([...media].sort());
+      // A follow (follow=true) streams Server-Sent Events besides.
+      const offered = o === events ? [...media, 'text/event-stream'] : media;
+      expect(Object.keys(o.responses['200'].content).sort()).toEqual(offered.sort());
       expect(Object.keys(o.responses['200'].headers)).toContain('X-Trino-Query-Id');
     }
   });

@@ -94,6 +94,7 @@ limits:
       maxInValues: 1000,
       maxJsonPaths: 32,
       maxSessionStreams: 64,
+      maxFollowers: 4,
       maxBuckets: 100_000,
     });
     expect(Object.isFrozen(c.auth?.apiKeys?.[0])).toBe(true);
@@ -115,6 +116,7 @@ limits:
       maxInValues: 1000,
       maxJsonPaths: 32,
       maxSessionStreams: 64,
+      maxFollowers: 4,
       maxBuckets: 100_000,
     });
     expect(c.limits.requestsPerMinute).toBeUndefined();

@@ -29,6 +29,8 @@ export const RESERVED_PARAMS = [
   'format',
   'explain',
   'decode',
+  'follow',
+  'after',
   'since',
   'until',
   'or',

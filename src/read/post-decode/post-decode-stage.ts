@@ -14,6 +14,7 @@ import { accumulator, aggregateType, bucketOf, Held } from './aggregate.js';
 import { compareKeys, compileTest, keyOf, reader, type Key, type Reading } from './evaluate.js';
 import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 import { rowValues } from '../../core/text-rows.js';
+import { dedupedRows } from './dedupe.js';
 
 type Row = readonly unknown[];
 const BATCH = 1024;
@@ -73,10 +74,14 @@ export function postDecodeRun(
     };
   }
   const held = new Held(stage.maxRows);
+  // A dedupe after decoding keeps one row per key of those the filter keeps; sorting or grouping takes it from there.
+  const [rows, kept] = stage.dedupe
+    ? [dedupedRows(result, test, read, stage.dedupe, new Held(stage.maxRows)), undefined]
+    : [result, test];
   const gathered =
     stage.groupBy.length || stage.select.some((s) => s.kind === 'aggregate')
-      ? grouped(stage, result, read, test, held)
-      : sorted(stage, result, read, test, held);
+      ? grouped(stage, rows, read, kept, held)
+      : sorted(stage, rows, read, kept, held);
   return { source: gathered, project: (view) => view };
 }
 
