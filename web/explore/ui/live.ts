@@ -32,7 +32,8 @@ export function livePanel(): Live {
   const status = statusLine();
   const problem = h('div');
   const list = h('ol', { class: 'events live-events', 'aria-label': 'New events, newest first' });
-  const toggle = h('button', { type: 'button', 'aria-pressed': 'false', text: 'Follow new events' });
+  // Enabled once the page knows what to follow (setPath).
+  const toggle = h('button', { type: 'button', 'aria-pressed': 'false', text: 'Follow new events', disabled: true });
   let path = '';
   let controller: AbortController | undefined;
   let received = 0;
@@ -129,6 +130,7 @@ export function livePanel(): Live {
     setPath(next) {
       const restart = controller !== undefined && next !== path;
       path = next;
+      toggle.disabled = false;
       if (restart) start();
     },
     stop,

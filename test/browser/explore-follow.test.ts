@@ -1,10 +1,8 @@
 /**
  * The explorer's live view (issue 29) against the follow route (API.md "Following a topic"): an event appended to a
  * topic while the page follows it appears on the page. A topic of its own (a fresh table in a schema of its own),
- * settled after 1 s, so the demo topics that other tests count stay as they are.
- *
- * Kept out of the test run (its name does not end in .test.ts) until `follow=true` is served: rename it to
- * explore-follow.test.ts then.
+ * settled after 1 s, so the demo topics that other tests count stay as they are. Then a filter restarts the view,
+ * which shows only the matching events that came since.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
