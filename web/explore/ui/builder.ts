@@ -34,6 +34,75 @@ const OP_LABELS: Record<Operator, string> = {
 
 let rowIds = 0;
 
+/** One filter's row: its inputs write into `f`, then `changed()`; Remove takes the row away. */
+function filterRow(f: Filter, changed: () => void, remove: (f: Filter) => void): HTMLElement {
+  const id = `f${++rowIds}`;
+  const edit = (apply: () => void) => () => {
+    apply();
+    changed();
+  };
+  const field = h('input', { id: `${id}-field`, type: 'text', list: 'field-choices', value: f.field, size: 28 });
+  field.addEventListener(
+    'input',
+    edit(() => (f.field = field.value.trim())),
+  );
+  const negate = h('input', { id: `${id}-not`, type: 'checkbox', checked: f.negate });
+  negate.addEventListener(
+    'change',
+    edit(() => (f.negate = negate.checked)),
+  );
+  const op = h(
+    'select',
+    { id: `${id}-op` },
+    OPERATORS.map((o) => h('option', { value: o, text: OP_LABELS[o], selected: o === f.op })),
+  );
+  op.addEventListener(
+    'change',
+    edit(() => (f.op = op.value as Operator)),
+  );
+  const value = h('input', { id: `${id}-value`, type: 'text', value: f.value, size: 22 });
+  value.addEventListener(
+    'input',
+    edit(() => (f.value = value.value)),
+  );
+  const li: HTMLElement = h(
+    'li',
+    { class: 'filter' },
+    h('label', { for: `${id}-field`, text: 'Field' }),
+    field,
+    h('label', { class: 'inline', for: `${id}-not` }, negate, ' not'),
+    h('label', { class: 'sr-only', for: `${id}-op`, text: 'Operator' }),
+    op,
+    h('label', { class: 'sr-only', for: `${id}-value`, text: 'Value' }),
+    value,
+    h('button', {
+      type: 'button',
+      text: 'Remove',
+      'aria-label': 'Remove this filter',
+      onclick: () => {
+        li.remove();
+        remove(f);
+      },
+    }),
+  );
+  return li;
+}
+
+/** The select checkboxes: one per choice; items of the page's URL that no box names (typed by hand) are kept. */
+function selectBoxes(choices: readonly FieldChoice[], select: string[], toggled: (item: string, on: boolean) => void) {
+  const boxes = choices.map((c, i) => {
+    const box = h('input', { id: `sel-${i}`, type: 'checkbox', checked: select.includes(c.selectItem) });
+    box.addEventListener('change', () => toggled(c.selectItem, box.checked));
+    return h('label', { class: 'inline', for: `sel-${i}` }, box, ` ${c.label}`);
+  });
+  const kept = select.filter((s) => !choices.some((c) => c.selectItem === s));
+  return [
+    h('legend', { text: 'Select (none checked: every column)' }),
+    ...boxes,
+    ...kept.map((s) => h('span', { class: 'kept', text: ` ${s}` })),
+  ];
+}
+
 export function builderPanel(
   initial: { filters: Filter[]; select: string[] },
   changed: (filters: Filter[], select: string[]) => void,
@@ -52,124 +121,37 @@ export function builderPanel(
   const datalist = h('datalist', { id: 'field-choices' });
   const rows = h('ul', { class: 'filters', 'aria-label': 'Filters' });
   const selectBox = h('fieldset', { class: 'select-box' });
-
-  const filterRow = (f: Filter): HTMLElement => {
-    const id = `f${++rowIds}`;
-    const field = h('input', {
-      id: `${id}-field`,
-      type: 'text',
-      list: 'field-choices',
-      value: f.field,
-      size: 28,
-      oninput: () => {
-        f.field = field.value.trim();
-        report();
-      },
-    });
-    const negate = h('input', {
-      id: `${id}-not`,
-      type: 'checkbox',
-      checked: f.negate,
-      onchange: () => {
-        f.negate = negate.checked;
-        report();
-      },
-    });
-    const op = h(
-      'select',
-      {
-        id: `${id}-op`,
-        onchange: () => {
-          f.op = op.value as Operator;
-          report();
-        },
-      },
-      OPERATORS.map((o) => h('option', { value: o, text: OP_LABELS[o], selected: o === f.op })),
-    );
-    const value = h('input', {
-      id: `${id}-value`,
-      type: 'text',
-      value: f.value,
-      size: 22,
-      oninput: () => {
-        f.value = value.value;
-        report();
-      },
-    });
-    const li: HTMLElement = h(
-      'li',
-      { class: 'filter' },
-      h('label', { for: `${id}-field`, text: 'Field' }),
-      field,
-      h('label', { class: 'inline', for: `${id}-not` }, negate, ' not'),
-      h('label', { class: 'sr-only', for: `${id}-op`, text: 'Operator' }),
-      op,
-      h('label', { class: 'sr-only', for: `${id}-value`, text: 'Value' }),
-      value,
-      h('button', {
-        type: 'button',
-        text: 'Remove',
-        'aria-label': 'Remove this filter',
-        onclick: () => {
-          filters.splice(filters.indexOf(f), 1);
-          li.remove();
-          report();
-        },
-      }),
-    );
-    return li;
+  const remove = (f: Filter) => {
+    filters.splice(filters.indexOf(f), 1);
+    report();
   };
-
-  const add = h('button', {
-    type: 'button',
-    text: 'Add filter',
-    onclick: () => {
-      const f: Filter = { field: '', op: 'eq', value: '', negate: false };
-      filters.push(f);
-      const li = filterRow(f);
-      rows.append(li);
-      li.querySelector('input')?.focus();
-    },
-  });
-
-  const renderSelect = () => {
-    const boxes = choices.map((c, i) => {
-      const box = h('input', {
-        id: `sel-${i}`,
-        type: 'checkbox',
-        checked: select.includes(c.selectItem),
-        onchange: () => {
-          select = box.checked ? [...select, c.selectItem] : select.filter((s) => s !== c.selectItem);
-          report();
-        },
-      });
-      return h('label', { class: 'inline', for: `sel-${i}` }, box, ` ${c.label}`);
-    });
-    fill(
-      selectBox,
-      h('legend', { text: 'Select (none checked: every column)' }),
-      boxes,
-      // Items of the page's URL that no box names (typed by hand) are kept.
-      select
-        .filter((s) => !choices.some((c) => c.selectItem === s))
-        .map((s) => h('span', { class: 'kept', text: ` ${s}` })),
-    );
+  const toggled = (item: string, on: boolean) => {
+    select = on ? [...select, item] : select.filter((s) => s !== item);
+    report();
   };
-
-  fill(rows, filters.map(filterRow));
-  renderSelect();
+  const add = () => {
+    const f: Filter = { field: '', op: 'eq', value: '', negate: false };
+    filters.push(f);
+    const li = filterRow(f, report, remove);
+    rows.append(li);
+    li.querySelector('input')?.focus();
+  };
+  fill(
+    rows,
+    filters.map((f) => filterRow(f, report, remove)),
+  );
+  fill(selectBox, selectBoxes(choices, select, toggled));
+  const hint =
+    'A field is a column or a JSON arrow path such as value->customer->>country. Values of key and value are text, or \\x and hex bytes.';
   return {
     element: section(
       'builder',
       'Filter and select',
       datalist,
       rows,
-      add,
+      h('button', { type: 'button', text: 'Add filter', onclick: add }),
       selectBox,
-      h('p', {
-        class: 'hint',
-        text: 'A field is a column or a JSON arrow path such as value->customer->>country. Values of key and value are text, or \\x and hex bytes.',
-      }),
+      h('p', { class: 'hint', text: hint }),
     ),
     setFields(next) {
       choices = next;
@@ -177,7 +159,7 @@ export function builderPanel(
         datalist,
         next.map((c) => h('option', { value: c.field })),
       );
-      renderSelect();
+      fill(selectBox, selectBoxes(choices, select, toggled));
     },
   };
 }

@@ -28,111 +28,125 @@ export interface Live {
   stop(): void;
 }
 
-export function livePanel(): Live {
-  const status = statusLine();
-  const problem = h('div');
-  const list = h('ol', { class: 'events live-events', 'aria-label': 'New events, newest first' });
+class LiveView {
+  readonly #status = statusLine();
+  readonly #problem = h('div');
+  readonly #list = h('ol', { class: 'events live-events', 'aria-label': 'New events, newest first' });
   // Enabled once the page knows what to follow (setPath).
-  const toggle = h('button', { type: 'button', 'aria-pressed': 'false', text: 'Follow new events', disabled: true });
-  let path = '';
-  let controller: AbortController | undefined;
-  let received = 0;
+  readonly #toggle = h('button', {
+    type: 'button',
+    'aria-pressed': 'false',
+    text: 'Follow new events',
+    disabled: true,
+  });
+  readonly element = section(
+    'live',
+    'Live',
+    h('p', { text: 'New events as they arrive, with the filters and columns above.' }),
+    this.#toggle,
+    this.#status,
+    this.#problem,
+    this.#list,
+  );
+  #path = '';
+  #controller: AbortController | undefined;
+  #received = 0;
 
-  const stop = () => {
-    controller?.abort();
-    controller = undefined;
-    toggle.textContent = 'Follow new events';
-    toggle.setAttribute('aria-pressed', 'false');
-  };
+  constructor() {
+    this.#toggle.addEventListener('click', () => (this.#controller ? this.stop() : this.#start()));
+  }
 
-  const show = (data: string) => {
+  setPath(next: string): void {
+    const restart = this.#controller !== undefined && next !== this.#path;
+    this.#path = next;
+    this.#toggle.disabled = false;
+    if (restart) this.#start();
+  }
+
+  stop(): void {
+    this.#controller?.abort();
+    this.#controller = undefined;
+    this.#toggle.textContent = 'Follow new events';
+    this.#toggle.setAttribute('aria-pressed', 'false');
+  }
+
+  #start(): void {
+    this.stop();
+    this.#problem.replaceChildren();
+    this.#list.replaceChildren();
+    this.#received = 0;
+    this.#status.textContent = 'Connecting…';
+    const mine = (this.#controller = new AbortController());
+    this.#toggle.textContent = 'Stop following';
+    this.#toggle.setAttribute('aria-pressed', 'true');
+    void this.#follow(mine.signal);
+  }
+
+  #fail(message: string): void {
+    fill(this.#problem, errorBox(message));
+    this.#status.textContent = '';
+    this.stop();
+  }
+
+  #show(data: string): void {
     let node: JsonNode;
     try {
       node = parseJsonTree(data);
     } catch {
       return;
     }
-    received++;
-    list.prepend(h('li', { class: 'event' }, jsonView(node, 1)));
-    while (list.children.length > SHOWN) list.lastElementChild?.remove();
-    list.dataset.rows = String(received);
-    status.textContent = `Following: ${received} new event${received === 1 ? '' : 's'}.`;
-  };
+    const n = ++this.#received;
+    this.#list.prepend(h('li', { class: 'event' }, jsonView(node, 1)));
+    while (this.#list.children.length > SHOWN) this.#list.lastElementChild?.remove();
+    this.#list.dataset.rows = String(n);
+    this.#status.textContent = `Following: ${n} new event${n === 1 ? '' : 's'}.`;
+  }
 
-  const follow = async (signal: AbortSignal) => {
+  /** Follows until stopped; a dropped connection resumes after the last event id, a few times, then gives up. */
+  async #follow(signal: AbortSignal): Promise<void> {
     const parser = new SseParser();
     for (let attempt = 0; attempt <= RETRIES && !signal.aborted; attempt++) {
       try {
-        const extraHeaders: Record<string, string> =
-          parser.lastEventId === undefined ? {} : { 'Last-Event-ID': parser.lastEventId };
-        const res = await call(path, { accept: 'text/event-stream', signal, extraHeaders });
-        const type = res.headers.get('content-type') ?? '';
-        if (!type.startsWith('text/event-stream')) {
-          throw new Error(`the gateway answered ${type || 'no content type'}, not an event stream`);
-        }
-        if (!received) status.textContent = 'Following: waiting for new events…';
-        attempt = 0;
-        const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          for (const ev of parser.push(value)) {
-            if (ev.event === 'message') show(ev.data);
-            // A failure after the stream began: the API's error object, then the transfer ends (no reconnect).
-            else if (ev.event === 'error') throw new Error(apiMessage(ev.data));
-          }
-        }
+        // A connection that opened starts the count of tries again.
+        await this.#read(parser, signal, () => (attempt = 0));
       } catch (err) {
         if (isAbort(err) || signal.aborted) return;
         // A dropped connection (or the gateway unreachable or restarting) is retried; a refusal is shown.
         const retryable =
           err instanceof TypeError || (err instanceof ApiFailure && (err.status === 0 || err.status >= 502));
-        if (!retryable) {
-          fill(problem, errorBox(messageOf(err)));
-          status.textContent = '';
-          stop();
-          return;
-        }
+        if (!retryable) return this.#fail(messageOf(err));
       }
       if (signal.aborted) return;
-      status.textContent = 'Connection lost: reconnecting…';
+      this.#status.textContent = 'Connection lost: reconnecting…';
       await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt));
     }
-    if (!signal.aborted) {
-      fill(problem, errorBox('the live view lost its connection; press Follow to start again'));
-      stop();
+    if (!signal.aborted) this.#fail('the live view lost its connection; press Follow to start again');
+  }
+
+  /** One connection: its events shown until it ends (an `event: error` frame throws the API's message). */
+  async #read(parser: SseParser, signal: AbortSignal, opened: () => void): Promise<void> {
+    const extraHeaders: Record<string, string> =
+      parser.lastEventId === undefined ? {} : { 'Last-Event-ID': parser.lastEventId };
+    const res = await call(this.#path, { accept: 'text/event-stream', signal, extraHeaders });
+    const type = res.headers.get('content-type') ?? '';
+    if (!type.startsWith('text/event-stream')) {
+      throw new Error(`the gateway answered ${type || 'no content type'}, not an event stream`);
     }
-  };
+    opened();
+    if (!this.#received) this.#status.textContent = 'Following: waiting for new events…';
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      for (const ev of parser.push(value)) {
+        if (ev.event === 'message') this.#show(ev.data);
+        // A failure after the stream began: the API's error object, then the transfer ends (no reconnect).
+        else if (ev.event === 'error') throw new Error(apiMessage(ev.data));
+      }
+    }
+  }
+}
 
-  const start = () => {
-    stop();
-    problem.replaceChildren();
-    list.replaceChildren();
-    received = 0;
-    status.textContent = 'Connecting…';
-    const mine = (controller = new AbortController());
-    toggle.textContent = 'Stop following';
-    toggle.setAttribute('aria-pressed', 'true');
-    void follow(mine.signal);
-  };
-
-  toggle.addEventListener('click', () => (controller ? stop() : start()));
-  return {
-    element: section(
-      'live',
-      'Live',
-      h('p', { text: 'New events as they arrive, with the filters and columns above.' }),
-      toggle,
-      status,
-      problem,
-      list,
-    ),
-    setPath(next) {
-      const restart = controller !== undefined && next !== path;
-      path = next;
-      toggle.disabled = false;
-      if (restart) start();
-    },
-    stop,
-  };
+export function livePanel(): Live {
+  return new LiveView();
 }

@@ -1,22 +1,29 @@
 /**
  * `/explore/{topic}`: the window picker, the event-rate chart (drag to narrow), the builder with its live URL, curl,
- * SQL and pushdown, sample events, columns and fields with top values, downloads and the live view. The page's own
+ * SQL and pushdown, columns and fields with top values, sample events, downloads and the live view. The page's own
  * URL carries the window, filters and select, so a view can be shared.
  */
-import { DEFAULT_WINDOW, narrowed, resolveWindow, type TimeWindow } from '../model/time-window.js';
-import { eventsPath, followPath, queryParams, queryString, stateFromSearch, whereOf } from '../model/query-state.js';
+import { DEFAULT_WINDOW, type TimeWindow } from '../model/time-window.js';
+import {
+  type QueryState,
+  eventsPath,
+  followPath,
+  queryParams,
+  queryString,
+  stateFromSearch,
+  whereOf,
+} from '../model/query-state.js';
 import { arrowPath } from '../model/top-values.js';
-import { getJson, isAbort, messageOf, postJson, topicPath } from './api.js';
-import { h, fill, section, errorBox, statusLine, formatCount } from './dom.js';
-import { rateChart, type RateChart } from './charts.js';
-import { loadRate } from './rate-query.js';
-import { windowPicker } from './window-picker.js';
-import { builderPanel, type FieldChoice } from './builder.js';
+import { getJson, messageOf, topicPath } from './api.js';
+import { h, fill, errorBox } from './dom.js';
+import { windowPicker, type WindowPicker } from './window-picker.js';
+import { type Builder, builderPanel, type FieldChoice } from './builder.js';
 import { queryReport } from './query-report.js';
 import { SAMPLE_LIMIT, samplesPanel } from './samples.js';
 import { type Column, type InferredField, fieldLabel, fieldsPanel } from './fields-panel.js';
 import { downloadsPanel } from './downloads.js';
 import { livePanel } from './live.js';
+import { RatePanel } from './rate-panel.js';
 
 interface TopicDetail {
   name: string;
@@ -26,223 +33,173 @@ interface TopicDetail {
 
 type Change = 'all' | 'window' | 'filters' | 'select';
 
-export function topicPage(main: HTMLElement, topic: string): { reload(): void } {
-  const state = stateFromSearch(location.search, DEFAULT_WINDOW);
-  let win: TimeWindow = state.window ?? DEFAULT_WINDOW;
-  let detail: TopicDetail | undefined;
-  let inferred: InferredField[] = [];
-  let chart: RateChart | undefined;
-  let rateAbort: AbortController | undefined;
-  let rows: number | undefined;
-  let generation = 0;
+class TopicPage {
+  readonly #main: HTMLElement;
+  readonly #topic: string;
+  readonly #state: QueryState = stateFromSearch(location.search, DEFAULT_WINDOW);
+  #win: TimeWindow = this.#state.window ?? DEFAULT_WINDOW;
+  #detail: TopicDetail | undefined;
+  #inferred: InferredField[] = [];
+  #rows: number | undefined;
+  #generation = 0;
+  readonly #kind = h('span', { class: 'badge' });
+  readonly #picker: WindowPicker;
+  readonly #rate: RatePanel;
+  readonly #builder: Builder;
+  readonly #report = queryReport();
+  readonly #samples = samplesPanel();
+  readonly #fields = fieldsPanel();
+  readonly #downloads = downloadsPanel();
+  readonly #live = livePanel();
 
-  document.title = `${topic}: topicgate explorer`;
-  const kind = h('span', { class: 'badge' });
-  const picker = windowPicker(win, (w) => {
-    win = w;
-    refresh('window');
-  });
-  const chartStatus = statusLine();
-  const chartHost = h('div', { class: 'chart-host' });
-  const chartPanel = section('rate', 'Event rate', chartStatus, chartHost);
-  const builder = builderPanel(state, (filters, select) => {
-    const which: Change = select.join(',') !== state.select.join(',') ? 'select' : 'filters';
-    state.filters = filters;
-    state.select = select;
-    refresh(which);
-  });
-  const report = queryReport();
-  const samples = samplesPanel();
-  const fields = fieldsPanel();
-  const downloads = downloadsPanel();
-  const live = livePanel();
-  const problem = h('div');
-
-  const layout = () =>
-    fill(
-      main,
-      h(
-        'p',
-        { class: 'crumbs' },
-        h('a', {
-          href: `/explore?${queryString([
-            ['since', win.since],
-            ['until', win.until],
-          ])}`,
-          text: '← All topics',
-        }),
-      ),
-      h('h1', {}, topic, ' ', kind),
-      problem,
-      picker.element,
-      chartPanel,
-      h('div', { class: 'two-columns' }, builder.element, report.element),
-      fields.element,
-      samples.element,
-      h('div', { class: 'two-columns' }, downloads.element, live.element),
-    );
-
-  const timeless = () => detail !== undefined && !detail.columns.some((c) => c.name === 'timestamp_broker');
-  const current = () => ({ ...state, window: timeless() ? undefined : win });
-
-  async function drawRate(): Promise<void> {
-    rateAbort?.abort();
-    const mine = (rateAbort = new AbortController());
-    const resolved = resolveWindow(win, Date.now());
-    if ('problem' in resolved) {
-      fill(chartHost, errorBox(resolved.problem));
-      return;
-    }
-    chartStatus.textContent = 'Counting events…';
-    try {
-      const r = await loadRate(topic, win, resolved, whereOf(state.filters), { signal: mine.signal });
-      if (timeless()) return;
-      chart?.destroy();
-      chart = rateChart(r.series, r.bucket, (from, to) => {
-        const w = narrowed(from, to);
-        picker.set(w);
-        win = w;
-        refresh('window');
-      });
-      rows = r.series.total;
-      // What the chart shows, for the browser tests (and anyone reading the page's DOM).
-      Object.assign(chart.element.dataset, {
-        since: win.since,
-        until: win.until,
-        bucket: r.bucket.text,
-        total: String(rows),
-      });
-      chart.element.dataset.where = JSON.stringify(whereOf(state.filters) ?? null);
-      chartStatus.textContent = `${formatCount(r.series.total)} events, per ${r.bucket.text} (UTC). Drag across the chart to narrow the window.`;
-      fill(chartHost, chart.element, r.series.total === 0 ? latestButton() : null);
-      updateDownloads();
-    } catch (err) {
-      if (isAbort(err) || timeless()) return;
-      chartStatus.textContent = '';
-      fill(chartHost, errorBox(messageOf(err)));
-    }
-  }
-
-  /** In an empty window: find the newest matching event and show the day before it. */
-  function latestButton(): HTMLElement {
-    const out = h('p', { class: 'hint' });
-    const button = h('button', {
-      type: 'button',
-      text: 'Show the day before the latest event',
-      onclick: async () => {
-        try {
-          const body = {
-            select: [{ fn: 'max', field: 'timestamp_broker', as: 'latest' }],
-            where: whereOf(state.filters),
-          };
-          const r = await postJson<{ rows: { latest: string | null }[] }>(topicPath(topic, '/query'), body);
-          const latest = r.rows[0]?.latest;
-          if (!latest) return void (out.textContent = 'The topic has no matching events.');
-          const end = Date.parse(latest) + 1;
-          win = narrowed(end - 86_400_000, end);
-          picker.set(win);
-          refresh('window');
-        } catch (err) {
-          fill(out, errorBox(messageOf(err)));
-        }
+  constructor(main: HTMLElement, topic: string) {
+    this.#main = main;
+    this.#topic = topic;
+    document.title = `${topic}: topicgate explorer`;
+    this.#picker = windowPicker(this.#win, (w) => this.#setWindow(w, false));
+    this.#rate = new RatePanel(topic, {
+      picked: (w) => this.#setWindow(w, true),
+      ignored: () => this.#timeless(),
+      drawn: (total) => {
+        this.#rows = total;
+        this.#updateDownloads();
       },
     });
-    fill(out, 'No events in this window. ', button);
-    return out;
+    this.#builder = builderPanel(this.#state, (filters, select) => {
+      const which: Change = select.join(',') !== this.#state.select.join(',') ? 'select' : 'filters';
+      this.#state.filters = filters;
+      this.#state.select = select;
+      this.#refresh(which);
+    });
   }
 
-  function updateDownloads(): void {
-    const s = current();
-    downloads.update({
-      topic,
-      readPath: (extra) => eventsPath(topic, s, extra),
+  reload(): void {
+    this.#live.stop();
+    void this.load();
+  }
+
+  async load(): Promise<void> {
+    this.#layout();
+    this.#detail = undefined;
+    // The chart first: its aggregation starts beside the topic's description, not after it.
+    const drawn = this.#rate.draw(this.#win, this.#state.filters);
+    try {
+      this.#detail = await getJson<TopicDetail>(topicPath(this.#topic));
+    } catch (err) {
+      // The API refused or does not know the topic: nothing else of it is shown.
+      const back = h('p', { class: 'crumbs' }, h('a', { href: '/explore', text: '← All topics' }));
+      return fill(this.#main, back, h('h1', { text: this.#topic }), errorBox(messageOf(err)));
+    }
+    this.#kind.textContent = this.#detail.kind;
+    this.#fields.setColumns(this.#detail.columns);
+    this.#builder.setFields(this.#choices());
+    this.#picker.element.hidden = this.#timeless();
+    this.#refresh('all', this.#timeless() ? undefined : drawn);
+  }
+
+  #layout(): void {
+    const w = this.#win;
+    const back = `/explore?${queryString([
+      ['since', w.since],
+      ['until', w.until],
+    ])}`;
+    fill(
+      this.#main,
+      h('p', { class: 'crumbs' }, h('a', { href: back, text: '← All topics' })),
+      h('h1', {}, this.#topic, ' ', this.#kind),
+      this.#picker.element,
+      this.#rate.element,
+      h('div', { class: 'two-columns' }, this.#builder.element, this.#report.element),
+      this.#fields.element,
+      this.#samples.element,
+      h('div', { class: 'two-columns' }, this.#downloads.element, this.#live.element),
+    );
+  }
+
+  #setWindow(w: TimeWindow, fromChart: boolean): void {
+    this.#win = w;
+    if (fromChart) this.#picker.set(w);
+    this.#refresh('window');
+  }
+
+  #timeless(): boolean {
+    return this.#detail !== undefined && !this.#detail.columns.some((c) => c.name === 'timestamp_broker');
+  }
+
+  #current(): QueryState {
+    return { ...this.#state, window: this.#timeless() ? undefined : this.#win };
+  }
+
+  /** `drawn`: the chart already asked for (the first load asks before the topic's columns are known). */
+  #refresh(change: Change, drawn?: Promise<void>): void {
+    const s = this.#current();
+    history.replaceState(null, '', `/explore/${encodeURIComponent(this.#topic)}?${queryString(queryParams(s))}`);
+    let charted: Promise<void> = drawn ?? Promise.resolve();
+    if (change !== 'select') {
+      if (this.#timeless()) this.#rate.note('This table has no broker time: no event rate.');
+      else if (!drawn) charted = this.#rate.draw(this.#win, this.#state.filters);
+    }
+    this.#afterChart(change, s, charted);
+    this.#updateDownloads();
+    if (!this.#timeless()) this.#live.setPath(followPath(this.#topic, s));
+  }
+
+  /**
+   * The chart's query runs alone (two cores serve Trino here: three queries at once take three times as long): the
+   * URL and curl are shown at once, the explain, the sample and the infer sample once the chart is drawn, and the top
+   * values after the sample. A later change supersedes this one: what waits is asked only if none came.
+   */
+  #afterChart(change: Change, s: QueryState, charted: Promise<void>): void {
+    const readPath = eventsPath(this.#topic, s, [['limit', String(SAMPLE_LIMIT)]]);
+    const explainPath = eventsPath(this.#topic, s, [
+      ['limit', String(SAMPLE_LIMIT)],
+      ['explain', 'true'],
+    ]);
+    this.#report.showUrl(readPath);
+    const mine = ++this.#generation;
+    const current = () => mine === this.#generation;
+    const sampled = charted.then(() => (current() ? this.#samples.load(readPath) : undefined));
+    void charted.then(() => (current() ? this.#report.show(readPath, explainPath) : undefined));
+    const inferring = (change === 'all' || change === 'window') && this.#detail?.kind === 'topic';
+    const infer = inferring
+      ? charted.then(async () => {
+          this.#inferred = await this.#fields.infer(this.#topic, this.#win);
+          this.#builder.setFields(this.#choices());
+        })
+      : Promise.resolve();
+    const where = whereOf(this.#state.filters);
+    void Promise.all([sampled, infer]).then(([sample]) => {
+      if (current() && (change !== 'select' || sample))
+        void this.#fields.topValues(this.#topic, s.window, where, sample);
+    });
+  }
+
+  #updateDownloads(): void {
+    const s = this.#current();
+    this.#downloads.update({
+      topic: this.#topic,
+      readPath: (extra) => eventsPath(this.#topic, s, extra),
       sessionBody: {
         ...(s.select.length ? { select: s.select } : {}),
-        ...(state.filters.length ? { where: whereOf(state.filters) } : {}),
+        ...(s.filters.length ? { where: whereOf(s.filters) } : {}),
         ...(s.window ? { since: s.window.since, until: s.window.until } : {}),
       },
-      rows,
+      rows: this.#rows,
     });
   }
 
-  function choices(): FieldChoice[] {
-    const cols = (detail?.columns ?? []).map((c) => ({ field: c.name, selectItem: c.name, label: c.name }));
-    const json = inferred.flatMap((f) => {
+  #choices(): FieldChoice[] {
+    const cols = (this.#detail?.columns ?? []).map((c) => ({ field: c.name, selectItem: c.name, label: c.name }));
+    const json = this.#inferred.flatMap((f) => {
       const path = arrowPath(f.path);
       return path ? [{ field: path, selectItem: `${f.name.replace(/\W/g, '_')}:${path}`, label: fieldLabel(f) }] : [];
     });
     return [...cols, ...json];
   }
+}
 
-  /** `drawn`: the chart already asked for (the first load asks before the topic's columns are known). */
-  function refresh(change: Change, drawn?: Promise<void>): void {
-    const s = current();
-    history.replaceState(null, '', `/explore/${encodeURIComponent(topic)}?${queryString(queryParams(s))}`);
-    const readPath = eventsPath(topic, s, [['limit', String(SAMPLE_LIMIT)]]);
-    const explainPath = eventsPath(topic, s, [
-      ['limit', String(SAMPLE_LIMIT)],
-      ['explain', 'true'],
-    ]);
-    const where = whereOf(state.filters);
-    let charted: Promise<void> = drawn ?? Promise.resolve();
-    if (change !== 'select') {
-      if (timeless()) fill(chartHost, h('p', { class: 'hint', text: 'This table has no broker time: no event rate.' }));
-      else if (!drawn) charted = drawRate();
-    }
-    // The chart's query runs alone (two cores serve Trino here: three queries at once take three times as long);
-    // the URL and curl are shown at once, the explain and the sample once the chart is drawn.
-    report.showUrl(readPath);
-    // A later change supersedes this one: what waits for the chart is asked only if none came.
-    const mine = ++generation;
-    const sampled = charted.then(() => (mine === generation ? samples.load(readPath) : undefined));
-    void charted.then(() => (mine === generation ? report.show(readPath, explainPath) : undefined));
-    // Sampling a thousand payloads is the heaviest query of the page: it waits for the chart too.
-    const infer =
-      (change === 'all' || change === 'window') && detail?.kind === 'topic'
-        ? charted
-            .then(() => fields.infer(topic, win))
-            .then((f) => {
-              inferred = f;
-              builder.setFields(choices());
-            })
-        : Promise.resolve();
-    void Promise.all([sampled, infer]).then(([sample]) => {
-      if (mine === generation && (change !== 'select' || sample)) void fields.topValues(topic, s.window, where, sample);
-    });
-    updateDownloads();
-    if (!timeless()) live.setPath(followPath(topic, s));
-  }
-
-  async function load(): Promise<void> {
-    layout();
-    problem.replaceChildren();
-    detail = undefined;
-    // The chart first: its aggregation starts beside the topic's description, not after it.
-    const drawn = drawRate();
-    try {
-      detail = await getJson<TopicDetail>(topicPath(topic));
-    } catch (err) {
-      // The API refused or does not know the topic: nothing else of it is shown.
-      fill(
-        main,
-        h('p', { class: 'crumbs' }, h('a', { href: '/explore', text: '← All topics' })),
-        h('h1', { text: topic }),
-        errorBox(messageOf(err)),
-      );
-      return;
-    }
-    kind.textContent = detail.kind;
-    fields.setColumns(detail.columns);
-    builder.setFields(choices());
-    if (timeless()) picker.element.hidden = true;
-    refresh('all', timeless() ? undefined : drawn);
-  }
-
-  void load();
-  return {
-    reload: () => {
-      live.stop();
-      void load();
-    },
-  };
+export function topicPage(main: HTMLElement, topic: string): { reload(): void } {
+  const page = new TopicPage(main, topic);
+  void page.load();
+  return page;
 }
