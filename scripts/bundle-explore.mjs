@@ -1,8 +1,10 @@
 /**
  * The explorer's assets (src/routes/explore.ts serves them): web/explore/main.ts with uPlot and the style sheets,
  * bundled by esbuild into dist/explore/explore.js and explore.css, minified, licences kept at the end of each file.
+ * `npm run build` calls it; run alone (`node scripts/bundle-explore.mjs`, as `npm run dev` does first) it bundles.
  */
 import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 
 export const EXPLORE_ENTRY = 'web/explore/main.ts';
 export const EXPLORE_OUT = 'dist/explore';
@@ -19,3 +21,5 @@ export async function bundleExplore(outdir = EXPLORE_OUT) {
     logLevel: 'warning',
   });
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleExplore();

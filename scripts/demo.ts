@@ -10,6 +10,7 @@ import { down, up } from './local-trino.js';
 import { loadDemo, parseEventsArg } from './load-demo.js';
 import { loadAvroDemo } from './load-demo-avro.js';
 import { registryDown, registryUp } from './local-registry.js';
+import { bundleExplore } from './bundle-explore.mjs';
 
 /** The demo's config file: the Avro topic decoded through the local registry (a TOPICGATE_CONFIG of yours wins). */
 const DEMO_CONFIG = fileURLToPath(new URL('../examples/payments-avro.yaml', import.meta.url));
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
       TOPICGATE_TRINO_URL: trino.url,
       TOPICGATE_SCHEMA_REGISTRY_URL: registry.url,
     });
+    // The explorer's page script and style sheet (dist/explore/), which the server serves from the sources too.
+    await bundleExplore();
     const { app, url } = await startServer(config);
     process.stdout.write(
       [
