@@ -114,7 +114,7 @@ export function sparkline(s: RateSeries, label: string): HTMLElement {
     legend: { show: false },
     cursor: { show: false },
     select: { show: false, left: 0, top: 0, width: 0, height: 0 },
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.2)] } },
     axes: [{ show: false }, { show: false }],
     series: [{}, { stroke: '#1f5fa8', fill: 'rgba(31, 95, 168, 0.25)', width: 1, points: { show: false } }],
     hooks: { draw: [markDrawn] },
