@@ -4,7 +4,7 @@
  * reach it through `app.access`; the HTTP side (src/plugins/access.ts) authenticates every request with it.
  */
 import type { Config } from '../config/config.js';
-import type { RouteGroup } from '../config/access-schema.js';
+import { concurrentQueriesOf, type RouteGroup } from '../config/access-schema.js';
 import { Authenticator } from './authenticate.js';
 import { Grants } from './grants.js';
 import type { JwtOptions } from './jwt.js';
@@ -29,7 +29,8 @@ export function createAccess(
     authenticator,
     grants: new Grants(config.access, authenticator.enabled),
     rowPolicies: new RowPolicies(config.rowPolicies, { default: config.rowPoliciesDefault, topics: config.topics }),
-    queries: new QueryLimiter(config.limits),
+    // The per-caller limit has a default (the configured one alone is counted across instances: shared-quotas.ts).
+    queries: new QueryLimiter({ ...config.limits, concurrentQueries: concurrentQueriesOf(config.limits) }),
     publicGroups: new Set(config.auth?.public ?? ['health']),
   };
 }

@@ -97,14 +97,15 @@ const count = (dflt: number, maximum: number, description: string) =>
 /**
  * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
  * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
- * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured), and
- * `maxDepth` takes DEFAULT_MAX_DEPTH where it is read.
+ * defaults filled in, but for those whose default is applied where they are read: `requestsPerMinute` (off unless
+ * configured), `concurrentQueries` (DEFAULT_CONCURRENT_QUERIES in each instance; counted across instances only
+ * when configured), `maxGatewayBytes` (gatewayBytesOf: from the heap's size) and `maxDepth` (DEFAULT_MAX_DEPTH).
  */
 export const LimitsSchema = Type.Object(
   {
     requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'requests a minute per principal' })),
     concurrentQueries: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal' }),
+      Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal (default 16)' }),
     ),
     maxConcurrentQueries: count(32, 100_000, 'Trino queries running at once for the whole gateway'),
     /** Queries that may wait for a free slot, and for how long, before a 429. */
@@ -121,6 +122,15 @@ export const LimitsSchema = Type.Object(
     maxSessionStreams: count(64, 10_000, 'streams of one read session (API.md "Read sessions")'),
     maxFollowers: count(4, 10_000, 'follows (`follow=true`) one principal keeps open at once, on each instance'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
+    // Its default (gatewayBytesOf) is applied where it is read: it follows the heap the process was given.
+    maxGatewayBytes: Type.Optional(
+      Type.Integer({
+        minimum: 65_536,
+        maximum: 2 ** 40,
+        description:
+          'bytes of rows and values the gateway holds for all responses together (sorts, aggregates and look-ahead of decoded payloads; default a quarter of the heap limit)',
+      }),
+    ),
     // Its default (DEFAULT_MAX_DEPTH) is applied where it is read, so the limits in force list it only when set.
     maxDepth: Type.Optional(
       Type.Integer({
@@ -144,11 +154,36 @@ export type LimitSettings = Static<typeof LimitsSchema>;
 
 /** Limits in force: the schema's, with every default filled in (those without one stay optional). */
 export type Limits = Readonly<
-  LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries' | 'maxDepth'>>
+  LimitSettings &
+    Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries' | 'maxGatewayBytes' | 'maxDepth'>>
 >;
 
 /** `limits.maxDepth` when the config file does not set it. */
 export const DEFAULT_MAX_DEPTH = 64;
+
+/**
+ * `limits.concurrentQueries` when the config file does not set it, counted in each instance: half of
+ * `maxConcurrentQueries` (32), so one caller never takes the whole gateway (two at their limit fill it), and enough
+ * for what one client rightly runs at once: a bulk read's slices (`maxParallel`, 8) and the streams of a read session
+ * read together (16 in the tests and examples). Without it one caller's requests were bounded by the gateway's limit
+ * alone. What they hold in memory is bounded by `maxGatewayBytes` in any case.
+ */
+export const DEFAULT_CONCURRENT_QUERIES = 16;
+
+/** The per-caller query limit in force (the configured one, else DEFAULT_CONCURRENT_QUERIES). */
+export function concurrentQueriesOf(l: Pick<Limits, 'concurrentQueries'>): number {
+  return l.concurrentQueries ?? DEFAULT_CONCURRENT_QUERIES;
+}
+
+/**
+ * `limits.maxGatewayBytes` in force: the configured one, else a quarter of V8's heap limit (`heapLimit`, which
+ * --max-old-space-size sets). The rest of the heap is for what is bounded by counts rather than bytes (Trino pages
+ * and spooled segments in flight, one batch per response being encoded, the process itself), and the load shedding
+ * answers 503 from nine tenths of it: a quarter leaves that margin even when the estimate is off by half.
+ */
+export function gatewayBytesOf(l: Pick<Limits, 'maxGatewayBytes'>, heapLimit: number): number {
+  return l.maxGatewayBytes ?? Math.floor(heapLimit / 4);
+}
 
 /** The per-request caps alone (query/passes/request-caps.ts reads these). */
 export type RequestCaps = Pick<

@@ -102,7 +102,7 @@ export const servingSettings = {
     fallback: '100000',
     ...rows,
     description:
-      'most rows (or groups) one response holds to sort or aggregate decoded Avro fields; more is a 422 naming it',
+      'most rows (or groups) one response holds to sort or aggregate decoded Avro fields; more is a 422 naming it (their bytes count against `limits.maxGatewayBytes` too)',
   }),
   inferMaxSample: intSetting({
     env: 'TOPICGATE_INFER_MAX_SAMPLE',
@@ -132,7 +132,8 @@ export const servingSettings = {
     fallback: '10000',
     minimum: 0,
     maximum: 10_000_000,
-    description: 'rows a non-JSON page may read ahead so its `Link: next` header is exact',
+    description:
+      'rows a non-JSON page may read ahead so its `Link: next` header is exact (and no more bytes than its share of `limits.maxGatewayBytes`; past either, `Link` counts the page as full, which pages exactly all the same)',
   }),
   heldResults: intSetting({
     env: 'TOPICGATE_HELD_RESULTS',

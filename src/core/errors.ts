@@ -35,7 +35,11 @@ export const ERROR_CATALOG = {
     status: 408,
     meaning: 'The request (headers and body) did not arrive within the request time limit.',
   },
-  TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
+  TG_CURSOR_CONFLICT: {
+    status: 409,
+    meaning:
+      'The cursor exists with another definition (or, asked by an admin, several principals have a cursor of that name).',
+  },
   TG_STALE_BATCH: {
     status: 409,
     meaning: 'The batch does not start at the committed position (someone else committed).',
@@ -50,7 +54,7 @@ export const ERROR_CATALOG = {
   TG_TOO_MANY_REQUESTS: {
     status: 429,
     meaning:
-      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's) is reached; retry after Retry-After.",
+      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's), or the gateway's memory for held rows (limits.maxGatewayBytes), is reached; retry after Retry-After.",
   },
   TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
   TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },

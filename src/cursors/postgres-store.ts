@@ -117,6 +117,15 @@ export class PostgresCursorStore implements CursorStore {
     return r.rows[0] ? shared.toRecord(r.rows[0]) : null;
   }
 
+  async named(name: string): Promise<CursorRecord[]> {
+    await this.init();
+    // Lengths in the same unit on both sides (characters); not LIKE, which would read `_` and `%` in the name.
+    const sql = `SELECT ${this.cursorColumns} FROM ${this.C}
+      WHERE name = $1 OR substr(name, 1, char_length($2)) = $2 ORDER BY name COLLATE "C"`;
+    const r = await this.pool.query<shared.CursorRow>(sql, [name, `${name}/`]);
+    return r.rows.map(shared.toRecord);
+  }
+
   async create(
     record: Omit<CursorRecord, 'createdAt' | 'updatedAt'>,
   ): Promise<{ created: boolean; record: CursorRecord }> {

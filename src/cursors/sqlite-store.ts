@@ -88,6 +88,11 @@ export class SqliteCursorStore implements CursorStore {
     return row ? shared.toRecord(row) : null;
   }
 
+  async named(name: string): Promise<CursorRecord[]> {
+    const rows = this.statements().named.all({ name, prefix: `${name}/` }) as shared.CursorRow[];
+    return rows.map(shared.toRecord);
+  }
+
   async create(
     record: Omit<CursorRecord, 'createdAt' | 'updatedAt'>,
   ): Promise<{ created: boolean; record: CursorRecord }> {
@@ -195,6 +200,10 @@ function prepare(db: Database.Database) {
   const history = shared.selectList(SQLITE, shared.HISTORY_COLUMNS);
   return {
     get: db.prepare(`SELECT ${cursor} FROM ${C} WHERE name = ?`),
+    // Lengths in the same unit on both sides: SQLite's own characters.
+    named: db.prepare(
+      `SELECT ${cursor} FROM ${C} WHERE name = @name OR substr(name, 1, length(@prefix)) = @prefix ORDER BY name`,
+    ),
     insert: db.prepare(
       `INSERT INTO ${C} (${shared.NEW_CURSOR_COLUMNS.join(', ')}, created_at, updated_at)
        VALUES (${named(shared.NEW_CURSOR_COLUMNS)}, @now, @now)

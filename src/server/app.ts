@@ -35,6 +35,9 @@ import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
 import { sharedQuotas, type SharedQuotas } from '../access/shared-quotas.js';
+import { GatewayMemory } from '../read/gateway-memory.js';
+import { gatewayBytesOf } from '../config/access-schema.js';
+import { getHeapStatistics } from 'node:v8';
 
 export interface Services {
   config: Config;
@@ -50,6 +53,8 @@ export interface Services {
   held: HeldResults;
   /** The per-caller limits counted in the store the instances share (PostgreSQL), when they are set. */
   quotas?: SharedQuotas;
+  /** Rows and values held by responses (sorts, aggregates, look-ahead), in bytes: limits.maxGatewayBytes. */
+  memory: GatewayMemory;
 }
 
 declare module 'fastify' {
@@ -77,7 +82,8 @@ export async function createServices(config: Config): Promise<Services> {
   const cursors = new CursorService({ catalog, config, registry }, store, keyring);
   // In the cursor store's schema (a PostgreSQL store's; there is none with SQLite).
   const quotas = sharedQuotas(config, (opened as { schema?: string }).schema);
-  return { config, trino, catalog, cursors, store, keyring, registry, held, quotas };
+  const memory = new GatewayMemory(gatewayBytesOf(config.limits, getHeapStatistics().heap_size_limit));
+  return { config, trino, catalog, cursors, store, keyring, registry, held, quotas, memory };
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */

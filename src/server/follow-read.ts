@@ -72,7 +72,7 @@ export async function runFollow(
   o: FollowOptions,
 ) {
   const format = followFormatOf(o.format, o.format === undefined ? request.headers.accept : undefined);
-  const { config, registry, held, keyring } = app.tg;
+  const { config, registry, held, keyring, memory: gateway } = app.tg;
   const ids = new FollowIds(keyring);
   const resumed = resumedId(request, o.after, ids);
   const planner = new FollowPlanner(
@@ -91,16 +91,20 @@ export async function runFollow(
   const trino = requestTrino(request);
   const gone = new AbortController();
   const leave = followers.enter(quotaKey(request.principal, request.ip), () => reply.raw.destroy());
+  // What its polls hold in the gateway (look-ahead, decoded sorts) is given back when the follow ends.
+  const memory = gateway.account();
   reply.raw.once('close', () => {
     leave();
+    memory.close();
     if (!reply.raw.writableFinished) gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
   });
   let body: ReturnType<typeof encodedReadable> | undefined;
   const drained = drainedOutput(reply.raw, () => body);
-  const ctx = { config, registry, held, signal: gone.signal };
+  const lookAheadBytes = Math.floor(gateway.maxBytes / config.limits.maxConcurrentQueries);
+  const ctx = { config, registry, held, signal: gone.signal, memory, lookAheadBytes };
   const pageOptions = {
     paged: false,
-    caller: callerOf(request)?.name ?? '',
+    caller: callerOf(request)?.id ?? '',
     topic: o.topic.id,
     decode: o.decode,
     readerVersions: o.readerVersions,

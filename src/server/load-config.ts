@@ -22,7 +22,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const registry = registrySettings(file.schemaRegistry, schemaRegistryUrl, problems);
   for (const [topic, t] of Object.entries(file.topics ?? {})) problems.push(...payloadProblems(topic, t, registry));
   problems.push(...trinoCredentialProblems(settings));
-  problems.push(...[...checkAccessConfig(file), ...rowFilterProblems(file)].map(inFile));
+  problems.push(
+    ...[...checkAccessConfig(file), ...rowFilterProblems(file), ...impersonationProblems(settings, file)].map(inFile),
+  );
   if (problems.length) throw new ConfigError(problems);
   const rows = splitRowPolicies(file.rowPolicies);
   const config: Config = {
@@ -53,6 +55,21 @@ function trinoCredentialProblems(s: Omit<Settings, 'configFile' | 'schemaRegistr
     return [`${set[0]} needs an https:// TOPICGATE_TRINO_URL (credentials are never sent in clear)`];
   }
   return [];
+}
+
+/**
+ * Under impersonation an API key's principal is its Trino user (query/planner.ts trinoUser): one named like the
+ * gateway's own user would run with the gateway's rights (Trino lets a user act as itself without any rule).
+ */
+function impersonationProblems(s: Pick<Settings, 'trinoImpersonate' | 'trinoUser'>, file: ConfigFile): string[] {
+  if (!s.trinoImpersonate) return [];
+  return (file.auth?.apiKeys ?? []).flatMap((k, i) =>
+    k.principal === s.trinoUser
+      ? [
+          `auth.apiKeys[${i}].principal: ${JSON.stringify(k.principal)} is the gateway's own Trino user (TOPICGATE_TRINO_USER); under TOPICGATE_TRINO_IMPERSONATE it would run with the gateway's rights`,
+        ]
+      : [],
+  );
 }
 
 /** Each row policy's filter must parse, or no caller it binds could read the topic. */

@@ -17,6 +17,10 @@ import { QueryLimiter } from '../../src/read/query-limiter.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { TopicTrino } from '../fakes/topic-trino.js';
+import { GatewayMemory } from '../../src/read/gateway-memory.js';
+
+/** An account and a look-ahead nothing here reaches. */
+const roomy = () => ({ memory: new GatewayMemory(2 ** 40).account(), lookAheadBytes: 2 ** 40 });
 
 const topic = topicOf([table('key', 'varbinary'), table('timestamp_broker', 'timestamp(3)')]);
 const T0 = Date.parse('2026-11-30T08:00:00.000Z');
@@ -39,7 +43,7 @@ function follower(trino: TopicTrino, o: { limit?: number; start?: FollowPoint; s
     start: o.start ?? planner.start,
     poll: (from, now, width) => planner.poll(from, now, width),
     open: (plan, trino) =>
-      openPage({ ...ctx, held: new HeldResults(0, 1000), trino, signal: client.signal }, plan, {
+      openPage({ ...ctx, ...roomy(), held: new HeldResults(0, 1000), trino, signal: client.signal }, plan, {
         ...pageOptions,
         flattensDecoded: false,
       }),

@@ -12,6 +12,7 @@ import { plan } from '../../src/query/planner.js';
 import { classifyPushdown } from '../../src/query/passes/pushdown.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
 import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
+import { GatewayMemory } from '../../src/read/gateway-memory.js';
 import { bindRowFilter, parseRowFilter } from '../../src/access/row-filter.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { json, table, topicOf } from '../cases/columns.js';
@@ -127,6 +128,7 @@ describe('dedupe after every policy conjunct (finding 5)', () => {
       p.postDecode!,
       inMemoryResult(DECODED, [EVENTS.slice(0, 3), EVENTS.slice(3)]),
       new Set(['value']),
+      new GatewayMemory(2 ** 40).account(),
     );
     expect(await rowsOf(run.source)).toEqual(want);
   });
@@ -135,7 +137,12 @@ describe('dedupe after every policy conjunct (finding 5)', () => {
     for (let end = 1; end <= EVENTS.length; end++) {
       const p = dedupe('latest');
       const rows = EVENTS.slice(0, end);
-      const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED, [rows]), new Set(['value']));
+      const run = postDecodeRun(
+        p.postDecode!,
+        inMemoryResult(DECODED, [rows]),
+        new Set(['value']),
+        new GatewayMemory(2 ** 40).account(),
+      );
       const mine = rows.filter((r) => (r[1] as [number, [string, string]])[1][1] === 'DE');
       const latest = new Map(mine.map((r) => [r[0], r]));
       const want = [...latest.values()].map((r) => [r[0], r[5]]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1));

@@ -25,6 +25,7 @@ const expanded = (id: string): TopicModel =>
   topicOf([table('order_id', 'bigint'), table('country', 'varchar')], id, { kind: 'table' });
 const sql = (p: PredicateNode | null) => (p ? compilePredicate(p) : null);
 const who = (roles: string[], claims: Record<string, unknown> = {}): Principal => ({
+  id: 'jwt:https://idp.test/:p',
   name: 'p',
   roles,
   claims,

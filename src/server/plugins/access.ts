@@ -243,6 +243,7 @@ function audit(
       audit: {
         principal: request.principal.name,
         via: request.principal.via,
+        id: request.principal.id,
         topic: request.audit.topic ?? null,
         action: request.audit.action ?? null,
         route: `${request.method} ${request.routeOptions.url}`,
