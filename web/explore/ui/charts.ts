@@ -40,6 +40,8 @@ export function rateChart(
   const opts: uPlot.Options = {
     width,
     height: 220,
+    // Room on the right for the last time label, centred on the axis's end.
+    padding: [12, 36, 0, 0],
     tzDate: utc,
     legend: { show: false },
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
