@@ -69,6 +69,8 @@ describe('the committed document', () => {
         'POST /v1/cursors/{name}/seek',
         'GET /v1/cursors/{name}/history',
         'GET /docs/topics',
+        'GET /explore',
+        'GET /explore/{topic}',
       ]),
     );
   });
@@ -302,6 +304,8 @@ describe('each route documents the codes it answers with', () => {
     ['DELETE /v1/cursors/{name}', text('DELETE', '/v1/cursors/c-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
     ['DELETE /v1/cursors/{name}', { method: 'DELETE', url: '/v1/cursors/c-codes' }, 'deleted'],
     ['DELETE /v1/cursors/{name}', { method: 'DELETE', url: '/v1/cursors/c-codes' }, 'TG_CURSOR_NOT_FOUND'],
+    // The explorer's page of a topic takes any topic id (the page's API calls check it), within the id's length.
+    ['GET /explore/{topic}', { url: `/explore/${'x'.repeat(600)}` }, 'TG_BAD_REQUEST'],
   ];
 
   let codesApp: FastifyInstance;
