@@ -149,5 +149,6 @@ export async function buildApp(
   await app.register(inferRoutes, { prefix: '/v1' });
   await app.register(loadRoutes, { prefix: '/v1' });
   await app.register(import('../routes/topic-docs.js'));
+  await app.register(import('../routes/explore.js'));
   return app;
 }

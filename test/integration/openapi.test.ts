@@ -74,6 +74,8 @@ describe('the committed document', () => {
         'POST /v1/loads/{name}/runs',
         'GET /v1/loads/{name}/runs',
         'GET /docs/topics',
+        'GET /explore',
+        'GET /explore/{topic}',
       ]),
     );
   });
@@ -325,6 +327,8 @@ describe('each route documents the codes it answers with', () => {
     ['DELETE /v1/loads/{name}', text('DELETE', '/v1/loads/l-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
     ['DELETE /v1/loads/{name}', { method: 'DELETE', url: '/v1/loads/l-codes' }, 'deleted'],
     ['DELETE /v1/loads/{name}', { method: 'DELETE', url: '/v1/loads/l-codes' }, 'TG_LOAD_NOT_FOUND'],
+    // The explorer's page of a topic takes any topic id (the page's API calls check it), within the id's length.
+    ['GET /explore/{topic}', { url: `/explore/${'x'.repeat(600)}` }, 'TG_BAD_REQUEST'],
   ];
 
   let codesApp: FastifyInstance;
