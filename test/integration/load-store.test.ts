@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgUp } from '../../scripts/local-postgres.js';
 import type { LoadRun, LoadStore } from '../../src/loads/load-store.js';
@@ -19,7 +20,13 @@ let pgUrl = '';
 beforeAll(async () => {
   pgUrl = (await pgUp()).url;
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
 
 const run = (name: string, runId: string, startedAt: string, over: Partial<LoadRun> = {}): LoadRun => ({
   name,
