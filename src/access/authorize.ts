@@ -14,6 +14,7 @@ const VERB: Record<Action, string> = {
   explain: 'explain queries on',
   infer: 'infer the schema of',
   cursors: 'use cursors on',
+  loads: 'load into tables',
   admin: 'administer',
 } satisfies Record<Action, string>;
 

@@ -22,7 +22,7 @@ export const ROUTE_GROUPS = ['health', 'docs', 'metrics'] as const;
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 
 /** What a role may do on a topic (`access[].actions`). */
-export const ACTIONS = ['read', 'explain', 'infer', 'cursors', 'admin'] as const;
+export const ACTIONS = ['read', 'explain', 'infer', 'cursors', 'loads', 'admin'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 const Name = Type.String({ minLength: 1, maxLength: 256 });

@@ -96,6 +96,16 @@ export const servingSettings = {
       "how long a read session's stream URLs may be read (`expiresAt`; then 410 `TG_SESSION_EXPIRED`); they are " +
       'signed with the cursor secret, so any instance sharing it serves them',
   }),
+  loadTimeoutMs: intSetting({
+    env: 'TOPICGATE_LOAD_TIMEOUT',
+    read: 'duration',
+    fallback: '1h',
+    minimum: 1_000,
+    maximum: 7 * 86_400_000,
+    description:
+      "time limit of each Trino statement of a load's run (`POST /v1/loads/{name}/runs`: a backlog is inserted " +
+      'by one statement)',
+  }),
   gatewayMaxRows: intSetting({
     env: 'TOPICGATE_GATEWAY_MAX_ROWS',
     read: 'int',

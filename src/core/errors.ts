@@ -14,6 +14,16 @@ export const ERROR_CATALOG = {
       "A page cursor, or a follow's event id (Last-Event-ID, after), is malformed, tampered with, or belongs to another query.",
   },
   TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
+  TG_BAD_TARGET: {
+    status: 400,
+    meaning:
+      "A load's target is not <catalog>.<schema>.<table> of plain lower-case names, or names a schema of the served topics.",
+  },
+  TG_NOT_LOADABLE: {
+    status: 400,
+    meaning:
+      "The topic's payloads are decoded by the gateway (Avro through the Schema Registry), which a load run by Trino cannot do.",
+  },
   TG_BAD_SESSION: {
     status: 400,
     meaning: 'A read-session stream URL is malformed, tampered with, or not signed by this service.',
@@ -29,6 +39,7 @@ export const ERROR_CATALOG = {
   TG_FORBIDDEN: { status: 403, meaning: 'The caller may not do this on this resource (or Trino denied the query).' },
   TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
+  TG_LOAD_NOT_FOUND: { status: 404, meaning: 'No load has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
   TG_REQUEST_TIMEOUT: {
@@ -39,6 +50,11 @@ export const ERROR_CATALOG = {
     status: 409,
     meaning:
       'The cursor exists with another definition (or, asked by an admin, several principals have a cursor of that name).',
+  },
+  TG_LOAD_CONFLICT: { status: 409, meaning: 'The load exists with another definition.' },
+  TG_LOAD_RUNNING: {
+    status: 409,
+    meaning: 'A run of this load is already going on (on this or another instance); try again when it has ended.',
   },
   TG_STALE_BATCH: {
     status: 409,

@@ -13,6 +13,7 @@ import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
 import { planRead } from './plan-read.js';
+import { planLoad, type LoadRequest } from './plan-load.js';
 import { selectiveFilter } from './passes/page-slicing.js';
 import type { Plan } from './tree/plan.js';
 import { planSql, type PlanSql } from './plan-sql.js';
@@ -59,6 +60,8 @@ export type PlanRequest =
         pendingLimit?: number | 'all';
         keyFrames?: KeyFrames | null;
       }
+    /** A load's window of whole broker milliseconds (plan-load.ts). */
+    | LoadRequest
   ) & { caller?: Caller };
 
 /** A finished plan: frozen, and it gives the SQL of its page, slices and summaries (plan-sql.ts). */
@@ -90,6 +93,8 @@ export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now())
       return finish(planSample(request, policy, now), 'infer');
     case 'batch':
       return finish(planBatch(...framedKeys(request, policy)), 'cursors');
+    case 'load':
+      return finish(planLoad(request, policy), 'loads');
   }
 }
 

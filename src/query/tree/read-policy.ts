@@ -82,7 +82,7 @@ export interface Caller {
 }
 
 /** The action a read serves, as Trino sees it in the client tags (the access rules' action names). */
-export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors';
+export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors' | 'loads';
 
 /** How one planned read is sent to Trino: as whom, with which client tags and session properties. */
 export interface TrinoRun {
