@@ -30,6 +30,8 @@ async function decodeOnly(registryUrl: string, events: number): Promise<number> 
     passwordFile: undefined,
     maxConcurrent: 4,
     timeoutMs: 10_000,
+    maxCachedSchemas: 1000,
+    unknownIdTtlMs: 60_000,
   });
   const ids = await registerDemoSchemas(registryUrl);
   const values = Array.from({ length: events }, (_, i) => [demoAvroEvent(i, events, ids).value.toString('base64')]);

@@ -1,11 +1,13 @@
 /**
- * `npm run build`: compiles src/ to dist/ and copies the files the app reads at run time (the OpenAPI description
- * and the Swagger UI plugin). With `--if-stale` it builds only when dist/ is missing or older than a source file,
- * so `npm start` always runs code that matches the sources.
+ * `npm run build`: compiles src/ to dist/, copies the files the app reads at run time (the OpenAPI description
+ * and the Swagger UI plugin) and bundles the explorer's page script from web/ (scripts/bundle-explore.mjs). With
+ * `--if-stale` it builds only when dist/ is missing or older than a source file, so `npm start` always runs code
+ * that matches the sources.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleExplore } from './bundle-explore.mjs';
 
 const ASSETS = ['server/plugins/openapi/description.md', 'server/plugins/openapi/swagger-ui-plugin.js'];
 
@@ -19,7 +21,10 @@ function newest(dir) {
   return t;
 }
 
-const stale = !existsSync('dist/server.js') || statSync('dist/server.js').mtimeMs < newest('src');
+const stale =
+  !existsSync('dist/server.js') ||
+  !existsSync('dist/explore/explore.js') ||
+  statSync('dist/server.js').mtimeMs < Math.max(newest('src'), newest('web'));
 if (process.argv.includes('--if-stale') && !stale) process.exit(0);
 rmSync('dist', { recursive: true, force: true });
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
@@ -27,3 +32,4 @@ for (const a of ASSETS) {
   mkdirSync(join('dist', a, '..'), { recursive: true });
   copyFileSync(join('src', a), join('dist', a));
 }
+await bundleExplore();

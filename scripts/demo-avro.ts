@@ -173,6 +173,15 @@ export function demoAvroEvent(i: number, events: number, ids: DemoSchemaIds) {
   return { key, value, json: Buffer.from(valueType.toString(payment)), brokerMs: BASE_MS + i * STEP_MS };
 }
 
+/** A batch of events as SQL literals, one array per column. */
+interface Columns {
+  key: string[];
+  value: string[];
+  broker: string[];
+  producer: string[];
+}
+const columns = (): Columns => ({ key: [], value: [], broker: [], producer: [] });
+
 /**
  * The statements that (re)create payments_avro (and, with `withJson`, payments_json: the benchmark's), `batch`
  * events per INSERT.
@@ -188,18 +197,32 @@ export function demoAvroStatements(
   for (const name of withJson ? [AVRO_TOPIC, AVRO_JSON_TOPIC] : [AVRO_TOPIC]) {
     out.push(`DROP TABLE IF EXISTS ${t(name)}`, `CREATE TABLE ${t(name)} (${TOPIC_COLUMNS})`);
   }
-  const noHeaders = 'CAST(ARRAY[] AS array(row(key varchar, value varbinary)))';
+  // One INSERT ... SELECT over UNNEST of four typed arrays per batch, not a VALUES list: Trino's planner rewrites
+  // every row of a VALUES list once per expression rule (about 3-6 s of CPU for 500 of these rows), while an
+  // array is one expression (0.3-0.4 s for the same rows). Same rows, same order.
+  const insert = (table: string, rows: Columns) =>
+    `INSERT INTO ${t(table)} SELECT key, value, timestamp_broker, timestamp_producer, ` +
+    `CAST(ARRAY[] AS array(row(key varchar, value varbinary))) FROM UNNEST(` +
+    `CAST(ARRAY[${rows.key.join(', ')}] AS array(varbinary)), CAST(ARRAY[${rows.value.join(', ')}] AS array(varbinary)), ` +
+    `CAST(ARRAY[${rows.broker.join(', ')}] AS array(timestamp(3))), ` +
+    `CAST(ARRAY[${rows.producer.join(', ')}] AS array(timestamp(3)))` +
+    `) AS u(key, value, timestamp_broker, timestamp_producer)`;
   for (let from = 0; from < events; from += batch) {
-    const avro: string[] = [];
-    const json: string[] = [];
+    const avro = columns();
+    const json = columns();
     for (let i = from; i < Math.min(events, from + batch); i++) {
       const e = demoAvroEvent(i, events, ids);
-      const times = `${ts(e.brokerMs)}, ${ts(e.brokerMs - 3)}, ${noHeaders}`;
-      avro.push(`(${hex(e.key)}, ${hex(e.value)}, ${times})`);
-      json.push(`(${e.key === null ? 'NULL' : `to_utf8('pay-${i}')`}, ${hex(e.json)}, ${times})`);
+      for (const c of [avro, json]) {
+        c.broker.push(ts(e.brokerMs));
+        c.producer.push(ts(e.brokerMs - 3));
+      }
+      avro.key.push(hex(e.key));
+      avro.value.push(hex(e.value));
+      json.key.push(e.key === null ? 'NULL' : `to_utf8('pay-${i}')`);
+      json.value.push(hex(e.json));
     }
-    out.push(`INSERT INTO ${t(AVRO_TOPIC)} VALUES ${avro.join(', ')}`);
-    if (withJson) out.push(`INSERT INTO ${t(AVRO_JSON_TOPIC)} VALUES ${json.join(', ')}`);
+    out.push(insert(AVRO_TOPIC, avro));
+    if (withJson) out.push(insert(AVRO_JSON_TOPIC, json));
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { down, up } from './local-trino.js';
 import { loadDemo, parseEventsArg } from './load-demo.js';
 import { loadAvroDemo } from './load-demo-avro.js';
 import { registryDown, registryUp } from './local-registry.js';
+import { bundleExplore } from './bundle-explore.mjs';
 
 /** The demo's config file: the Avro topic decoded through the local registry (a TOPICGATE_CONFIG of yours wins). */
 const DEMO_CONFIG = fileURLToPath(new URL('../examples/payments-avro.yaml', import.meta.url));
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
       TOPICGATE_TRINO_URL: trino.url,
       TOPICGATE_SCHEMA_REGISTRY_URL: registry.url,
     });
+    // The explorer's page script and style sheet (dist/explore/), which the server serves from the sources too.
+    await bundleExplore();
     const { app, url } = await startServer(config);
     process.stdout.write(
       [
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
         `topicgate is serving the demo topics:`,
         `  API          ${url}/v1/topics`,
         `  Swagger UI   ${url}/docs`,
+        `  Explorer     ${url}/explore?since=2026-11-01T00:00:00Z&until=2026-11-04T00:00:00Z`,
         `  OpenAPI      ${url}/openapi.json`,
         `  Trino        ${trino.url}`,
         `  Registry     ${registry.url}`,

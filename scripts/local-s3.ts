@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 export const SPOOL_BUCKET = 'spooling';
+/** The warehouse of the local lake (local-lake.ts), on the same server. */
+export const LAKE_BUCKET = 'lake';
+const BUCKETS = [SPOOL_BUCKET, LAKE_BUCKET];
 
 export interface LocalS3Layout {
   port: number;
@@ -29,20 +32,26 @@ export function motoAvailable(): boolean {
   return spawnSync('python3', ['-c', 'import moto.server, flask, flask_cors'], { stdio: 'ignore' }).status === 0;
 }
 
-async function bucketReady(l: LocalS3Layout): Promise<boolean> {
+async function bucketReady(l: LocalS3Layout, bucket: string): Promise<boolean> {
   try {
-    const res = await fetch(`${l.url}/${SPOOL_BUCKET}`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${l.url}/${bucket}`, { signal: AbortSignal.timeout(2000) });
     return res.ok;
   } catch {
     return false;
   }
 }
 
+const bucketsReady = async (l: LocalS3Layout) =>
+  (await Promise.all(BUCKETS.map((b) => bucketReady(l, b)))).every(Boolean);
+
 const readPid = (l: LocalS3Layout) => recordedPid(l.pidFile, 'moto.server');
 
-/** Starts the server (unless it runs) and creates the spool bucket; resolves when the bucket answers. */
+/**
+ * Starts the server (unless it runs) and creates the spool's and the lake's buckets; resolves when they answer.
+ * `started`: the server was started here, so it holds no object yet.
+ */
 export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ started: boolean }> {
-  if (await bucketReady(l)) return { started: false };
+  if (await bucketsReady(l)) return { started: false };
   let started = false;
   let pid = readPid(l);
   if (pid === undefined || !alive(pid)) {
@@ -61,11 +70,15 @@ export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ star
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive(pid)) throw new Error(`the local S3 server exited during start-up; see ${l.logFile}`);
-    const made = await fetch(`${l.url}/${SPOOL_BUCKET}`, { method: 'PUT', signal: AbortSignal.timeout(2000) }).then(
-      (r) => r.ok,
-      () => false,
+    const made = await Promise.all(
+      BUCKETS.map((b) =>
+        fetch(`${l.url}/${b}`, { method: 'PUT', signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      ),
     );
-    if (made && (await bucketReady(l))) return { started };
+    if (made.every(Boolean) && (await bucketsReady(l))) return { started };
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the local S3 server did not answer within ${timeoutMs / 1000}s; see ${l.logFile}`);

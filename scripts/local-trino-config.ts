@@ -6,11 +6,13 @@
  * Spooling: results of clients that ask for the spooling protocol (the gateway does by default) are written as
  * segments to a bucket on a local S3-compatible server (local-s3.ts) and fetched through the coordinator
  * (COORDINATOR_PROXY: segment URIs on Trino's own address, so a test's proxy in front of Trino sees them too).
+ * The same server holds the warehouse of the `lake` catalog (local-lake.ts), the target of loads.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SPOOL_BUCKET, type LocalS3Layout } from './local-s3.js';
+import { lakeProperties } from './local-lake.js';
 
 export interface ConfigTarget {
   port: number;
@@ -110,6 +112,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
     ),
   };
   if (s3) {
+    files['catalog/lake.properties'] = lakeProperties(l, s3);
     files['spooling-manager.properties'] = lines(
       'spooling-manager.name=filesystem',
       'fs.s3.enabled=true',

@@ -12,10 +12,13 @@ import { pathToFileURL } from 'node:url';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
+import { prepareLake } from './local-lake.js';
 
 export const TRINO_VERSION = '476';
 /** Oldest Java feature release that Trino 476 runs on. */
 const MIN_JAVA = 24;
+/** The connector plugins the local Trino loads: the demo topics (memory, PostgreSQL) and the lake (Iceberg). */
+const PLUGINS = ['memory', 'postgresql', 'iceberg'];
 
 export interface LocalTrinoLayout {
   port: number;
@@ -72,10 +75,22 @@ function unzipInto(zip: string, destDir: string, stripPrefix: string): void {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-/** Downloads the server and the plugins once; later calls find them in the cache. */
+/**
+ * Downloads the server and the plugins once; later calls find them in the cache. A plugin added to PLUGINS since
+ * the server was fetched is fetched alone (moved into place whole, so a Trino starting meanwhile sees it or not).
+ */
 export function fetchTrino(l = layout()): void {
   const marker = join(l.installDir, '.complete');
-  if (existsSync(marker)) return;
+  if (existsSync(marker)) {
+    const missing = PLUGINS.filter((p) => !existsSync(join(l.installDir, 'plugin', p)));
+    if (missing.length === 0) return;
+    const dl = join(l.cacheDir, `downloads-${process.pid}`);
+    mkdirSync(dl, { recursive: true });
+    log(`fetching the Trino plugins ${missing.join(', ')} with Maven (once; cached in ${l.cacheDir})`);
+    for (const plugin of missing) installPlugin(plugin, dl, l);
+    rmSync(dl, { recursive: true, force: true });
+    return;
+  }
   const dl = join(l.cacheDir, 'downloads');
   mkdirSync(dl, { recursive: true });
   log(`fetching Trino ${TRINO_VERSION} with Maven (once; cached in ${l.cacheDir})`);
@@ -85,7 +100,7 @@ export function fetchTrino(l = layout()): void {
   rmSync(l.installDir, { recursive: true, force: true });
   execFileSync('tar', ['xzf', join(dl, `trino-server-core-${TRINO_VERSION}.tar.gz`), '-C', l.cacheDir]);
   renameSync(join(l.cacheDir, `trino-server-core-${TRINO_VERSION}`), l.installDir);
-  for (const plugin of ['memory', 'postgresql']) installPlugin(plugin, dl, l);
+  for (const plugin of PLUGINS) installPlugin(plugin, dl, l);
   writeFileSync(marker, new Date().toISOString());
   rmSync(dl, { recursive: true, force: true });
 }
@@ -225,7 +240,7 @@ export async function up(
     const other = configFiles({ ...l, jit: l.jit === 'quick' ? 'full' : 'quick' }, s3);
     const stamp = readStamp(l.runDir);
     if (stamp === configStamp(files) || (o.anyJit && stamp === configStamp(other))) {
-      if (s3) await s3Up(s3);
+      if (s3) await storageUp(l, s3);
       if (!ready) {
         log(`Trino (pid ${pid}) is starting; waiting`);
         await waitReady(l, pid!, timeoutMs);
@@ -243,7 +258,7 @@ export async function up(
   }
   fetchTrino(l);
   const jdk = findJdk();
-  if (s3) await s3Up(s3);
+  if (s3) await storageUp(l, s3);
   const etc = writeConfig(l.runDir, files);
   log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}${s3 ? `, spooling to ${s3.url}` : ''}`);
   launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
@@ -257,6 +272,12 @@ export async function up(
     throw err;
   }
   return { url: l.url, started: true };
+}
+
+/** The S3 server (spool and lake warehouse) and the lake's catalog schema in PostgreSQL (local-lake.ts). */
+async function storageUp(l: LocalTrinoLayout, s3: LocalS3Layout): Promise<void> {
+  const { started } = await s3Up(s3);
+  await prepareLake(l.port, started);
 }
 
 async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): Promise<void> {

@@ -156,8 +156,9 @@ function bcryptLine(bin: string, user: string, password: string): string {
 }
 
 /**
- * Who may do what (Trino's file-based access control): the gateway reads every topic and may act as alice or
- * bob; alice may read `orders` only, bob nothing; admin owns everything (loads the topics, reads system tables).
+ * Who may do what (Trino's file-based access control): the gateway reads every topic (and Trino's list of queries)
+ * and may act as alice or bob; alice may read `orders` only, bob nothing; admin owns everything (loads the topics,
+ * reads system tables).
  */
 export const ACCESS_RULES = {
   catalogs: [{ user: 'admin|topicgate', allow: 'all' }, { allow: 'read-only' }],
@@ -165,6 +166,8 @@ export const ACCESS_RULES = {
   tables: [
     { user: 'admin', privileges: ['SELECT', 'INSERT', 'DELETE', 'UPDATE', 'OWNERSHIP'] },
     { user: 'topicgate', catalog: SECURE_CATALOG, privileges: ['SELECT'] },
+    // Loads: the gateway finds the statements of earlier runs still going on (src/loads/earlier-statements.ts).
+    { user: 'topicgate', catalog: 'system', schema: 'runtime', table: 'queries', privileges: ['SELECT'] },
     { user: 'alice', catalog: SECURE_CATALOG, schema: SECURE_SCHEMA, table: 'orders', privileges: ['SELECT'] },
   ],
   impersonation: [{ original_user: 'topicgate', new_user: 'alice|bob', allow: true }],

@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, type Config } from './config/config.js';
 import { loadConfig } from './server/load-config.js';
 import { redactUserinfo } from './config/read-settings.js';
-import { startupProblems } from './access/startup-checks.js';
+import { startupProblems, startupWarnings } from './access/startup-checks.js';
+import { rowPolicyProblems } from './access/policy-check.js';
 import { buildApp } from './server/app.js';
-import { topicModel } from './read/topic-catalog.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
@@ -28,9 +28,10 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   }
   try {
     await app.tg.catalog.verify();
-    // Row policies name columns: each must exist on its served topic, or no caller could read it.
-    const policyProblems = await rowPolicyProblems(app, config);
-    if (policyProblems.length) throw new ConfigError(policyProblems);
+    // Row policies name columns: each must exist on every served table it applies to, or no caller could read it.
+    const refused = await policyProblems(app, config);
+    if (refused.length) throw new ConfigError(refused);
+    for (const warning of startupWarnings(config)) app.log.warn(`${warning} (TOPICGATE_CONFIG=${config.configFile})`);
   } catch (err) {
     await app.close();
     throw err;
@@ -65,15 +66,11 @@ export async function shutdown(app: FastifyInstance, graceMs: number): Promise<'
   return outcome;
 }
 
-/** Problems of the configured row policies against the served topics: unknown topics, columns, values. */
-async function rowPolicyProblems(app: FastifyInstance, config: Config): Promise<string[]> {
+/** Problems of the configured row policies against the served tables (access/policy-check.ts). */
+async function policyProblems(app: FastifyInstance, config: Config): Promise<string[]> {
   const tables = await app.tg.catalog.tables();
   const where = `TOPICGATE_CONFIG=${config.configFile}`;
-  return app.access.rowPolicies.topics().flatMap((id) => {
-    const t = tables.get(id);
-    if (!t) return [`${where}: rowPolicies.${id}: no such topic is served`];
-    return app.access.rowPolicies.check(topicModel(t, config)).map((p) => `${where}: ${p}`);
-  });
+  return rowPolicyProblems(app.access.rowPolicies, tables, config).map((p) => `${where}: ${p}`);
 }
 
 export function describeStartupError(err: unknown): string {

@@ -4,7 +4,7 @@
  * reach it through `app.access`; the HTTP side (src/plugins/access.ts) authenticates every request with it.
  */
 import type { Config } from '../config/config.js';
-import type { RouteGroup } from '../config/access-schema.js';
+import { concurrentQueriesOf, type RouteGroup } from '../config/access-schema.js';
 import { Authenticator } from './authenticate.js';
 import { Grants } from './grants.js';
 import type { JwtOptions } from './jwt.js';
@@ -21,15 +21,16 @@ export interface Access {
 }
 
 export function createAccess(
-  config: Pick<Config, 'auth' | 'access' | 'rowPolicies' | 'limits' | 'configFile'>,
+  config: Pick<Config, 'auth' | 'access' | 'rowPolicies' | 'rowPoliciesDefault' | 'topics' | 'limits' | 'configFile'>,
   opts: JwtOptions = {},
 ): Access {
   const authenticator = new Authenticator(config.auth, { configFile: config.configFile, ...opts });
   return {
     authenticator,
     grants: new Grants(config.access, authenticator.enabled),
-    rowPolicies: new RowPolicies(config.rowPolicies),
-    queries: new QueryLimiter(config.limits),
+    rowPolicies: new RowPolicies(config.rowPolicies, { default: config.rowPoliciesDefault, topics: config.topics }),
+    // The per-caller limit has a default (the configured one alone is counted across instances: shared-quotas.ts).
+    queries: new QueryLimiter({ ...config.limits, concurrentQueries: concurrentQueriesOf(config.limits) }),
     publicGroups: new Set(config.auth?.public ?? ['health']),
   };
 }

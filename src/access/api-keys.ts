@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeySettings } from '../config/access-schema.js';
+import { keyPrincipalId } from '../core/principal-ids.js';
 import type { Principal } from './principal.js';
 
 /** Longest key accepted: hashing an arbitrarily long header is work an attacker chooses. */
@@ -17,6 +18,7 @@ export class ApiKeys {
     this.entries = keys.map((k) => ({
       hash: Buffer.from(k.sha256, 'hex'),
       principal: Object.freeze({
+        id: keyPrincipalId(k.principal),
         name: k.principal,
         roles: Object.freeze([...(k.roles ?? [])]),
         claims: Object.freeze({ sub: k.principal }),

@@ -14,6 +14,7 @@ const VERB: Record<Action, string> = {
   explain: 'explain queries on',
   infer: 'infer the schema of',
   cursors: 'use cursors on',
+  loads: 'load into tables',
   admin: 'administer',
 } satisfies Record<Action, string>;
 
@@ -39,10 +40,10 @@ export function isAdmin(request: FastifyRequest, topicId: string): boolean {
   return request.server.access.grants.can(request.principal, topicId, 'admin');
 }
 
-/** The caller's row scope on a topic: its row-policy filter (null: every row) and its name. */
+/** The caller's row scope on a topic: its row-policy filter (null: every row) and its principal's id. */
 export function rowScope(request: FastifyRequest, topic: TopicModel): RowScope {
   return {
     filter: request.server.access.rowPolicies.filterFor(topic, request.principal),
-    principal: request.principal.name,
+    principal: request.principal.id,
   };
 }

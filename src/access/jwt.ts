@@ -13,6 +13,7 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyG
 import { readSecretFile, SecretFileError } from '../core/secret-file.js';
 import { ConfigError } from '../config/config.js';
 import type { JwtSettings } from '../config/access-schema.js';
+import { jwtPrincipalId } from '../core/principal-ids.js';
 import type { Principal } from './principal.js';
 import { claimValue } from './row-filter.js';
 
@@ -144,6 +145,8 @@ function principalOf(payload: JWTPayload, s: JwtSettings): Principal {
       ? raw.split(/\s+/).filter(Boolean)
       : [];
   return Object.freeze({
+    // The configured issuer: jose checked that the token's `iss` is exactly it.
+    id: jwtPrincipalId(s.issuer, name),
     name,
     roles: Object.freeze(roles),
     claims: Object.freeze({ ...payload }),

@@ -11,6 +11,9 @@
  *
  * A claim that is missing, or has a shape its place cannot take, makes the whole policy match nothing (never
  * just drops a filter: under a `not.` a dropped one would widen what the caller sees).
+ *
+ * Against a JSON arrow path a claim compares as text (`7` is not `"07"` nor `7.0`, a 20-digit id not its
+ * neighbours), unless the placeholder says `{claims.<name>|number}`; against a typed column, in the column's type.
  */
 import { ApiError, assertNever } from '../core/errors.js';
 import {
@@ -31,23 +34,28 @@ import type { PredicateNode } from '../query/tree/nodes.js';
 /** A policy filter: the grammar's syntax tree, its placeholders checked. */
 export type FilterTemplate = FilterSyntax;
 
-type ValueTemplate = { kind: 'text'; text: string } | { kind: 'claim'; name: string };
+type ValueTemplate = { kind: 'text'; text: string } | { kind: 'claim'; name: string; number: boolean };
 
-/** A filter that names claims: its operator, its values (texts and placeholders) and its leading `not.`s. */
+/**
+ * A filter that names claims: its operator, its values (texts and placeholders), its leading `not.`s, and how a
+ * JSON arrow path compares with them: as text, unless the placeholders say `|number` (issue 31: a claim that looks
+ * like a number must not turn a tenant id into a double, where `7` equals `"07"` and `7.0`).
+ */
 interface ClaimFilter {
   nots: number;
   op: FilterOp;
   values: readonly ValueTemplate[];
+  pathAs: 'text' | 'number';
 }
 
-const PLACEHOLDER = /^\{claims\.([A-Za-z0-9_:-]+(?:\.[A-Za-z0-9_:-]+)*)\}$/;
+const PLACEHOLDER = /^\{claims\.([A-Za-z0-9_:-]+(?:\.[A-Za-z0-9_:-]+)*)(\|number)?\}$/;
 /** Operators a claim may feed: comparisons and `in`. A claim in a `like` pattern could carry `*` and widen it. */
 const CLAIM_OPS: ReadonlySet<FilterOp> = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in']);
 
 /** One value as written: a whole placeholder, or text (quoted text is literal, `"{claims.x}"` those characters). */
 function valueTemplate(raw: string, quotedValues: boolean): ValueTemplate {
   const claim = PLACEHOLDER.exec(raw);
-  if (claim) return { kind: 'claim', name: claim[1]! };
+  if (claim) return { kind: 'claim', name: claim[1]!, number: claim[2] !== undefined };
   const quoted = quotedValues && raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2;
   if (!quoted && raw.includes('{claims.'))
     throw new Error(`${JSON.stringify(raw)}: a {claims.<name>} placeholder must be the whole value`);
@@ -68,10 +76,14 @@ function claimFilter(f: Extract<FilterSyntax, { kind: 'filter' }>): ClaimFilter 
   const values = listed
     ? splitList(s.value.slice(1, -1), f.column).map((item) => valueTemplate(item, true))
     : [valueTemplate(s.value, f.quoted)];
-  if (!values.some((v) => v.kind === 'claim')) return null;
+  const claims = values.filter((v) => v.kind === 'claim');
+  if (claims.length === 0) return null;
   if (!CLAIM_OPS.has(s.op) || s.quant)
     throw new Error(`a {claims.<name>} value is allowed with eq, neq, gt, gte, lt, lte and in, not ${s.opText}`);
-  return { nots: s.nots, op: s.op, values };
+  const numbers = claims.filter((c) => c.number).length;
+  if (numbers > 0 && numbers < claims.length)
+    throw new Error(`${f.column}: |number on every claim of the filter, or on none`);
+  return { nots: s.nots, op: s.op, values, pathAs: numbers > 0 ? 'number' : 'text' };
 }
 
 /**
@@ -152,7 +164,18 @@ class Deny extends Error {}
 const scalar = (v: unknown): v is string | number | boolean =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
 
-function bindValues(t: ClaimFilter, claims: Claims): unknown[] {
+/**
+ * A claim value as it is compared. An integer beyond 2^53 was rounded when the token was read (JSON numbers are
+ * doubles there), so its digits are not the provider's: it matches nothing. Compared as text (a JSON arrow path
+ * without `|number`), a number is its digits, and only an integer has one spelling.
+ */
+function claimScalar(v: string | number | boolean, asText: boolean): string | number | boolean {
+  if (typeof v !== 'number') return asText ? String(v) : v;
+  if (Number.isInteger(v) ? !Number.isSafeInteger(v) : asText) throw new Deny();
+  return asText ? String(v) : v;
+}
+
+function bindValues(t: ClaimFilter, claims: Claims, asText: boolean): unknown[] {
   const out: unknown[] = [];
   for (const v of t.values) {
     if (v.kind === 'text') {
@@ -161,8 +184,8 @@ function bindValues(t: ClaimFilter, claims: Claims): unknown[] {
     }
     const c = claimValue(claims, v.name);
     // An array claim fills an `in` list item by item (`tenant=in.({claims.tenants})`).
-    if (Array.isArray(c) && t.op === 'in' && c.every(scalar)) out.push(...c);
-    else if (scalar(c)) out.push(c);
+    if (Array.isArray(c) && t.op === 'in' && c.every(scalar)) out.push(...c.map((x) => claimScalar(x, asText)));
+    else if (scalar(c)) out.push(claimScalar(c, asText));
     else throw new Deny();
   }
   return out;
@@ -179,10 +202,11 @@ function bind(t: FilterTemplate, claims: Claims, resolve: ColumnResolver): Predi
       const c = claimFilter(t);
       if (!c) return parseColumnFilter(resolve(t.column), t.expr, t.quoted);
       const column = resolve(t.column);
-      const values = bindValues(c, claims);
+      const path = column.source.kind === 'json-path';
+      const values = bindValues(c, claims, path && c.pathAs === 'text');
       let node: PredicateNode;
       try {
-        node = buildPredicate(column, c.op, c.op === 'in' ? values : values[0]);
+        node = buildPredicate(column, c.op, c.op === 'in' ? values : values[0], path ? c.pathAs : undefined);
       } catch (err) {
         // A claim that is not a value of the column's type (or an empty or huge list) matches nothing.
         if (err instanceof ApiError) throw new Deny();
@@ -222,8 +246,11 @@ export function templateProblems(t: FilterTemplate, resolve: ColumnResolver): st
       return t.items.flatMap((i) => templateProblems(i, resolve));
     case 'filter':
       try {
-        if (claimFilter(t)) resolve(t.column);
-        else parseColumnFilter(resolve(t.column), t.expr, t.quoted);
+        const c = claimFilter(t);
+        if (!c) parseColumnFilter(resolve(t.column), t.expr, t.quoted);
+        const column = c ? resolve(t.column) : null;
+        if (column && c?.pathAs === 'number' && column.source.kind !== 'json-path')
+          return [`${t.column}: |number applies to JSON arrow paths (value->field); ${column.name} is ${column.type}`];
         return [];
       } catch (err) {
         return [(err as Error).message];

@@ -2,14 +2,21 @@
  * Row policies (API.md "Access", `rowPolicies`): per topic, filters tied to roles. A role with a policy on a
  * topic restricts whoever holds it; a caller holding several such roles sees the union of their rows (OR). The
  * planner ANDs the result onto the request's own filters, so nothing a request says can widen it. A caller
- * holding none of a topic's policy roles is not restricted by them.
+ * holding none of a topic's policy roles sees every row under `rowPolicies.default: allow` (the default) and none
+ * under `deny`.
+ *
+ * A topic's policies follow its events (issue 31): its native expansion table (policy-tables.ts) gets them, bound
+ * to the table's own columns, unless the config gives that table policies of its own. A policy that cannot be bound
+ * there refuses the read (403), never serves it unrestricted.
  */
 import { ApiError } from '../core/errors.js';
 import { resolver } from '../query/request/resolver.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
-import type { PredicateNode } from '../query/tree/nodes.js';
-import type { RowPolicyRule } from '../config/access-schema.js';
+import { and, type PredicateNode } from '../query/tree/nodes.js';
+import type { RowPolicyDefault, RowPolicyRule } from '../config/access-schema.js';
+import type { TopicSettings } from '../config/config.js';
 import type { Principal } from './principal.js';
+import { eventsOf } from './policy-tables.js';
 import {
   bindRowFilter,
   claimNames,
@@ -32,51 +39,78 @@ export function matchNothing(topic: TopicModel): PredicateNode {
   return { kind: 'and', items: [isNull, { kind: 'not', inner: isNull }] };
 }
 
+/** The policies of one topic that apply to a table: its own, or those of a topic whose events it serves. */
+interface PolicySet {
+  topic: string;
+  rules: readonly CompiledPolicy[];
+}
+
+/** A problem of a policy on a served table, for the start-up check: which rule (`orders[0]`), and what. */
+export interface PolicyProblem {
+  rule: string;
+  text: string;
+}
+
 export class RowPolicies {
   private readonly byTopic: ReadonlyMap<string, readonly CompiledPolicy[]>;
+  private readonly deny: boolean;
+  private readonly topicSettings: Readonly<Record<string, TopicSettings>>;
 
-  /** Parses every filter; a defect throws (the settings loader reports them at start-up first). */
-  constructor(policies: Readonly<Record<string, readonly RowPolicyRule[]>> = {}) {
+  /**
+   * Parses every filter; a defect throws (the settings loader reports them at start-up first). `topics` says which
+   * expansion tables the config names.
+   */
+  constructor(
+    policies: Readonly<Record<string, readonly RowPolicyRule[]>> = {},
+    opts: { default?: RowPolicyDefault; topics?: Readonly<Record<string, TopicSettings>> } = {},
+  ) {
     this.byTopic = new Map(
       Object.entries(policies).map(([topic, rules]) => [
         topic,
         rules.map((r) => ({ roles: new Set(r.roles), template: parseRowFilter(r.filter) })),
       ]),
     );
+    this.deny = opts.default === 'deny';
+    this.topicSettings = opts.topics ?? {};
+  }
+
+  /** The policy sets that apply to a table: its own, else one per topic whose events it serves. */
+  private setsFor(tableId: string): PolicySet[] {
+    const own = this.byTopic.get(tableId);
+    if (own) return [{ topic: tableId, rules: own }];
+    return eventsOf(tableId, this.byTopic.keys(), this.topicSettings).map((topic) => ({
+      topic,
+      rules: this.byTopic.get(topic)!,
+    }));
   }
 
   /**
-   * The caller's row filter on a topic: null when no policy restricts it, else the OR of its roles' policies
-   * (a policy whose claims the caller lacks contributes nothing; when none contributes, a filter matching nothing).
+   * The caller's row filter on a table: null when no policy restricts it, else for each policy set the OR of its
+   * roles' policies (a policy whose claims the caller lacks contributes nothing; when none contributes, a filter
+   * matching nothing), ANDed across the sets. A set none of whose roles the caller holds allows every row, or
+   * under `default: deny` none.
    */
   filterFor(topic: TopicModel, principal: Principal): PredicateNode | null {
-    const mine = (this.byTopic.get(topic.id) ?? []).filter((p) => principal.roles.some((r) => p.roles.has(r)));
-    if (mine.length === 0) return null;
-    const resolve = resolver(topic);
-    const items: PredicateNode[] = [];
-    for (const p of mine) {
-      let bound: PredicateNode | null;
-      try {
-        bound = bindRowFilter(p.template, principal.claims, resolve);
-      } catch (err) {
-        // The policy names a column the topic no longer has: fail closed, without showing the policy.
-        if (err instanceof ApiError) {
-          throw new ApiError('TG_FORBIDDEN', `a row policy of ${topic.id} does not fit its columns; ask the operator`);
-        }
-        throw err;
+    const parts: PredicateNode[] = [];
+    for (const set of this.setsFor(topic.id)) {
+      const mine = set.rules.filter((p) => principal.roles.some((r) => p.roles.has(r)));
+      if (mine.length === 0) {
+        if (this.deny) return matchNothing(topic);
+        continue;
       }
-      if (bound) items.push(bound);
+      parts.push(bindSet(topic, mine, principal));
     }
-    if (items.length === 0) return matchNothing(topic);
-    return items.length === 1 ? items[0]! : { kind: 'or', items };
+    return and(...parts);
   }
 
   /**
-   * Only the claims of `principal` that its policies on the topic read, as nested as the principal has them: what
+   * Only the claims of `principal` that its policies on the table read, as nested as the principal has them: what
    * a presigned read session carries to recompute the same filter without the caller's token.
    */
   claimsRead(topicId: string, principal: Principal): Record<string, unknown> {
-    const mine = (this.byTopic.get(topicId) ?? []).filter((p) => principal.roles.some((r) => p.roles.has(r)));
+    const mine = this.setsFor(topicId)
+      .flatMap((s) => s.rules)
+      .filter((p) => principal.roles.some((r) => p.roles.has(r)));
     // Null prototypes: a claim step is any name (`__proto__` too), and must land as an own member.
     const out: Record<string, unknown> = Object.create(null);
     for (const name of new Set(mine.flatMap((p) => claimNames(p.template)))) {
@@ -96,11 +130,49 @@ export class RowPolicies {
     return out;
   }
 
-  /** Problems of the policies of a served topic (unknown columns, values of the wrong type), for the start-up check. */
-  check(topic: TopicModel): string[] {
+  /**
+   * Problems of the policies that apply to a served table (unknown columns, values of the wrong type), its own or
+   * inherited from the topic whose events it serves, for the start-up check.
+   */
+  problems(topic: TopicModel): PolicyProblem[] {
     const resolve = resolver(topic);
-    return (this.byTopic.get(topic.id) ?? []).flatMap((p, i) =>
-      templateProblems(p.template, resolve).map((why) => `rowPolicies.${topic.id}[${i}].filter: ${why}`),
+    return this.setsFor(topic.id).flatMap((set) =>
+      set.rules.flatMap((p, i) =>
+        templateProblems(p.template, resolve).map((why): PolicyProblem => {
+          const rule = `${set.topic}[${i}]`;
+          if (set.topic === topic.id) return { rule, text: `rowPolicies.${rule}.filter: ${why}` };
+          return {
+            rule,
+            text:
+              `rowPolicies.${rule}.filter applies to ${topic.id} too (the same events): ${why}; ` +
+              `give ${topic.id} row policies of its own (rowPolicies.${topic.id})`,
+          };
+        }),
+      ),
+    );
+  }
+
+  /** The problems of `problems`, as text. */
+  check(topic: TopicModel): string[] {
+    return this.problems(topic).map((p) => p.text);
+  }
+
+  /**
+   * Under `default: allow`, a table with policies of its own that serves a topic's events must restrict every role
+   * the topic's policies restrict: a role it leaves out would read there every row it cannot read on the topic.
+   */
+  uncovered(tableId: string): string[] {
+    const own = this.byTopic.get(tableId);
+    if (!own || this.deny) return [];
+    const covered = new Set(own.flatMap((p) => [...p.roles]));
+    return eventsOf(tableId, this.byTopic.keys(), this.topicSettings).flatMap((topic) =>
+      [...new Set(this.byTopic.get(topic)!.flatMap((p) => [...p.roles]))]
+        .filter((role) => !covered.has(role))
+        .map(
+          (role) =>
+            `rowPolicies.${tableId}: role ${role} is restricted on ${topic} (the same events) but has no policy here; ` +
+            'give it one, or set rowPolicies.default: deny',
+        ),
     );
   }
 
@@ -108,4 +180,25 @@ export class RowPolicies {
   topics(): string[] {
     return [...this.byTopic.keys()];
   }
+}
+
+/** The OR of a caller's policies of one set, bound to the table's columns (a policy that does not fit: 403). */
+function bindSet(topic: TopicModel, mine: readonly CompiledPolicy[], principal: Principal): PredicateNode {
+  const resolve = resolver(topic);
+  const items: PredicateNode[] = [];
+  for (const p of mine) {
+    let bound: PredicateNode | null;
+    try {
+      bound = bindRowFilter(p.template, principal.claims, resolve);
+    } catch (err) {
+      // The policy names a column the table does not have: fail closed, without showing the policy.
+      if (err instanceof ApiError) {
+        throw new ApiError('TG_FORBIDDEN', `a row policy of ${topic.id} does not fit its columns; ask the operator`);
+      }
+      throw err;
+    }
+    if (bound) items.push(bound);
+  }
+  if (items.length === 0) return matchNothing(topic);
+  return items.length === 1 ? items[0]! : { kind: 'or', items };
 }

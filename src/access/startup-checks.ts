@@ -1,5 +1,6 @@
 /**
- * What start-up refuses (API.md "Access"), as a pure function of the settings so it is tested alone:
+ * What start-up refuses (API.md "Access"), as a pure function of the settings so it is tested alone (and what it
+ * only warns about, startupWarnings):
  * - serving without an `auth` block on an address other than loopback, unless TOPICGATE_ALLOW_ANONYMOUS=true;
  * - the built-in development cursor secret on such an address (anyone could forge page and batch tokens);
  * - a cursor secret shorter than 32 bytes anywhere.
@@ -33,4 +34,16 @@ export function startupProblems(config: Pick<Config, 'host' | 'auth' | 'allowAno
     problems.push(`TOPICGATE_CURSOR_SECRET must be at least ${MIN_SECRET_BYTES} bytes (it has ${secretBytes})`);
   }
   return problems;
+}
+
+/**
+ * What start-up warns about but allows, one line each: row policies without `rowPolicies.default`, where a caller
+ * holding none of a topic's policy roles (a token whose `scope` was narrowed, say) reads every row of it.
+ */
+export function startupWarnings(config: Pick<Config, 'rowPolicies' | 'rowPoliciesDefault'>): string[] {
+  if (config.rowPoliciesDefault !== undefined || Object.keys(config.rowPolicies).length === 0) return [];
+  return [
+    'rowPolicies.default is not set: a caller holding none of a topic policy roles reads it unrestricted (allow); ' +
+      'set rowPolicies.default: deny (recommended) or allow',
+  ];
 }

@@ -22,7 +22,7 @@ export const ROUTE_GROUPS = ['health', 'docs', 'metrics'] as const;
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 
 /** What a role may do on a topic (`access[].actions`). */
-export const ACTIONS = ['read', 'explain', 'infer', 'cursors', 'admin'] as const;
+export const ACTIONS = ['read', 'explain', 'infer', 'cursors', 'loads', 'admin'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 const Name = Type.String({ minLength: 1, maxLength: 256 });
@@ -75,9 +75,21 @@ const RowPolicy = Type.Object(
   { roles: Type.Array(Name, { minItems: 1 }), filter: Type.String({ minLength: 1, maxLength: 8192 }) },
   { additionalProperties: false },
 );
-export const RowPoliciesSchema = Type.Record(Type.String({ pattern: '^.+$' }), Type.Array(RowPolicy), {
-  additionalProperties: false,
-});
+/**
+ * What a caller holding none of a topic's policy roles sees on a topic that has policies (`rowPolicies.default`):
+ * `allow` every row (when left out, so configs written before it keep working; start-up warns), `deny` none.
+ */
+export const ROW_POLICY_DEFAULTS = ['allow', 'deny'] as const;
+export type RowPolicyDefault = (typeof ROW_POLICY_DEFAULTS)[number];
+
+/**
+ * `rowPolicies`: a list of policies per topic id, and `default: allow | deny`. A list under `default` is the policies
+ * of a topic of that name; its text is checked by splitRowPolicies, with a message naming it.
+ */
+export const RowPoliciesSchema = Type.Object(
+  { default: Type.Optional(Type.Union([Type.Array(RowPolicy), Type.String()])) },
+  { additionalProperties: Type.Array(RowPolicy) },
+);
 
 const count = (dflt: number, maximum: number, description: string) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum, default: dflt, description }));
@@ -85,14 +97,15 @@ const count = (dflt: number, maximum: number, description: string) =>
 /**
  * `limits` (API.md "Access"): quotas per caller and for the gateway, and per-request caps on everything a request
  * can multiply. Every entry has its default here, so the limits in force (`Limits`) are this schema with the
- * defaults filled in: `requestsPerMinute` and `concurrentQueries` alone have none (off unless configured), and
- * `maxDepth` takes DEFAULT_MAX_DEPTH where it is read.
+ * defaults filled in, but for those whose default is applied where they are read: `requestsPerMinute` (off unless
+ * configured), `concurrentQueries` (DEFAULT_CONCURRENT_QUERIES in each instance; counted across instances only
+ * when configured), `maxGatewayBytes` (gatewayBytesOf: from the heap's size) and `maxDepth` (DEFAULT_MAX_DEPTH).
  */
 export const LimitsSchema = Type.Object(
   {
     requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'requests a minute per principal' })),
     concurrentQueries: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal' }),
+      Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal (default 16)' }),
     ),
     maxConcurrentQueries: count(32, 100_000, 'Trino queries running at once for the whole gateway'),
     /** Queries that may wait for a free slot, and for how long, before a 429. */
@@ -107,7 +120,17 @@ export const LimitsSchema = Type.Object(
     maxInValues: count(1000, 100_000, 'values of every in, any/all and array list of a request together'),
     maxJsonPaths: count(32, 1000, 'distinct JSON arrow paths a request names'),
     maxSessionStreams: count(64, 10_000, 'streams of one read session (API.md "Read sessions")'),
+    maxFollowers: count(4, 10_000, 'follows (`follow=true`) one principal keeps open at once, on each instance'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
+    // Its default (gatewayBytesOf) is applied where it is read: it follows the heap the process was given.
+    maxGatewayBytes: Type.Optional(
+      Type.Integer({
+        minimum: 65_536,
+        maximum: 2 ** 40,
+        description:
+          'bytes of rows and values the gateway holds for all responses together (sorts, aggregates and look-ahead of decoded payloads; default a quarter of the heap limit)',
+      }),
+    ),
     // Its default (DEFAULT_MAX_DEPTH) is applied where it is read, so the limits in force list it only when set.
     maxDepth: Type.Optional(
       Type.Integer({
@@ -126,15 +149,41 @@ export type JwtSettings = NonNullable<AuthSettings['jwt']>;
 export type ApiKeySettings = NonNullable<AuthSettings['apiKeys']>[number];
 export type AccessRule = Static<typeof AccessRule>;
 export type RowPolicyRule = Static<typeof RowPolicy>;
+export type RowPoliciesSettings = Static<typeof RowPoliciesSchema>;
 export type LimitSettings = Static<typeof LimitsSchema>;
 
 /** Limits in force: the schema's, with every default filled in (those without one stay optional). */
 export type Limits = Readonly<
-  LimitSettings & Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries' | 'maxDepth'>>
+  LimitSettings &
+    Required<Omit<LimitSettings, 'requestsPerMinute' | 'concurrentQueries' | 'maxGatewayBytes' | 'maxDepth'>>
 >;
 
 /** `limits.maxDepth` when the config file does not set it. */
 export const DEFAULT_MAX_DEPTH = 64;
+
+/**
+ * `limits.concurrentQueries` when the config file does not set it, counted in each instance: half of
+ * `maxConcurrentQueries` (32), so one caller never takes the whole gateway (two at their limit fill it), and enough
+ * for what one client rightly runs at once: a bulk read's slices (`maxParallel`, 8) and the streams of a read session
+ * read together (16 in the tests and examples). Without it one caller's requests were bounded by the gateway's limit
+ * alone. What they hold in memory is bounded by `maxGatewayBytes` in any case.
+ */
+export const DEFAULT_CONCURRENT_QUERIES = 16;
+
+/** The per-caller query limit in force (the configured one, else DEFAULT_CONCURRENT_QUERIES). */
+export function concurrentQueriesOf(l: Pick<Limits, 'concurrentQueries'>): number {
+  return l.concurrentQueries ?? DEFAULT_CONCURRENT_QUERIES;
+}
+
+/**
+ * `limits.maxGatewayBytes` in force: the configured one, else a quarter of V8's heap limit (`heapLimit`, which
+ * --max-old-space-size sets). The rest of the heap is for what is bounded by counts rather than bytes (Trino pages
+ * and spooled segments in flight, one batch per response being encoded, the process itself), and the load shedding
+ * answers 503 from nine tenths of it: a quarter leaves that margin even when the estimate is off by half.
+ */
+export function gatewayBytesOf(l: Pick<Limits, 'maxGatewayBytes'>, heapLimit: number): number {
+  return l.maxGatewayBytes ?? Math.floor(heapLimit / 4);
+}
 
 /** The per-request caps alone (query/passes/request-caps.ts reads these). */
 export type RequestCaps = Pick<
@@ -161,17 +210,19 @@ export function limitsOf(l: LimitSettings | undefined): Limits {
 export function checkAccessConfig(file: {
   auth?: AuthSettings;
   access?: readonly AccessRule[];
-  rowPolicies?: Readonly<Record<string, readonly RowPolicyRule[]>>;
+  rowPolicies?: RowPoliciesSettings;
 }): string[] {
   const problems: string[] = [];
   const { auth } = file;
+  const { policies, problems: policyProblems } = splitRowPolicies(file.rowPolicies);
+  problems.push(...policyProblems);
   if (auth && !auth.apiKeys?.length && !auth.jwt) {
     problems.push('auth: name apiKeys or jwt (an auth block without either lets no one in)');
   }
   // Without auth every caller is anonymous with no roles: grants and row policies would bind no one.
   if (!auth && file.access !== undefined)
     problems.push('access: needs an auth block (without one no caller has a role)');
-  if (!auth && Object.keys(file.rowPolicies ?? {}).length > 0)
+  if (!auth && Object.keys(policies).length > 0)
     problems.push('rowPolicies: need an auth block (without one no caller has a role, so no policy would apply)');
   const seen = new Set<string>();
   for (const [i, k] of (auth?.apiKeys ?? []).entries()) {
@@ -191,4 +242,24 @@ export function checkAccessConfig(file: {
     }
   }
   return problems;
+}
+
+/**
+ * The `rowPolicies` block read apart: the topics' lists of policies, and `default` (other than allow or deny, a
+ * problem naming it).
+ */
+export function splitRowPolicies(block: RowPoliciesSettings | undefined): {
+  policies: Record<string, readonly RowPolicyRule[]>;
+  default: RowPolicyDefault | undefined;
+  problems: string[];
+} {
+  const policies: Record<string, readonly RowPolicyRule[]> = {};
+  const problems: string[] = [];
+  let dflt: RowPolicyDefault | undefined;
+  for (const [key, value] of Object.entries(block ?? {})) {
+    if (typeof value !== 'string') policies[key] = value;
+    else if ((ROW_POLICY_DEFAULTS as readonly string[]).includes(value)) dflt = value as RowPolicyDefault;
+    else problems.push(`rowPolicies.default: allow or deny, not ${JSON.stringify(value)}`);
+  }
+  return { policies, default: dflt, problems };
 }

@@ -16,6 +16,7 @@ import {
   type AccessRule,
   type AuthSettings,
   type Limits,
+  type RowPolicyDefault,
   type RowPolicyRule,
 } from './access-schema.js';
 import { PayloadSettingsSchema, SchemaRegistrySchema, type SchemaRegistrySettings } from './registry-config.js';
@@ -95,7 +96,10 @@ export type Config = Readonly<
     /** API.md "Access": undefined auth means every route is open (start-up allows that only on loopback). */
     readonly auth: AuthSettings | undefined;
     readonly access: readonly AccessRule[] | undefined;
+    /** The topics' row policies, by topic id (`rowPolicies` without `default`). */
     readonly rowPolicies: Readonly<Record<string, readonly RowPolicyRule[]>>;
+    /** `rowPolicies.default`; undefined (not set) is `allow`. */
+    readonly rowPoliciesDefault: RowPolicyDefault | undefined;
     readonly limits: Limits;
     /** The Schema Registry of Avro / json-sr topics; undefined when none is configured. */
     readonly schemaRegistry: SchemaRegistrySettings | undefined;

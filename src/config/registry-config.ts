@@ -32,6 +32,10 @@ export const SchemaRegistrySchema = Type.Object(
     maxConcurrent: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     /** Time limit of one registry request. */
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
+    /** Schema ids cached at most (known or unknown), the least recently used going first. */
+    maxCachedSchemas: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    /** How long an id the registry does not know is remembered as unknown (it may be registered later). */
+    unknownIdTtlMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
   },
   { additionalProperties: false },
 );
@@ -43,6 +47,8 @@ export interface SchemaRegistrySettings {
   passwordFile: string | undefined;
   maxConcurrent: number;
   timeoutMs: number;
+  maxCachedSchemas: number;
+  unknownIdTtlMs: number;
 }
 
 /** The registry settings (env URL over the file's), or undefined when none is configured. */
@@ -70,6 +76,10 @@ export function registrySettings(
     passwordFile: file?.passwordFile,
     maxConcurrent: file?.maxConcurrent ?? 4,
     timeoutMs: file?.timeoutMs ?? 10_000,
+    // A topic's writers are a few versions of its subjects: a thousand ids serve hundreds of topics, and a schema
+    // is a few kilobytes, so the cache stays a few megabytes whatever ids the events carry.
+    maxCachedSchemas: file?.maxCachedSchemas ?? 1000,
+    unknownIdTtlMs: file?.unknownIdTtlMs ?? 60_000,
   };
 }
 

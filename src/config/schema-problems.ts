@@ -26,7 +26,14 @@ export function schemaProblems(schema: TSchema, value: unknown): string[] {
       case 'boolean':
         return [];
       case 'additionalProperties':
-        return e.params.additionalProperties.map((p) => `${e.instancePath}/${p} Unexpected property`);
+        // Under `additionalProperties: <schema>` a property that fails that schema is named by its own errors.
+        return e.params.additionalProperties
+          .map((p) => `${e.instancePath}/${p}`)
+          .filter(
+            (at) =>
+              !errors.some((o) => o.keyword !== 'boolean' && o !== e && `${o.instancePath}/`.startsWith(`${at}/`)),
+          )
+          .map((at) => `${at} Unexpected property`);
       case 'required':
         return e.params.requiredProperties.map((p) => `${e.instancePath}/${p} Expected required property`);
       case 'anyOf':

@@ -96,13 +96,23 @@ export const servingSettings = {
       "how long a read session's stream URLs may be read (`expiresAt`; then 410 `TG_SESSION_EXPIRED`); they are " +
       'signed with the cursor secret, so any instance sharing it serves them',
   }),
+  loadTimeoutMs: intSetting({
+    env: 'TOPICGATE_LOAD_TIMEOUT',
+    read: 'duration',
+    fallback: '1h',
+    minimum: 1_000,
+    maximum: 7 * 86_400_000,
+    description:
+      "time limit of each Trino statement of a load's run (`POST /v1/loads/{name}/runs`: a backlog is inserted " +
+      'by one statement)',
+  }),
   gatewayMaxRows: intSetting({
     env: 'TOPICGATE_GATEWAY_MAX_ROWS',
     read: 'int',
     fallback: '100000',
     ...rows,
     description:
-      'most rows (or groups) one response holds to sort or aggregate decoded Avro fields; more is a 422 naming it',
+      'most rows (or groups) one response holds to sort or aggregate decoded Avro fields; more is a 422 naming it (their bytes count against `limits.maxGatewayBytes` too)',
   }),
   inferMaxSample: intSetting({
     env: 'TOPICGATE_INFER_MAX_SAMPLE',
@@ -132,7 +142,8 @@ export const servingSettings = {
     fallback: '10000',
     minimum: 0,
     maximum: 10_000_000,
-    description: 'rows a non-JSON page may read ahead so its `Link: next` header is exact',
+    description:
+      'rows a non-JSON page may read ahead so its `Link: next` header is exact (and no more bytes than its share of `limits.maxGatewayBytes`; past either, `Link` counts the page as full, which pages exactly all the same)',
   }),
   heldResults: intSetting({
     env: 'TOPICGATE_HELD_RESULTS',
@@ -161,6 +172,23 @@ export const servingSettings = {
     description:
       "seconds a settled window's response may be reused (`Cache-Control: private, max-age=<this>, immutable`; " +
       'API.md "Caching settled windows")',
+  }),
+  followPollMs: intSetting({
+    env: 'TOPICGATE_FOLLOW_POLL',
+    read: 'duration',
+    fallback: '1s',
+    minimum: 10,
+    maximum: 3_600_000,
+    description:
+      'how often a follower (`follow=true`) asks Trino for newly settled events when it has read all there was',
+  }),
+  followKeepAliveMs: intSetting({
+    env: 'TOPICGATE_FOLLOW_HEARTBEAT',
+    read: 'duration',
+    fallback: '15s',
+    minimum: 10,
+    maximum: 3_600_000,
+    description: "a follow's keep-alive (an SSE comment line, an empty NDJSON line) after this long without output",
   }),
   logLevel: textSetting({ env: 'TOPICGATE_LOG_LEVEL', read: 'text', fallback: 'info', description: 'pino log level' }),
   shutdownGraceMs: intSetting({

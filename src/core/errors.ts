@@ -8,8 +8,22 @@ export const ERROR_CATALOG = {
   TG_BAD_OPERATOR: { status: 400, meaning: 'A filter names an operator that does not exist or does not apply.' },
   TG_BAD_VALUE: { status: 400, meaning: 'A value cannot be read as the type of the column it is compared with.' },
   TG_BAD_TIME: { status: 400, meaning: 'A time (since, until, start, to) is neither ISO-8601 nor relative.' },
-  TG_BAD_CURSOR: { status: 400, meaning: 'A page cursor is malformed, tampered with, or belongs to another query.' },
+  TG_BAD_CURSOR: {
+    status: 400,
+    meaning:
+      "A page cursor, or a follow's event id (Last-Event-ID, after), is malformed, tampered with, or belongs to another query.",
+  },
   TG_BAD_BATCH: { status: 400, meaning: 'A batch token is malformed or belongs to another cursor.' },
+  TG_BAD_TARGET: {
+    status: 400,
+    meaning:
+      "A load's target is not <catalog>.<schema>.<table> of plain lower-case names, or names a schema of the served topics.",
+  },
+  TG_NOT_LOADABLE: {
+    status: 400,
+    meaning:
+      "The topic's payloads are decoded by the gateway (Avro through the Schema Registry), which a load run by Trino cannot do.",
+  },
   TG_BAD_SESSION: {
     status: 400,
     meaning: 'A read-session stream URL is malformed, tampered with, or not signed by this service.',
@@ -25,13 +39,23 @@ export const ERROR_CATALOG = {
   TG_FORBIDDEN: { status: 403, meaning: 'The caller may not do this on this resource (or Trino denied the query).' },
   TG_TOPIC_NOT_FOUND: { status: 404, meaning: 'The topic is not among the served tables.' },
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
+  TG_LOAD_NOT_FOUND: { status: 404, meaning: 'No load has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
   TG_REQUEST_TIMEOUT: {
     status: 408,
     meaning: 'The request (headers and body) did not arrive within the request time limit.',
   },
-  TG_CURSOR_CONFLICT: { status: 409, meaning: 'The cursor exists with another definition.' },
+  TG_CURSOR_CONFLICT: {
+    status: 409,
+    meaning:
+      'The cursor exists with another definition (or, asked by an admin, several principals have a cursor of that name).',
+  },
+  TG_LOAD_CONFLICT: { status: 409, meaning: 'The load exists with another definition.' },
+  TG_LOAD_RUNNING: {
+    status: 409,
+    meaning: 'A run of this load is already going on (on this or another instance); try again when it has ended.',
+  },
   TG_STALE_BATCH: {
     status: 409,
     meaning: 'The batch does not start at the committed position (someone else committed).',
@@ -46,7 +70,7 @@ export const ERROR_CATALOG = {
   TG_TOO_MANY_REQUESTS: {
     status: 429,
     meaning:
-      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's) is reached; retry after Retry-After.",
+      "A request-rate or concurrent-query limit (the caller's, the gateway's or Trino's), or the gateway's memory for held rows (limits.maxGatewayBytes), is reached; retry after Retry-After.",
   },
   TG_INTERNAL: { status: 500, meaning: 'A defect in the gateway; the message carries no internals.' },
   TG_TRINO_FAILED: { status: 502, meaning: 'Trino failed to run the query.' },

@@ -23,6 +23,7 @@ import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
 import type { CursorCaller, CursorServiceParts } from './cursor-parts.js';
+import { administeredCursor, cursorKey, ownCursor } from './cursor-keys.js';
 import {
   countLag,
   newBatch,
@@ -54,10 +55,13 @@ export class CursorService {
     return { model, framing };
   }
 
-  /** The cursor, if the caller owns it (or administers its topic); the same 404 as a missing one otherwise. */
+  /**
+   * The caller's cursor of this name (cursor-keys.ts), or for an admin another principal's on a topic it
+   * administers; the same 404 as a missing one otherwise. The record's `name` is its store key.
+   */
   async get(name: string, caller: CursorCaller): Promise<CursorRecord> {
-    const c = await this.store.get(name);
-    if (!c || (c.owner !== caller.name && !caller.admin(c.topic))) throw notFound(name);
+    const c = (await ownCursor(this.store, name, caller)) ?? (await administeredCursor(this.store, name, caller));
+    if (!c) throw notFound(name);
     caller.authorize(c.topic);
     return c;
   }
@@ -82,34 +86,28 @@ export class CursorService {
     // Validates filter, select and the guardrail.
     this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic.model));
     const canonical = JSON.stringify(def);
-    const existing = await this.store.get(name);
-    if (existing) return this.same(existing, canonical, caller);
+    // Only the caller's own names: another principal's cursor of this name is another cursor, never met here.
+    const existing = await ownCursor(this.store, name, caller);
+    if (existing) return this.same(name, existing, canonical);
     const r = await this.store.create({
-      name,
+      name: cursorKey(name, caller.id),
       topic: def.topic,
       definition: canonical,
       position,
       generation: 0,
       pending: null,
-      owner: caller.name,
+      owner: caller.id,
       incarnation: randomUUID(),
     });
-    return r.created ? r : this.same(r.record, canonical, caller);
+    return r.created ? r : this.same(name, r.record, canonical);
   }
 
-  private same(existing: CursorRecord, canonical: string, caller: CursorCaller) {
-    // Another principal's cursor: the name is taken, and nothing of the cursor is shown.
-    if (existing.owner !== caller.name && !caller.admin(existing.topic)) {
-      throw new ApiError('TG_CURSOR_CONFLICT', `the cursor name ${JSON.stringify(existing.name)} is taken`);
-    }
+  /** The caller's existing cursor again: the same definition is a no-op, another one a 409 showing it. */
+  private same(name: string, existing: CursorRecord, canonical: string) {
     if (existing.definition !== canonical) {
-      throw new ApiError(
-        'TG_CURSOR_CONFLICT',
-        `cursor ${JSON.stringify(existing.name)} exists with another definition`,
-        {
-          existing: JSON.parse(existing.definition),
-        },
-      );
+      throw new ApiError('TG_CURSOR_CONFLICT', `cursor ${JSON.stringify(name)} exists with another definition`, {
+        existing: JSON.parse(existing.definition),
+      });
     }
     return { created: false, record: existing };
   }
@@ -181,7 +179,7 @@ export class CursorService {
       rows,
       limit: plan.tree.limit === Infinity ? 'all' : plan.tree.limit,
     };
-    if (!(await this.store.setPending(name, cursor.generation, JSON.stringify(pending)))) {
+    if (!(await this.store.setPending(cursor.name, cursor.generation, JSON.stringify(pending)))) {
       throw new ApiError(
         'TG_STALE_BATCH',
         `cursor ${JSON.stringify(name)} moved while the batch was prepared; read again`,
@@ -204,7 +202,8 @@ export class CursorService {
     if (body.i !== cursor.incarnation)
       throw new ApiError('TG_BAD_BATCH', 'batch: the token belongs to an earlier cursor of this name');
     const id = batchId(token);
-    if (await this.store.findBatch(name, id)) return { committed: false, position: cursor.position, rows: body.n };
+    const key = cursor.name;
+    if (await this.store.findBatch(key, id)) return { committed: false, position: cursor.position, rows: body.n };
     if (body.n === 0 && samePosition(body.f, body.t) && samePosition(body.f, cursor.position))
       return { committed: false, position: cursor.position, rows: 0 };
     const stale = () =>
@@ -217,16 +216,16 @@ export class CursorService {
       );
     if (body.g !== cursor.generation || !samePosition(body.f, cursor.position)) throw stale();
     const entry: HistoryEntry = {
-      name,
+      name: key,
       batchId: id,
       from: body.f,
       to: body.t,
       rows: body.n,
       committedAt: new Date().toISOString(),
     };
-    if (await this.store.commit(name, body.g, body.f, body.t, entry))
+    if (await this.store.commit(key, body.g, body.f, body.t, entry))
       return { committed: true, position: body.t, rows: body.n };
-    if (await this.store.findBatch(name, id)) return { committed: false, position: body.t, rows: body.n };
+    if (await this.store.findBatch(key, id)) return { committed: false, position: body.t, rows: body.n };
     throw stale();
   }
 
@@ -236,7 +235,7 @@ export class CursorService {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
     this.plan(topic, def, position, Date.now(), { asked: 1 }, caller.rows(topic.model)); // the guardrail may refuse it
-    if (!(await this.store.seek(name, position))) throw notFound(name);
+    if (!(await this.store.seek(cursor.name, position))) throw notFound(name);
     return position;
   }
 
@@ -253,15 +252,15 @@ export class CursorService {
   }
 
   async delete(name: string, caller: CursorCaller): Promise<void> {
-    await this.get(name, caller);
-    if (!(await this.store.delete(name))) throw notFound(name);
+    const cursor = await this.get(name, caller);
+    if (!(await this.store.delete(cursor.name))) throw notFound(name);
   }
 
   /** Committed batches, newest first; entries older than the retention are pruned first. */
   async history(name: string, limit: number, caller: CursorCaller): Promise<HistoryEntry[]> {
-    await this.get(name, caller);
+    const cursor = await this.get(name, caller);
     await this.store.pruneHistory(new Date(Date.now() - this.services.config.historyRetentionMs).toISOString());
-    return this.store.history(name, limit);
+    return this.store.history(cursor.name, limit);
   }
 
   /**

@@ -21,7 +21,7 @@ export interface CursorRecord {
   generation: number;
   /** The batch handed out and not yet committed, as JSON text (re-reads return it unchanged). */
   pending: string | null;
-  /** The principal that created it (only it, or an admin of its topic, may use it). */
+  /** The principal that created it, by id (only it, or an admin of its topic, may use it; cursor-keys.ts). */
   owner: string;
   /** Random id of this cursor's creation: batch tokens of a deleted-and-recreated cursor of the name are refused. */
   incarnation: string;
@@ -43,6 +43,11 @@ export interface CursorStore {
   /** Creates the schema on first use. */
   init(): Promise<void>;
   get(name: string): Promise<CursorRecord | null>;
+  /**
+   * Every cursor stored under `name` itself or under a key that starts with `name/` (a name keyed by its owner,
+   * cursor-keys.ts), in key order: how an admin finds other principals' cursors by name.
+   */
+  named(name: string): Promise<CursorRecord[]>;
   /** Inserts unless a cursor of that name exists; returns the stored record either way. */
   create(record: Omit<CursorRecord, 'createdAt' | 'updatedAt'>): Promise<{ created: boolean; record: CursorRecord }>;
   /** Sets the pending batch if the generation still matches; false otherwise. */

@@ -14,6 +14,7 @@
  */
 import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
+import { pgTransaction } from './pg-transaction.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './store-checks.js';
 import * as shared from './store-rows.js';
@@ -115,6 +116,15 @@ export class PostgresCursorStore implements CursorStore {
     const sql = `SELECT ${this.cursorColumns} FROM ${this.C} WHERE name = $1`;
     const r = await this.pool.query<shared.CursorRow>(sql, [name]);
     return r.rows[0] ? shared.toRecord(r.rows[0]) : null;
+  }
+
+  async named(name: string): Promise<CursorRecord[]> {
+    await this.init();
+    // Lengths in the same unit on both sides (characters); not LIKE, which would read `_` and `%` in the name.
+    const sql = `SELECT ${this.cursorColumns} FROM ${this.C}
+      WHERE name = $1 OR substr(name, 1, char_length($2)) = $2 ORDER BY name COLLATE "C"`;
+    const r = await this.pool.query<shared.CursorRow>(sql, [name, `${name}/`]);
+    return r.rows.map(shared.toRecord);
   }
 
   async create(
@@ -237,24 +247,7 @@ export class PostgresCursorStore implements CursorStore {
     await this.pool.end();
   }
 
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((e: unknown) => {
-          // A connection that cannot roll back is not given back to the pool.
-          broken = e instanceof Error ? e : new Error(String(e));
-        });
-        throw err;
-      }
-    } finally {
-      client.release(broken);
-    }
+  private transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    return pgTransaction(this.pool, fn);
   }
 }

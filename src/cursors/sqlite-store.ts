@@ -39,6 +39,25 @@ export function sqliteFileOf(stateUrl: string): string {
   return file;
 }
 
+/**
+ * The state file opened for a store (parent directories created): WAL, so readers never block the writer; a write
+ * waits `busyTimeoutMs` for another connection's lock; FULL sync, so a committed position survives a power loss
+ * (else a batch could be delivered again).
+ */
+export function openSqlite(file: string, busyTimeoutMs: number): Database.Database {
+  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
 export class SqliteCursorStore implements CursorStore {
   readonly file: string;
   private readonly db: Database.Database;
@@ -48,18 +67,7 @@ export class SqliteCursorStore implements CursorStore {
   /** `stateUrl`: `sqlite:<file>` (relative to the working directory; parent directories are created) or `sqlite::memory:`. */
   constructor(stateUrl: string, opts: SqliteCursorStoreOptions = {}) {
     this.file = sqliteFileOf(stateUrl);
-    const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
-    if (this.file !== ':memory:') mkdirSync(dirname(resolve(this.file)), { recursive: true });
-    this.db = new Database(this.file, { timeout: busyTimeoutMs });
-    try {
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-      this.db.pragma('journal_mode = WAL');
-      // FULL: a committed batch survives a power loss too (else it could be delivered again).
-      this.db.pragma('synchronous = FULL');
-    } catch (err) {
-      this.db.close();
-      throw err;
-    }
+    this.db = openSqlite(this.file, opts.busyTimeoutMs ?? 5000);
   }
 
   async init(): Promise<void> {
@@ -86,6 +94,11 @@ export class SqliteCursorStore implements CursorStore {
   async get(name: string): Promise<CursorRecord | null> {
     const row = this.statements().get.get(name) as shared.CursorRow | undefined;
     return row ? shared.toRecord(row) : null;
+  }
+
+  async named(name: string): Promise<CursorRecord[]> {
+    const rows = this.statements().named.all({ name, prefix: `${name}/` }) as shared.CursorRow[];
+    return rows.map(shared.toRecord);
   }
 
   async create(
@@ -195,6 +208,10 @@ function prepare(db: Database.Database) {
   const history = shared.selectList(SQLITE, shared.HISTORY_COLUMNS);
   return {
     get: db.prepare(`SELECT ${cursor} FROM ${C} WHERE name = ?`),
+    // Lengths in the same unit on both sides: SQLite's own characters.
+    named: db.prepare(
+      `SELECT ${cursor} FROM ${C} WHERE name = @name OR substr(name, 1, length(@prefix)) = @prefix ORDER BY name`,
+    ),
     insert: db.prepare(
       `INSERT INTO ${C} (${shared.NEW_CURSOR_COLUMNS.join(', ')}, created_at, updated_at)
        VALUES (${named(shared.NEW_CURSOR_COLUMNS)}, @now, @now)

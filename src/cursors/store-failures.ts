@@ -70,15 +70,15 @@ export function stateUnavailable(err: unknown, what = 'the cursor store'): unkno
   );
 }
 
-/** The store with every failure to reach it turned into TG_STATE_UNAVAILABLE. */
-export function guardStore(store: CursorStore): CursorStore {
+/** The store (the cursor store, or the load store beside it) with every failure to reach it a TG_STATE_UNAVAILABLE. */
+export function guardStore<T extends object = CursorStore>(store: T, what?: string): T {
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof value !== 'function' || key === 'close') return value;
       return (...args: unknown[]) =>
         (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((err: unknown) => {
-          throw stateUnavailable(err);
+          throw stateUnavailable(err, what);
         });
     },
   });

@@ -68,6 +68,7 @@ export function planRead(
     position,
     timeIndex: anchored ? timeIndex : null,
     userWhere: req.where,
+    rowFilter: policy.rows?.filter ?? null,
     slices,
     bulk: null,
     postDecode: null,

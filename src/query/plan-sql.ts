@@ -3,7 +3,7 @@
  * batch's summary and count, and explain's view. Exec (read/, cursors/) asks the plan; the passes that cut a slice
  * and the compiler stay here, in query/, so no read path shapes a tree of its own.
  */
-import { and, type ColumnNode } from './tree/nodes.js';
+import { and, type ColumnNode, type PredicateNode, type TargetNode } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';
 import { applySlice } from './passes/passes.js';
 import { classifyPushdown, type PushdownReport } from './passes/pushdown.js';
@@ -11,6 +11,7 @@ import { forDisplay } from './passes/post-decode-split.js';
 import { bucketCountTree } from './passes/session-split.js';
 import { compileCount, compileQuery, compileTailSummary } from './sql/compile-query.js';
 import { compileWhere } from './sql/compile.js';
+import { compileLoad, type LoadStatements } from './sql/compile-load.js';
 
 /** One time slice of a read: [fromMs, toMs) (from the anchor, for the first), at most `limit` rows. */
 export interface SliceBounds {
@@ -20,13 +21,17 @@ export interface SliceBounds {
   first: boolean;
 }
 
-/** What explain shows of a plan. */
+/**
+ * What explain shows of a plan. A caller's row policy is not shown (issue 31): `sql` and `pushdown` leave its
+ * conjuncts out, and `rowPolicy` says that one applies.
+ */
 export interface ExplainView {
   sql: string;
   /** Trino's filters and the post-decode stage's (decoded fields), each labelled where it is evaluated. */
   pushdown: PushdownReport;
   /** The request's own filters as SQL (decoded fields shown as columns). */
   filters: string | null;
+  rowPolicy?: 'applied';
 }
 
 /** The SQL a finished plan gives. */
@@ -44,6 +49,8 @@ export interface PlanSql {
   /** Rows the plan's filters match per epoch-aligned bucket of broker time `widthMs` wide: a session's split. */
   bucketCountSql(widthMs: number): string;
   explain(): ExplainView;
+  /** A load's statements over the plan's window (API.md "Loads run by Trino"), each marked with `marker`. */
+  loadSql(target: TargetNode, marker: string): LoadStatements;
 }
 
 /**
@@ -75,10 +82,31 @@ export function planSql(plan: Plan, time: ColumnNode | null, complexPredicates: 
     summarySql: (s) => compileTailSummary(s ? slice(s) : tree, brokerTime()),
     countSql: () => compileCount(tree),
     bucketCountSql: (widthMs) => compileQuery(bucketCountTree(tree, brokerTime(), widthMs)),
-    explain: () => ({
-      sql: compileQuery(tree),
-      pushdown: classifyPushdown(and(tree.where, plan.postDecode?.where), { complexPredicates }),
-      filters: compileWhere(forDisplay(plan.userWhere)),
-    }),
+    loadSql: (target, marker) => {
+      const { lo, hi } = plan.position;
+      if (hi === undefined) throw new Error('a load plan has an upper bound: a planner defect');
+      return compileLoad(tree, target, brokerTime(), lo === undefined ? { hi } : { lo, hi }, marker);
+    },
+    explain: () => {
+      const hide = hiding(plan.rowFilter);
+      const where = hide(tree.where);
+      return {
+        sql: compileQuery({ ...tree, where }),
+        pushdown: classifyPushdown(and(where, hide(plan.postDecode?.where ?? null)), { complexPredicates }),
+        filters: compileWhere(forDisplay(plan.userWhere)),
+        ...(plan.rowFilter ? { rowPolicy: 'applied' as const } : {}),
+      };
+    },
+  };
+}
+
+/** A predicate without the conjuncts of `rowFilter` (the same nodes, as applyRowScope ANDed them). */
+function hiding(rowFilter: PredicateNode | null): (p: PredicateNode | null) => PredicateNode | null {
+  if (!rowFilter) return (p) => p;
+  const policy = new Set<PredicateNode>(rowFilter.kind === 'and' ? rowFilter.items : [rowFilter]);
+  return (p) => {
+    if (!p) return null;
+    if (p.kind === 'and') return and(...p.items.filter((i) => !policy.has(i)));
+    return policy.has(p) ? null : p;
   };
 }

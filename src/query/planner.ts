@@ -8,11 +8,12 @@
  * so no read path can plan without the caller's scope. The plan returned is frozen: exec asks it, never changes it.
  */
 import { ApiError } from '../core/errors.js';
-import { checkResidualScan, residualOnly } from './passes/passes.js';
+import { checkResidualScan, needsTimeBound } from './passes/passes.js';
 import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
 import { planRead } from './plan-read.js';
+import { planLoad, type LoadRequest } from './plan-load.js';
 import { selectiveFilter } from './passes/page-slicing.js';
 import type { Plan } from './tree/plan.js';
 import { planSql, type PlanSql } from './plan-sql.js';
@@ -59,6 +60,8 @@ export type PlanRequest =
         pendingLimit?: number | 'all';
         keyFrames?: KeyFrames | null;
       }
+    /** A load's window of whole broker milliseconds (plan-load.ts). */
+    | LoadRequest
   ) & { caller?: Caller };
 
 /** A finished plan: frozen, and it gives the SQL of its page, slices and summaries (plan-sql.ts). */
@@ -90,6 +93,8 @@ export function plan(request: PlanRequest, policy: ReadPolicy, now = Date.now())
       return finish(planSample(request, policy, now), 'infer');
     case 'batch':
       return finish(planBatch(...framedKeys(request, policy)), 'cursors');
+    case 'load':
+      return finish(planLoad(request, policy), 'loads');
   }
 }
 
@@ -119,15 +124,27 @@ function trinoRun(action: ReadAction, caller: Caller | undefined, policy: ReadPo
     clientTags: [...new Set([action, ...policy.trino.clientTags])],
     session: policy.trino.session,
   };
-  if (policy.trino.impersonate && caller) run.user = trinoUser(caller.name);
+  if (policy.trino.impersonate && caller) run.user = trinoUser(caller, policy.trino.reservedUsers);
   return run;
 }
 
 /**
- * A principal as Trino's X-Trino-User: Trino reads the header as sent (no decoding), so only printable ASCII
- * without leading or trailing blanks can name the same user there; anything else is refused, never altered.
+ * The caller as Trino's X-Trino-User (README "Production Trino", issue 31 item 6): an API key's principal as
+ * configured, a bearer token's principal claim, `anonymous` on an open gateway. A token's claim is refused when it
+ * names a Trino user that belongs to something else (an API key's principal, `anonymous`, the gateway's own user):
+ * a claim its holder may edit must never take another's Trino identity. Trino reads the header as sent (no
+ * decoding), so only printable ASCII without leading or trailing blanks can name the same user there; anything
+ * else is refused, never altered.
  */
-function trinoUser(name: string): string {
+function trinoUser(caller: Caller, reserved: ReadonlySet<string>): string {
+  const { name } = caller;
+  if (caller.via === 'jwt' && reserved.has(name)) {
+    throw new ApiError(
+      'TG_FORBIDDEN',
+      `the principal ${JSON.stringify(name)} of this bearer token is the Trino user of another principal: it cannot be impersonated`,
+      { principal: name },
+    );
+  }
   if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name)) {
     throw new ApiError('TG_FORBIDDEN', `the principal ${JSON.stringify(name)} cannot be sent to Trino as a user`, {
       principal: name,
@@ -214,7 +231,7 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
   let hi = r.untilMs;
   const lo = from.ts === null ? undefined : epochOfTrinoTimestamp(from.ts);
   const g = policy.guardrail;
-  if (r.read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && residualOnly(r.read.where, g)) {
+  if (r.read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && needsTimeBound(r.read.where, g)) {
     if (lo === undefined) {
       throw new ApiError(
         'TG_TIME_BOUND_REQUIRED',

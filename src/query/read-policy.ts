@@ -1,5 +1,6 @@
 /** A topic's read policy for one caller, built from the settings: the caps, the guardrail and the row scope. */
 import type { Config } from '../config/config.js';
+import { concurrentQueriesOf } from '../config/access-schema.js';
 import { DEFAULT_MAX_PARALLEL } from './passes/slicing.js';
 import type { ReadPolicy, RowScope } from './tree/read-policy.js';
 
@@ -12,7 +13,12 @@ export function readPolicy(config: Config, topicId: string, rows: RowScope): Rea
   const maxLimit = topic?.maxLimit ?? config.maxLimit;
   const session = Object.fromEntries(Object.entries(topic?.session ?? {}).map(([k, v]) => [k, String(v)]));
   return {
-    trino: { impersonate: config.trinoImpersonate, session, clientTags: topic?.tags ?? [] },
+    trino: {
+      impersonate: config.trinoImpersonate,
+      reservedUsers: config.trinoImpersonate ? reservedTrinoUsers(config) : new Set<string>(),
+      session,
+      clientTags: topic?.tags ?? [],
+    },
     rows,
     caps: config.limits,
     defaultLimit: Math.min(config.defaultLimit, maxLimit),
@@ -34,11 +40,19 @@ export function readPolicy(config: Config, topicId: string, rows: RowScope): Rea
   };
 }
 
+/**
+ * The Trino users a bearer token's principal is never impersonated as (README "Production Trino"): every API key's
+ * principal, `anonymous`, and the gateway's own user (Trino lets a user act as itself without any rule).
+ */
+function reservedTrinoUsers(config: Config): ReadonlySet<string> {
+  return new Set([config.trinoUser, 'anonymous', ...(config.auth?.apiKeys ?? []).map((k) => k.principal)]);
+}
+
 /** The bulk-read parallelism allowed: each slice is one Trino query, and each takes one of the caller's slots. */
 function parallelPolicy(config: Config, dflt = 1, topicMax = DEFAULT_MAX_PARALLEL): ReadPolicy['parallel'] {
   const caps: [number, string][] = [
     [topicMax, 'maxParallel'],
-    [config.limits.concurrentQueries ?? Infinity, 'limits.concurrentQueries'],
+    [concurrentQueriesOf(config.limits), 'limits.concurrentQueries'],
     [config.limits.maxConcurrentQueries, 'limits.maxConcurrentQueries'],
   ];
   const [max, maxFrom] = caps.reduce((a, b) => (b[0] < a[0] ? b : a));

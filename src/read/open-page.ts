@@ -13,6 +13,7 @@ import { pageRead, type HeldResults } from './held-results.js';
 import { PageCutter } from './page-cutter.js';
 import { postDecodeOf, type PagePostDecode } from './post-decode/post-decode-of.js';
 import { openResult, withSliceWidth, type PortRef, type SliceStats } from './sliced-result.js';
+import { GatewayMemory, type MemoryAccount } from './gateway-memory.js';
 
 /** The request's Trino: its queries take the caller's query slots, held results keep and hand them on. */
 export type PageTrino = Parameters<typeof pageRead>[1];
@@ -25,6 +26,10 @@ export interface PageContext {
   trino: PageTrino;
   /** Aborted when the client goes away: the page's queries are cancelled. */
   signal: AbortSignal;
+  /** The response's account of bytes held in the gateway (sorts, aggregates, look-ahead: gateway-memory.ts). */
+  memory: MemoryAccount;
+  /** The most a look-ahead for exact headers may hold (its share of the gateway's limit). */
+  lookAheadBytes: number;
 }
 
 /** How the page is read and shown: what the response's format needs of it (encode/encoder-registry.ts). */
@@ -64,8 +69,8 @@ export interface Page {
   readonly rows: number;
   /**
    * Reads ahead before the response starts: `forHeaders`, as far as a next page's position can be known (the
-   * settings' look-ahead, or the page's end when the post-decode stage filters); else one batch, so errors in
-   * the first batch still get a proper status.
+   * settings' look-ahead in rows and the context's in bytes, or the page's end when the post-decode stage filters);
+   * else one batch, so errors in the first batch still get a proper status.
    */
   lookAhead(forHeaders: boolean): Promise<void>;
   /** The next page's position as known before the body: null when there is none or it is not known yet. */
@@ -103,7 +108,8 @@ export async function openPage(ctx: PageContext, plan: PlannedRead, o: PageOptio
     (holding) => openResult(port, plan, holding),
   );
   if (plan.postDecode && !payloads) throw new Error('a post-decode stage needs decoded payloads: a planner defect');
-  const stage = plan.postDecode && payloads ? postDecodeOf(plan.postDecode, payloads.wrap(read.source), plan) : null;
+  const stage =
+    plan.postDecode && payloads ? postDecodeOf(plan.postDecode, payloads.wrap(read.source), plan, ctx.memory) : null;
   const cutter = stage
     ? new PageCutter(stage.run.source, pageLimit, stage.timeIndex, stage.run.keep)
     : new PageCutter(read.source, plan.tree.limit, plan.timeIndex, undefined, read.holding, read.first);
@@ -116,8 +122,12 @@ export async function openPage(ctx: PageContext, plan: PlannedRead, o: PageOptio
     get rows() {
       return cutter.rows;
     },
-    lookAhead: (forHeaders) =>
-      cutter.lookAhead(forHeaders ? (stage?.run.keep ? pageLimit + 1 : Math.max(1, config.prefetchRows)) : 1),
+    lookAhead: (forHeaders) => {
+      // A page filtered here names its next page only once settled: it reads to its end, or is refused.
+      const settle = forHeaders && Boolean(stage?.run.keep);
+      const rows = forHeaders ? (settle ? pageLimit + 1 : Math.max(1, config.prefetchRows)) : 1;
+      return cutter.lookAhead(rows, { memory: ctx.memory, maxBytes: ctx.lookAheadBytes, mustSettle: settle });
+    },
     // Only a settled page may name its next one when the post-decode stage filters (presumedNext is null then).
     nextBeforeBody: () => nextOf(cutter.settled ? cutter.next(plan.position) : cutter.presumedNext(plan.position)),
     body: (onEnd) =>
@@ -154,7 +164,9 @@ export async function planColumns(
         versions: o.readerVersions,
       })
     : null;
-  const stage = plan.postDecode && payloads ? postDecodeOf(plan.postDecode, payloads.wrap(none), plan) : null;
+  // Nothing is read here: an account of no bytes.
+  const nothing = new GatewayMemory(0).account();
+  const stage = plan.postDecode && payloads ? postDecodeOf(plan.postDecode, payloads.wrap(none), plan, nothing) : null;
   return project(stage ? stage.run.source : none, stage, payloads, false).columns;
 }
 

@@ -6,17 +6,34 @@
  * (held-results.ts), it is not ended with the page but handed over, for the next page to continue.
  */
 import type { ResultStream } from '../core/result-stream.js';
+import { retainedBytes } from '../core/retained-bytes.js';
 import { rowValues, TextRows, type Row, type RowBatch } from '../core/text-rows.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../query/tree/page-position.js';
+import type { MemoryAccount } from './gateway-memory.js';
+
+/** What a look-ahead may hold: the rows it buffers are held through the response's account (gateway-memory.ts). */
+export interface LookAheadBudget {
+  memory: MemoryAccount;
+  /** Bytes it may hold; past them (or when the gateway's limit has no room) it stops with what it has. */
+  maxBytes: number;
+  /**
+   * The page's headers need it settled (its next position is unknown until its end): past the gateway's limit it
+   * is refused (a 422 or 429 naming it) instead of stopping early.
+   */
+  mustSettle: boolean;
+}
 
 export class PageCutter {
-  private readonly queue: RowBatch[] = [];
+  /** Batches read ahead, each with the bytes held for it until it is handed on. */
+  private readonly queue: { batch: RowBatch; bytes: number }[] = [];
   private readonly source: AsyncIterator<RowBatch>;
   private seen = 0;
   private ended = false;
   private readonly times: PageTimes | null;
   /** True once the extra row was seen: a next page exists. */
   more = false;
+  /** The account the look-ahead held its batches through. */
+  private memory: MemoryAccount | undefined;
 
   /** Rows taken from the result so far, kept or not (the next position counts them). */
   private consumed = 0;
@@ -57,15 +74,28 @@ export class PageCutter {
     return this.ended || this.more;
   }
 
-  /** Reads ahead until the page is settled or `maxRows` rows are buffered (at least one batch). */
-  async lookAhead(maxRows: number): Promise<void> {
+  /**
+   * Reads ahead until the page is settled, or `maxRows` rows or the budget's bytes are buffered (at least one
+   * batch, whatever its size: it is what a response holds while it writes a batch anyway).
+   */
+  async lookAhead(maxRows: number, budget: LookAheadBudget): Promise<void> {
+    this.memory = budget.memory;
     let buffered = 0;
-    do {
+    let bytes = 0;
+    for (;;) {
       const batch = await this.pull();
       if (!batch) break;
-      this.queue.push(batch);
+      const size = retainedBytes(batch);
+      let held = 0;
+      if (budget.mustSettle) {
+        budget.memory.hold(size, 'reading ahead a page filtered on decoded fields');
+        held = size;
+      } else if (bytes + size <= budget.maxBytes && budget.memory.tryHold(size)) held = size;
+      this.queue.push({ batch, bytes: held });
+      bytes += size;
       buffered += batch instanceof TextRows ? batch.count : batch.length;
-    } while (!this.settled && buffered < maxRows);
+      if (this.settled || buffered >= maxRows || held < size) break;
+    }
   }
 
   /** The position after this page, or null when this is the last page. Exact only once the page has ended. */
@@ -86,7 +116,9 @@ export class PageCutter {
   async *batches(): AsyncGenerator<RowBatch> {
     try {
       for (;;) {
-        const batch = this.queue.shift() ?? (await this.pull());
+        const ahead = this.queue.shift();
+        if (ahead) this.memory?.release(ahead.bytes);
+        const batch = ahead?.batch ?? (await this.pull());
         if (!batch) {
           this.completed = true;
           return;

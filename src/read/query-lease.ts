@@ -35,6 +35,11 @@ export interface RequestTrino extends TrinoPort {
   adopt(release: Release, end: () => Promise<unknown>): Promise<void>;
   /** Parks a detached slot under the caller's key: `evict` ends its query when another query needs the slot. */
   park(evict: () => void): () => void;
+  /**
+   * A port of the same caller and client whose slots are given back by its own `end` (a follower's poll: it holds
+   * a slot only while it runs, not for as long as the request lasts); the request's end ends it too.
+   */
+  fork(): RequestTrino & { end(): void };
 }
 
 /** A query slot taken out of a request, and where its result's queries run meanwhile. */
@@ -56,6 +61,8 @@ export class QueryLease implements RequestTrino {
   private readonly collecting = new Set<Promise<unknown>>();
   /** The request's slots in the store shared by the instances, when they count the caller's slots there. */
   private sharedHold: SharedHold | undefined;
+  /** Forks not yet ended: ended with the request. */
+  private readonly forks = new Set<QueryLease>();
 
   constructor(
     private readonly trino: TrinoPort,
@@ -64,6 +71,8 @@ export class QueryLease implements RequestTrino {
     /** Aborts when the client goes away: every query of the request is cancelled in Trino then. */
     private readonly signal: AbortSignal,
     private readonly shared?: SharedSlots,
+    /** Told when this lease ends (the request's lease forgets an ended fork). */
+    private readonly onEnd?: () => void,
   ) {}
 
   hold(n: number): Promise<void> {
@@ -130,12 +139,23 @@ export class QueryLease implements RequestTrino {
     return this.limiter.park(this.key, evict);
   }
 
+  fork(): QueryLease {
+    const fork: QueryLease = new QueryLease(this.trino, this.limiter, this.key, this.signal, this.shared, () =>
+      this.forks.delete(fork),
+    );
+    this.forks.add(fork);
+    if (this.ended) fork.end();
+    return fork;
+  }
+
   /**
    * Gives every slot back (the request has ended); later queries are refused. A query still running is cancelled,
    * and its slots count as taken until Trino has answered (QueryLimiter).
    */
   end(): void {
     this.ended = true;
+    this.onEnd?.();
+    for (const fork of [...this.forks]) fork.end();
     const cancels = [...this.live].map((r) => r.cancel());
     for (const rows of this.collecting) cancels.push(rows);
     this.live.clear();

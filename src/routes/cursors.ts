@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { ErrorCode } from '../core/errors.js';
 import { showPosition } from '../cursors/positions.js';
 import type { CursorRecord } from '../cursors/cursor-store.js';
+import { cursorName } from '../cursors/cursor-keys.js';
 import {
   ACCESS_ERRORS,
   BODY_ERRORS,
@@ -28,14 +29,16 @@ import {
 import { ReadResponses } from './read-response-schema.js';
 
 /**
- * Every cursor route: a name the schema or the router refuses, no cursor of that name (cursor-service.ts), the
- * cursor store unreachable (cursors/store-failures.ts).
+ * Every cursor route: a name the schema or the router refuses, no cursor of that name (cursor-service.ts), an
+ * admin naming a cursor several principals have (cursor-keys.ts), the cursor store unreachable
+ * (cursors/store-failures.ts).
  */
 const NAMED = [
   ...PATH_ERRORS,
   ...ACCESS_ERRORS,
   'TG_TOPIC_NOT_FOUND',
   'TG_CURSOR_NOT_FOUND',
+  'TG_CURSOR_CONFLICT',
   'TG_STATE_UNAVAILABLE',
 ] as const satisfies readonly ErrorCode[];
 
@@ -53,7 +56,7 @@ const PLANNED = [
 
 function view(c: CursorRecord): CursorView {
   return {
-    name: c.name,
+    name: cursorName(c.name),
     definition: JSON.parse(c.definition) as unknown,
     position: showPosition(c.position),
     generation: c.generation,

@@ -18,10 +18,13 @@ import { EventsQuery, FormatQuery, QueryBody } from '../query/request/read-schem
 import { ReadResponses } from './read-response-schema.js';
 import { CachedReadResponses } from './read-cache-schema.js';
 import { TopicParams } from './topics-schema.js';
+import { FollowContent, FollowHeaders } from './follow-schema.js';
+import { ApiError } from '../core/errors.js';
 
 /**
  * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
- * limit above the maximum), the guardrail (passes.ts), the media type (server/negotiate-media.ts), and Trino.
+ * limit above the maximum), the guardrail (passes.ts), the media type (server/negotiate-media.ts), and Trino. A
+ * follow adds none: its refusals, event ids and `limits.maxFollowers` use the same codes (query/follow/).
  */
 export const READ_ERRORS = [
   ...PATH_ERRORS,
@@ -48,6 +51,12 @@ function nextUrlOf(request: FastifyRequest) {
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
+/** A GET read's responses, and a follow's Server-Sent Events beside its media types. */
+const EVENTS_RESPONSES = {
+  ...CachedReadResponses,
+  200: { ...CachedReadResponses[200], content: { ...CachedReadResponses[200].content, ...FollowContent } },
+};
+
 /** GET: events in PostgREST grammar. */
 function eventsRoute(app: App): void {
   app.get(
@@ -61,10 +70,12 @@ function eventsRoute(app: App): void {
           'Filters use PostgREST grammar: any column (or expanded field) as a parameter, `col=op.value`. ' +
           'Rows come in `timestamp_broker` order unless `order` says otherwise; follow `next` for the next page. ' +
           "A settled window (an absolute `until` at least the topic's `settle` ago) is cacheable: `ETag`, and a 304 " +
-          'for `If-None-Match`.',
+          'for `If-None-Match`. `follow=true` streams the window and then new events as they settle, until the ' +
+          'client leaves (`curl -N`, or an EventSource), resuming after `Last-Event-ID`.',
         params: TopicParams,
         querystring: EventsQuery,
-        response: { ...CachedReadResponses, ...errorResponses(READ_ERRORS) },
+        headers: FollowHeaders,
+        response: { ...EVENTS_RESPONSES, ...errorResponses(READ_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -73,11 +84,19 @@ function eventsRoute(app: App): void {
       const model = await topicFor(app, request, request.params.topic, q.explain === 'true');
       const { topic, readerVersions } = await withDecodedFields(app, model, decode);
       const req = readRequestFromQuery(q, resolver(topic));
+      const rows = rowScope(request, topic);
+      if (q.follow === 'true') {
+        const { after, cursor, format } = q;
+        const explain = q.explain === 'true';
+        return reply.sendFollow({ topic, req, rows, after, cursor, explain, format, decode, readerVersions });
+      }
+      if (q.after !== undefined)
+        throw new ApiError('TG_BAD_REQUEST', 'after resumes a follow: add follow=true', { parameter: 'after' });
       return reply.sendRead({
         topic,
         req,
         readerVersions,
-        rows: rowScope(request, topic),
+        rows,
         cursor: q.cursor,
         format: q.format,
         compression: q.compression,

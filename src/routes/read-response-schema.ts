@@ -38,7 +38,10 @@ export type RowsBody = Static<typeof RowsBody>;
 
 export const ExplainBody = Type.Object(
   {
-    sql: Type.String({ description: 'The SQL sent to Trino' }),
+    sql: Type.String({
+      description:
+        "The SQL sent to Trino; when `rowPolicy` is present, without the row policy's filter (the query run ANDs it)",
+    }),
     pushdown: Type.Object({
       pushed: Type.Array(Type.String(), { description: 'Predicates the storage evaluates' }),
       residual: Type.Array(Type.String(), { description: 'Predicates Trino evaluates after the scan' }),
@@ -49,7 +52,14 @@ export const ExplainBody = Type.Object(
       ),
     }),
     filters: Type.Union([Type.String(), Type.Null()], { description: "The request's own filters as SQL" }),
-    plan: Type.String({ description: "Trino's EXPLAIN text" }),
+    plan: Type.String({ description: "Trino's EXPLAIN text of `sql`" }),
+    rowPolicy: Type.Optional(
+      Type.Literal('applied', {
+        description:
+          "Present when the caller's row policies restrict this read: their filter is ANDed to every query of it and " +
+          'is not shown here (not in `sql`, `pushdown`, `filters` or `plan`)',
+      }),
+    ),
     refused: Type.Optional(
       Type.Object(
         { code: Type.String(), message: Type.String() },

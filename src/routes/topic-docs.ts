@@ -93,22 +93,33 @@ function columnRow(c: ColumnNode, expandPath: string | undefined): string {
   return `<tr><td>${code(c.name)}</td><td>${code(c.type)}</td><td>${origin}</td><td>${filters}</td></tr>`;
 }
 
-function expansionNote(t: TableInfo, tables: ReadonlyMap<string, TableInfo>, topics: Config['topics']): string {
+/** The caller may see this topic id (the other table of a topic is named only then). */
+type Sees = (id: string) => boolean;
+
+function expansionNote(
+  t: TableInfo,
+  tables: ReadonlyMap<string, TableInfo>,
+  topics: Config['topics'],
+  sees: Sees,
+): string {
   const native = nativeExpansionOf(t, tables, topics[t.id]);
-  if (native) {
+  if (native && sees(native.name)) {
     const link = native.found
       ? `<a href="#${escapeHtml(encodeURIComponent(`topic-${native.name}`))}">${escapeHtml(native.name)}</a>`
       : code(native.name);
     return `<p>Native expansion table: ${link}. ${escapeHtml(native.note)}</p>`;
   }
   const of = t.kind === 'table' ? expansionOf(t, tables, topics) : null;
-  return of ? `<p>The native expansion table of topic ${code(of)}: typed columns parsed from its payloads.</p>` : '';
+  return of && sees(of)
+    ? `<p>The native expansion table of topic ${code(of)}: typed columns parsed from its payloads.</p>`
+    : '';
 }
 
 function topicSection(
   t: TableInfo,
   tables: ReadonlyMap<string, TableInfo>,
   config: Pick<Config, 'catalog' | 'topics'>,
+  sees: Sees,
 ): string {
   const model = topicModel(t, config);
   const expand = config.topics[t.id]?.expand ?? {};
@@ -124,7 +135,7 @@ function topicSection(
 describe it with <a href="${escapeHtml(base)}">${code(base)}</a>.</p>
 ${time}
 ${pathExamples(t, base)}
-${expansionNote(t, tables, config.topics)}
+${expansionNote(t, tables, config.topics, sees)}
 <table><thead><tr><th>column</th><th>Trino type</th><th>origin</th><th>filters (query parameters)</th></tr></thead>
 <tbody>
 ${rows}
@@ -136,10 +147,11 @@ const STYLE = `body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}t
 td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}code{background:#f4f4f4;padding:0 .2em}
 td code{margin-right:.4em;white-space:nowrap}small{color:#666;font-weight:normal}`;
 
-/** The whole page for the given tables (sorted by id). */
+/** The whole page for the given tables (sorted by id), naming other tables only when `sees` them. */
 export function renderTopicDocs(
   tables: ReadonlyMap<string, TableInfo>,
   config: Pick<Config, 'catalog' | 'topics'>,
+  sees: Sees = (id) => tables.has(id),
 ): string {
   const list = [...tables.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const toc = list.map(
@@ -159,7 +171,7 @@ Back to the <a href="/docs/">API reference (Swagger UI)</a> or the <a href="/ope
 <ul>
 ${toc.join('\n')}
 </ul>
-${list.map((t) => topicSection(t, tables, config)).join('\n')}
+${list.map((t) => topicSection(t, tables, config, sees)).join('\n')}
 </body></html>
 `;
 }
@@ -192,7 +204,7 @@ const topicDocsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Content-Security-Policy',
           "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
         )
-        .send(renderTopicDocs(tables, app.tg.config));
+        .send(renderTopicDocs(tables, app.tg.config, (id) => app.access.grants.sees(request.principal, id)));
     },
   );
 };

@@ -46,7 +46,11 @@ export const NativeExpansionSchema = Type.Object(
     joinable: Type.Boolean({ description: 'Whether its rows carry key and timestamp_broker' }),
     note: Type.String(),
   },
-  { description: "A VAST blob-expansion table holding typed columns parsed from this topic's payloads" },
+  {
+    description:
+      "A VAST blob-expansion table holding typed columns parsed from this topic's payloads (shown only to a caller who " +
+      'may see that table; the row policies of the topic apply to it too)',
+  },
 );
 export type NativeExpansionSchema = Static<typeof NativeExpansionSchema>;
 
@@ -55,7 +59,11 @@ export const TopicDetail = Type.Object({
   catalog: Type.String(),
   columns: Type.Array(ColumnSchema),
   expansionTable: Type.Optional(NativeExpansionSchema),
-  expansionOf: Type.Optional(Type.String({ description: 'For an expansion table: the topic whose payloads it holds' })),
+  expansionOf: Type.Optional(
+    Type.String({
+      description: 'For an expansion table: the topic whose payloads it holds (shown only to a caller who may see it)',
+    }),
+  ),
   payloads: Type.Optional(PayloadsSchema),
 });
 export type TopicDetail = Static<typeof TopicDetail>;

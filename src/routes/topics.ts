@@ -73,8 +73,12 @@ function topicDetailRoute(app: App): void {
             }
           : { name: c.name, type: c.type, origin: 'table' as const },
       );
-      const native = nativeExpansionOf(t, tables, config.topics[t.id]);
-      const of = t.kind === 'table' ? expansionOf(t, tables, config.topics) : null;
+      // The other table of a topic is named only to a caller who may see it (issue 31).
+      const sees = (id: string) => app.access.grants.sees(request.principal, id);
+      const found = nativeExpansionOf(t, tables, config.topics[t.id]);
+      const native = found && sees(found.name) ? found : null;
+      const parent = t.kind === 'table' ? expansionOf(t, tables, config.topics) : null;
+      const of = parent !== null && sees(parent) ? parent : null;
       const payloads = t.kind === 'topic' ? await payloadInfo(t.id, config.topics[t.id], app.tg.registry) : undefined;
       return {
         ...summary(t),

@@ -27,6 +27,10 @@ import eventRoutes from '../routes/events.js';
 import cursorRoutes from '../routes/cursors.js';
 import sessionRoutes from '../routes/sessions.js';
 import inferRoutes from '../routes/infer.js';
+import loadRoutes from '../routes/loads.js';
+import { LoadService } from '../loads/load-service.js';
+import type { LoadStore } from '../loads/load-store.js';
+import { openLoadStore } from '../loads/open-load-store.js';
 import { CursorService } from '../cursors/cursor-service.js';
 import type { CursorStore } from '../cursors/cursor-store.js';
 import { openStore } from '../cursors/open-store.js';
@@ -35,6 +39,9 @@ import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
 import { sharedQuotas, type SharedQuotas } from '../access/shared-quotas.js';
+import { GatewayMemory } from '../read/gateway-memory.js';
+import { gatewayBytesOf } from '../config/access-schema.js';
+import { getHeapStatistics } from 'node:v8';
 import { SettledTags } from './settled-tags.js';
 
 export interface Services {
@@ -43,6 +50,9 @@ export interface Services {
   catalog: TopicCatalog;
   cursors: CursorService;
   store: CursorStore;
+  /** Loads run by Trino (API.md "Loads run by Trino"), and their store beside the cursor store. */
+  loads: LoadService;
+  loadStore: LoadStore;
   /** Signs page cursors and batch tokens: the current secret signs, previous ones still verify. */
   keyring: Keyring;
   /** The Schema Registry of Avro / json-sr topics (API.md "Schema Registry payloads"), when one is configured. */
@@ -51,6 +61,8 @@ export interface Services {
   held: HeldResults;
   /** The per-caller limits counted in the store the instances share (PostgreSQL), when they are set. */
   quotas?: SharedQuotas;
+  /** Rows and values held by responses (sorts, aggregates, look-ahead), in bytes: limits.maxGatewayBytes. */
+  memory: GatewayMemory;
   /** The tags of settled windows answered so far, for revalidations without planning (settled-tags.ts). */
   settledTags: SettledTags;
 }
@@ -72,16 +84,43 @@ export async function createServices(config: Config): Promise<Services> {
   // Once running, the store going away is a 503 TG_STATE_UNAVAILABLE on cursor routes (data routes keep working,
   // unless per-caller limits are counted in it: access/shared-quotas.ts).
   const store = guardStore(opened);
+  const schema = (opened as { schema?: string }).schema;
+  const openedLoads = await openLoadStore(config.stateUrl, {
+    schema,
+    pool: storeTimeouts(config.stateTimeoutMs),
+  }).catch(async (err: unknown) => {
+    await opened.close().catch(() => {});
+    throw new Error(
+      `TOPICGATE_STATE_URL=${redactUserinfo(config.stateUrl)}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  });
+  const loadStore = guardStore(openedLoads, 'the load store');
   const keyring = Keyring.fromSecrets(config.cursorSecret, ...config.cursorPreviousSecrets);
   const registry = config.schemaRegistry ? new SchemaRegistry(config.schemaRegistry) : undefined;
   // A held query must not reach its deadline while a page reads on from it: half of it at most.
   const held = new HeldResults(config.heldResults, config.queryTimeoutMs / 2);
   const catalog = new TopicCatalog(trino, config);
   const cursors = new CursorService({ catalog, config, registry }, store, keyring);
+  const loads = new LoadService({ catalog, config }, loadStore);
   // In the cursor store's schema (a PostgreSQL store's; there is none with SQLite).
-  const quotas = sharedQuotas(config, (opened as { schema?: string }).schema);
+  const quotas = sharedQuotas(config, schema);
+  const memory = new GatewayMemory(gatewayBytesOf(config.limits, getHeapStatistics().heap_size_limit));
   const settledTags = new SettledTags();
-  return { config, trino, catalog, cursors, store, keyring, registry, held, quotas, settledTags };
+  return {
+    config,
+    trino,
+    catalog,
+    cursors,
+    store,
+    loads,
+    loadStore,
+    keyring,
+    registry,
+    held,
+    quotas,
+    memory,
+    settledTags,
+  };
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */
@@ -107,6 +146,7 @@ export async function buildApp(
   // (their cancellations are awaited).
   if (!opts.services) {
     app.addHook('onClose', async () => services.store.close());
+    app.addHook('onClose', async () => services.loadStore.close());
     app.addHook('onClose', async () => services.held.close());
     app.addHook('onClose', async () => services.quotas?.close());
   }
@@ -125,6 +165,8 @@ export async function buildApp(
   await app.register(sessionRoutes, { prefix: '/v1' });
   await app.register(cursorRoutes, { prefix: '/v1' });
   await app.register(inferRoutes, { prefix: '/v1' });
+  await app.register(loadRoutes, { prefix: '/v1' });
   await app.register(import('../routes/topic-docs.js'));
+  await app.register(import('../routes/explore.js'));
   return app;
 }

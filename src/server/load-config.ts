@@ -5,7 +5,7 @@
  */
 import { checkExpansion } from '../blob/json/expansion.js';
 import { parseRowFilter } from '../access/row-filter.js';
-import { checkAccessConfig, limitsOf } from '../config/access-schema.js';
+import { checkAccessConfig, limitsOf, splitRowPolicies } from '../config/access-schema.js';
 import { ConfigError, readConfigFile, type Config, type ConfigFile } from '../config/config.js';
 import { readSettings } from '../config/read-settings.js';
 import { payloadProblems, registrySettings } from '../config/registry-config.js';
@@ -22,8 +22,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const registry = registrySettings(file.schemaRegistry, schemaRegistryUrl, problems);
   for (const [topic, t] of Object.entries(file.topics ?? {})) problems.push(...payloadProblems(topic, t, registry));
   problems.push(...trinoCredentialProblems(settings));
-  problems.push(...[...checkAccessConfig(file), ...rowFilterProblems(file)].map(inFile));
+  problems.push(
+    ...[...checkAccessConfig(file), ...rowFilterProblems(file), ...impersonationProblems(settings, file)].map(inFile),
+  );
   if (problems.length) throw new ConfigError(problems);
+  const rows = splitRowPolicies(file.rowPolicies);
   const config: Config = {
     ...settings,
     defaultLimit: Math.min(settings.defaultLimit, settings.maxLimit),
@@ -32,7 +35,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     topics: file.topics ?? {},
     auth: file.auth,
     access: file.access,
-    rowPolicies: file.rowPolicies ?? {},
+    rowPolicies: rows.policies,
+    rowPoliciesDefault: rows.default,
     limits: limitsOf(file.limits),
     schemaRegistry: registry,
   };
@@ -53,10 +57,25 @@ function trinoCredentialProblems(s: Omit<Settings, 'configFile' | 'schemaRegistr
   return [];
 }
 
+/**
+ * Under impersonation an API key's principal is its Trino user (query/planner.ts trinoUser): one named like the
+ * gateway's own user would run with the gateway's rights (Trino lets a user act as itself without any rule).
+ */
+function impersonationProblems(s: Pick<Settings, 'trinoImpersonate' | 'trinoUser'>, file: ConfigFile): string[] {
+  if (!s.trinoImpersonate) return [];
+  return (file.auth?.apiKeys ?? []).flatMap((k, i) =>
+    k.principal === s.trinoUser
+      ? [
+          `auth.apiKeys[${i}].principal: ${JSON.stringify(k.principal)} is the gateway's own Trino user (TOPICGATE_TRINO_USER); under TOPICGATE_TRINO_IMPERSONATE it would run with the gateway's rights`,
+        ]
+      : [],
+  );
+}
+
 /** Each row policy's filter must parse, or no caller it binds could read the topic. */
 function rowFilterProblems(file: ConfigFile): string[] {
   const problems: string[] = [];
-  for (const [topic, rules] of Object.entries(file.rowPolicies ?? {})) {
+  for (const [topic, rules] of Object.entries(splitRowPolicies(file.rowPolicies).policies)) {
     for (const [i, rule] of rules.entries()) {
       try {
         parseRowFilter(rule.filter);

@@ -1,12 +1,15 @@
 /**
  * The read path's response half as request and reply decorations, so route files (which do not import server/)
  * answer reads in one call: `reply.sendRead(...)` for events, `reply.sendPlan(...)` for a planned cursor batch,
+ * `reply.sendFollow(...)` for a follow,
  * `request.readMediaType(format)` to negotiate before anything is prepared, `request.planRead(...)` to plan only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { MediaType } from '../encode/encoder-registry.js';
 import type { PlannedRead } from '../query/planner.js';
+import { Followers } from '../read/follow/followers.js';
+import { runFollow, type FollowOptions } from './follow-read.js';
 import { mediaTypeOf } from './negotiate-media.js';
 import { planReadOf, runRead, type ReadOptions } from './run-read.js';
 import { streamRead, type StreamOptions } from './stream-read.js';
@@ -23,6 +26,8 @@ declare module 'fastify' {
     sendRead(o: ReadOptions): Promise<FastifyReply>;
     /** Streams a planned read in `media`. */
     sendPlan(plan: PlannedRead, media: MediaType, o: StreamOptions): Promise<FastifyReply>;
+    /** Follows a read: its window, then new events as they settle, until the client leaves (API.md). */
+    sendFollow(o: FollowOptions): Promise<FastifyReply>;
   }
 }
 
@@ -38,6 +43,12 @@ async function readReply(app: FastifyInstance): Promise<void> {
   });
   app.decorateReply('sendPlan', function (this: FastifyReply, plan: PlannedRead, media: MediaType, o: StreamOptions) {
     return streamRead(app, this.request, this, plan, media, o);
+  });
+  // Open follows, counted per caller (limits.maxFollowers); they never end by themselves, so closing ends them.
+  const followers = new Followers(app.tg.config.limits.maxFollowers);
+  app.addHook('preClose', async () => followers.endAll());
+  app.decorateReply('sendFollow', function (this: FastifyReply, o: FollowOptions) {
+    return runFollow(app, this.request, this, followers, o);
   });
 }
 

@@ -60,25 +60,30 @@ function planFor(
   );
 }
 
-/** Explain: the plan's SQL and filters, and Trino's own plan for it (and the guardrail's refusal, if any). */
+/**
+ * Explain: the plan's SQL and filters, and Trino's own plan for it (and the guardrail's refusal, if any). With a row
+ * policy, the SQL shown and explained is the query without the policy's filter, and `rowPolicy` says one applies.
+ */
 async function explainRead(app: FastifyInstance, trino: TrinoPort, p: PlannedRead) {
-  const { sql, pushdown, filters } = p.explain();
+  const { sql, pushdown, filters, rowPolicy } = p.explain();
   const { rows } = await trino.all(`EXPLAIN ${sql}`, { ...p.run, timeoutMs: app.tg.config.queryTimeoutMs });
-  const body = { sql, pushdown, filters, plan: String(rows[0]?.[0] ?? '') };
+  const body = { sql, pushdown, filters, plan: String(rows[0]?.[0] ?? ''), ...(rowPolicy ? { rowPolicy } : {}) };
   return p.refused ? { ...body, refused: { code: p.refused.code, message: p.refused.message } } : body;
+}
+
+/** The frames of a read's Avro key: filters on it (the caller's row policy too) compare framed bytes, one per version. */
+export function keyFramesOf(
+  app: FastifyInstance,
+  o: Pick<ReadOptions, 'topic' | 'req' | 'rows' | 'decode'>,
+): Promise<KeyFrames | null> {
+  if (o.decode === false) return Promise.resolve(null);
+  const settings = app.tg.config.topics[o.topic.id]?.key;
+  return keyFramesFor(o.topic.id, settings, app.tg.registry, [o.req.where, o.rows.filter]);
 }
 
 /** Plans a read for the request's caller, its Avro key's frames computed first. */
 export async function planReadOf(app: FastifyInstance, request: FastifyRequest, o: ReadOptions): Promise<PlannedRead> {
-  // An Avro key: filters on it (the caller's row policy too) compare framed bytes, one per key schema version.
-  const keyFrames =
-    o.decode === false
-      ? null
-      : await keyFramesFor(o.topic.id, app.tg.config.topics[o.topic.id]?.key, app.tg.registry, [
-          o.req.where,
-          o.rows.filter,
-        ]);
-  return planFor(app, o, callerOf(request), keyFrames);
+  return planFor(app, o, callerOf(request), await keyFramesOf(app, o));
 }
 
 /** Negotiates, plans and answers a read of events (GET or POST), or explains it; a settled window may be a 304. */

@@ -63,11 +63,16 @@ export async function streamRead(
   const entry = encoderRegistry[media];
   checkColumnCodec(entry, o.compression);
   const abort = abortWhenClientGoes(reply);
-  const { config, registry, held } = app.tg;
-  const ctx = { config, registry, held, trino: requestTrino(request), signal: abort.signal };
+  const { config, registry, held, memory: gateway } = app.tg;
+  // What the response holds in the gateway is given back when it ends, however it ends.
+  const memory = gateway.account();
+  reply.raw.once('close', () => memory.close());
+  // A look-ahead for exact headers holds at most its share of the limit: as much as each of the gateway's queries.
+  const lookAheadBytes = Math.floor(gateway.maxBytes / config.limits.maxConcurrentQueries);
+  const ctx = { config, registry, held, trino: requestTrino(request), signal: abort.signal, memory, lookAheadBytes };
   const page = await openPage(ctx, plan, {
     ...o,
-    caller: callerOf(request)?.name ?? '',
+    caller: callerOf(request)?.id ?? '',
     bytesAsHex: entry.bytesAsHex,
     flattensDecoded: entry.flattensDecoded,
   }).catch((err: unknown) => {

@@ -8,12 +8,13 @@ import type { Config } from '../config/config.js';
 import { ApiError } from '../core/errors.js';
 import type { Grants } from '../access/grants.js';
 import type { Principal } from '../access/principal.js';
+import { jwtPrincipalId, keyPrincipalId } from '../core/principal-ids.js';
 import type { RowPolicies } from '../access/row-policy.js';
 import { canonicalWhere, queryHash } from '../query/passes/paging.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { StreamBody } from './stream-token.js';
 
-/** A row scope as a short hash: its filter's tree and its principal. */
+/** A row scope as a short hash: its filter's tree and its principal's id. */
 export function rowScopeHash(rows: RowScope): string {
   return queryHash({ r: canonicalWhere(rows.filter), p: rows.principal });
 }
@@ -32,7 +33,7 @@ export function bindStream(
   topicId: string,
   presign: boolean,
 ): StreamBinding {
-  const binding: StreamBinding = { p: principal.name, v: principal.via, h: rowScopeHash(rows), s: presign };
+  const binding: StreamBinding = { p: principal.id, v: principal.via, h: rowScopeHash(rows), s: presign };
   if (presign) {
     binding.r = [...principal.roles];
     binding.c = policies.claimsRead(topicId, principal);
@@ -41,22 +42,47 @@ export function bindStream(
 }
 
 /**
- * The principal a presigned stream is read as: its name, the roles and claims it carries. An API key's principal
+ * The principal a presigned stream is read as: its id, the roles and claims it carries. An API key's principal
  * keeps only the roles the config still gives it (a key removed or a role taken away revokes the stream); a JWT's
  * roles are known only from its token, so the stream's (bounded by the session's expiry).
  */
 export function presignedPrincipal(s: StreamBody, config: Pick<Config, 'auth'>): Principal {
+  const name = nameOf(s, config);
   let roles = s.r ?? [];
   if (s.v === 'api-key') {
-    const now = new Set((config.auth?.apiKeys ?? []).filter((k) => k.principal === s.p).flatMap((k) => k.roles ?? []));
+    const now = new Set((config.auth?.apiKeys ?? []).filter((k) => k.principal === name).flatMap((k) => k.roles ?? []));
     roles = roles.filter((r) => now.has(r));
   }
-  return Object.freeze({ name: s.p, via: s.v, roles: Object.freeze(roles), claims: Object.freeze(s.c ?? {}) });
+  return Object.freeze({
+    id: s.p,
+    name,
+    via: s.v,
+    roles: Object.freeze(roles),
+    claims: Object.freeze(s.c ?? {}),
+  });
+}
+
+/**
+ * The bare name inside a stream's principal id, as the config in force reads it: a token made for an issuer no
+ * longer configured (or before ids existed) names no principal now, and is refused.
+ */
+function nameOf(s: StreamBody, config: Pick<Config, 'auth'>): string {
+  const issuer = config.auth?.jwt?.issuer;
+  const prefix = s.v === 'api-key' ? keyPrincipalId('') : s.v === 'jwt' && issuer ? jwtPrincipalId(issuer, '') : null;
+  if (prefix !== null && s.p.startsWith(prefix)) return s.p.slice(prefix.length);
+  if (s.v === 'anonymous' && s.p === 'anonymous') return s.p;
+  throw new ApiError(
+    'TG_FORBIDDEN',
+    'this stream was made by a principal the service no longer knows: create a new session',
+    {
+      parameter: 'token',
+    },
+  );
 }
 
 /** A read of the stream by `caller` (with credentials): only the principal that made the session reads it. */
 export function checkStreamCaller(s: StreamBody, caller: Principal): void {
-  if (caller.name !== s.p || caller.via !== s.v) {
+  if (caller.id !== s.p || caller.via !== s.v) {
     throw new ApiError('TG_FORBIDDEN', 'this stream belongs to a session another principal made', {
       parameter: 'token',
     });

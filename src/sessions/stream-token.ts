@@ -26,7 +26,7 @@ export const StreamBodySchema = Type.Object(
     /** The stream's time range [f, u), epoch ms. */
     f: Ms,
     u: Ms,
-    /** The principal that made the session, and how it proved who it is. */
+    /** The principal that made the session (its id: `key:...`, `jwt:<issuer>:...`), and how it proved who it is. */
     p: Type.String({ maxLength: 1024 }),
     v: Type.Union([Type.Literal('anonymous'), Type.Literal('api-key'), Type.Literal('jwt')]),
     /** Presigned only: its roles and the claims the topic's row policies name, when the session was made. */

@@ -7,7 +7,7 @@ const DAY = 86_400_000;
 export function testPolicy(over: Partial<ReadPolicy> = {}): ReadPolicy {
   return {
     caps: limitsOf(undefined),
-    trino: { impersonate: false, session: {}, clientTags: [] },
+    trino: { impersonate: false, reservedUsers: new Set(), session: {}, clientTags: [] },
     rows: { filter: null, principal: 'anonymous' },
     defaultLimit: 100,
     maxLimit: 1000,

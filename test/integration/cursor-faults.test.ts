@@ -7,14 +7,14 @@
  * Runs on both cursor stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
-import { serverCommand, trinoUrl } from '../helpers.js';
+import { trinoUrl } from '../helpers.js';
+import { GatewayProcess } from '../gateway-process.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { pgUp } from '../../scripts/local-postgres.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
@@ -30,53 +30,6 @@ const APPEND_MS = 12_000;
  * machine an insert can take seconds, and the scenario needs enough events across the gateway's restarts.
  */
 const MIN_EVENTS = 120;
-
-class Gateway {
-  private proc: ChildProcess | undefined;
-  url = '';
-  restarts = 0;
-  constructor(private readonly env: Record<string, string>) {}
-
-  async start(): Promise<void> {
-    const server = serverCommand();
-    const proc = spawn(server.command, server.args, {
-      cwd: server.cwd,
-      env: { ...process.env, ...this.env, TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.proc = proc;
-    this.url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
-      proc.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /"url":"(http:[^"]+)"/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      proc.on('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)));
-    });
-    proc.stdout!.resume();
-  }
-
-  /** SIGKILL: no graceful shutdown, whatever it was doing is cut. */
-  async kill(): Promise<void> {
-    const p = this.proc;
-    if (!p || p.exitCode !== null) return;
-    const exited = new Promise((r) => p.once('exit', r));
-    p.kill('SIGKILL');
-    await exited;
-  }
-
-  async restart(): Promise<void> {
-    await this.kill();
-    await this.start();
-    this.restarts++;
-  }
-}
 
 interface Reply {
   status: number;
@@ -114,7 +67,7 @@ async function runScenario(storeUrl: string) {
   const fq = `vast."${SCHEMA}"."${table}"`;
   await trino.all(`CREATE SCHEMA IF NOT EXISTS vast."${SCHEMA}"`);
   await trino.all(`CREATE TABLE ${fq} (${TOPIC_COLUMNS})`);
-  const gateway = new Gateway({
+  const gateway = new GatewayProcess({
     TOPICGATE_TRINO_URL: trinoUrl(),
     TOPICGATE_SCHEMAS: SCHEMA,
     TOPICGATE_STATE_URL: storeUrl,

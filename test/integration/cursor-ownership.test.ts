@@ -84,15 +84,43 @@ describe('a cursor belongs to its creator', () => {
     expect([mine.statusCode, mine.json().position.timestamp]).toEqual([200, null]);
   });
 
-  it('the same name cannot be taken by another principal, and the refusal shows nothing of it', async () => {
-    const r = await put(K.two, 'own-1', { topic: 'orders' });
-    expect([r.statusCode, r.json().error.code]).toEqual([409, 'TG_CURSOR_CONFLICT']);
-    expect(r.body).not.toContain('orders');
-  });
-
   it('admin reads, seeks and sees any cursor', async () => {
     expect((await app.inject({ url: '/v1/cursors/own-1', headers: as(K.ops) })).statusCode).toBe(200);
     expect((await read(K.ops, 'own-1')).statusCode).toBe(200);
+  });
+});
+
+describe('names are per principal: nothing across principals tells a name is taken (issue 31 item 7)', () => {
+  it("another principal's PUT of a taken name makes a cursor of its own, answered as any new one", async () => {
+    expect((await put(K.one, 'twin-1', { topic: 'orders' })).statusCode).toBe(201);
+    const theirs = await put(K.two, 'twin-1', { topic: 'clicks' });
+    const fresh = await put(K.two, 'fresh-1', { topic: 'clicks' });
+    expect([theirs.statusCode, theirs.json().name, theirs.json().definition]).toEqual([
+      201,
+      'twin-1',
+      { topic: 'clicks', start: 'earliest', settle: '30s' },
+    ]);
+    expect(Object.keys(theirs.json()).sort()).toEqual(Object.keys(fresh.json()).sort());
+    expect(theirs.body).not.toContain('orders');
+    // Each principal has its own under the name; the first is untouched.
+    const mine = await app.inject({ url: '/v1/cursors/twin-1', headers: as(K.one) });
+    const other = await app.inject({ url: '/v1/cursors/twin-1', headers: as(K.two) });
+    expect([mine.json().definition.topic, other.json().definition.topic]).toEqual(['orders', 'clicks']);
+    expect((await app.inject({ method: 'DELETE', url: '/v1/cursors/twin-1', headers: as(K.two) })).statusCode).toBe(
+      204,
+    );
+    expect((await app.inject({ url: '/v1/cursors/twin-1', headers: as(K.one) })).statusCode).toBe(200);
+  });
+
+  it('an admin naming a cursor that several principals have is told whose they are (409)', async () => {
+    expect((await put(K.one, 'twin-2', { topic: 'orders' })).statusCode).toBe(201);
+    expect((await put(K.two, 'twin-2', { topic: 'clicks' })).statusCode).toBe(201);
+    const r = await app.inject({ url: '/v1/cursors/twin-2', headers: as(K.ops) });
+    expect([r.statusCode, r.json().error.code, r.json().error.details.owners]).toEqual([
+      409,
+      'TG_CURSOR_CONFLICT',
+      ['key:loader-one', 'key:loader-two'],
+    ]);
   });
 });
 

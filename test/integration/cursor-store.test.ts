@@ -205,6 +205,17 @@ describe.each([
     expect(await store.get('c-create')).toEqual(first.record);
   });
 
+  it('named: the cursor stored under a name and those keyed under it by owner, nothing else', async () => {
+    for (const k of ['nm', 'nm/key%3Aa', 'nm/jwt%3Ax', 'nm-2/key%3Aa', 'nmx', 'n_/key%3Aa', 'n%'])
+      await store.create(cursor(k));
+    expect((await store.named('nm')).map((c) => c.name)).toEqual(['nm', 'nm/jwt%3Ax', 'nm/key%3Aa']);
+    // Wildcards of LIKE are plain characters here.
+    expect((await store.named('n_')).map((c) => c.name)).toEqual(['n_/key%3Aa']);
+    expect((await store.named('n%')).map((c) => c.name)).toEqual(['n%']);
+    expect(await store.named('n')).toEqual([]);
+    expect((await store.named('nm'))[1]).toEqual(await store.get('nm/jwt%3Ax'));
+  });
+
   it('sets the pending batch only in the current generation', async () => {
     const { record } = await store.create(cursor('c-pending', { position: P0 }));
     expect(await store.setPending('c-pending', 1, '{"batch":"wrong"}')).toBe(false);

@@ -68,7 +68,14 @@ describe('the committed document', () => {
         'POST /v1/cursors/{name}/commit',
         'POST /v1/cursors/{name}/seek',
         'GET /v1/cursors/{name}/history',
+        'PUT /v1/loads/{name}',
+        'GET /v1/loads/{name}',
+        'DELETE /v1/loads/{name}',
+        'POST /v1/loads/{name}/runs',
+        'GET /v1/loads/{name}/runs',
         'GET /docs/topics',
+        'GET /explore',
+        'GET /explore/{topic}',
       ]),
     );
   });
@@ -122,13 +129,16 @@ describe('the committed document', () => {
       'application/vnd.apache.parquet',
     ];
     expect([...MEDIA_TYPES].sort()).toEqual([...media].sort());
+    const events = op('get', '/v1/topics/{topic}/events');
     for (const o of [
-      op('get', '/v1/topics/{topic}/events'),
+      events,
       op('post', '/v1/topics/{topic}/query'),
       op('get', '/v1/topics/{topic}/sessions/{session}/streams/{index}'),
       op('post', '/v1/cursors/{name}/read'),
     ]) {
-      expect(Object.keys(o.responses['200'].content).sort()).toEqual([...media].sort());
+      // A follow (follow=true) streams Server-Sent Events besides.
+      const offered = o === events ? [...media, 'text/event-stream'] : media;
+      expect(Object.keys(o.responses['200'].content).sort()).toEqual(offered.sort());
       expect(Object.keys(o.responses['200'].headers)).toContain('X-Trino-Query-Id');
     }
   });
@@ -176,6 +186,7 @@ describe('each route documents the codes it answers with', () => {
   const SESSION_WINDOW = { since: '2026-11-01T00:00:00Z', until: '2026-11-02T00:00:00Z' };
   const PAID = { field: 'status', op: 'eq', value: 'paid' };
   const STREAM = '/v1/topics/orders/sessions/s1/streams/0';
+  const load = (body: object) => json('PUT', '/v1/loads/l-codes', { target: 'lake.codes.clicks', ...body });
   const CASES: [string, Request, string][] = [
     ['GET /v1/topics/{topic}', { url: '/v1/topics/nope' }, 'TG_TOPIC_NOT_FOUND'],
     ['GET /v1/topics/{topic}', { url: '/v1/topics/%zz' }, 'TG_BAD_REQUEST'],
@@ -299,6 +310,25 @@ describe('each route documents the codes it answers with', () => {
     ['DELETE /v1/cursors/{name}', text('DELETE', '/v1/cursors/c-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
     ['DELETE /v1/cursors/{name}', { method: 'DELETE', url: '/v1/cursors/c-codes' }, 'deleted'],
     ['DELETE /v1/cursors/{name}', { method: 'DELETE', url: '/v1/cursors/c-codes' }, 'TG_CURSOR_NOT_FOUND'],
+    ['PUT /v1/loads/{name}', load({ topic: 'nope' }), 'TG_TOPIC_NOT_FOUND'],
+    ['PUT /v1/loads/{name}', load({ topic: 'orders', target: 'lake.t' }), 'TG_BAD_TARGET'],
+    ['PUT /v1/loads/{name}', load({ topic: 'orders', start: 'soon' }), 'TG_BAD_TIME'],
+    ['PUT /v1/loads/{name}', load({ topic: 'orders', select: ['nope'] }), 'TG_UNKNOWN_COLUMN'],
+    ['PUT /v1/loads/{name}', load({ topic: 'orders', where: PAID }), 'TG_TIME_BOUND_REQUIRED'],
+    ['PUT /v1/loads/{name}', load({ topic: 'clicks' }), 'created'],
+    ['PUT /v1/loads/{name}', load({ topic: 'orders' }), 'TG_LOAD_CONFLICT'],
+    ['PUT /v1/loads/{name}', text('PUT', '/v1/loads/l-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['GET /v1/loads/{name}', { url: '/v1/loads/l-nope' }, 'TG_LOAD_NOT_FOUND'],
+    ['POST /v1/loads/{name}/runs', json('POST', '/v1/loads/l-nope/runs', {}), 'TG_LOAD_NOT_FOUND'],
+    ['POST /v1/loads/{name}/runs', json('POST', '/v1/loads/l-codes/runs', { until: 'soon' }), 'TG_BAD_TIME'],
+    ['POST /v1/loads/{name}/runs', text('POST', '/v1/loads/l-codes/runs'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['GET /v1/loads/{name}/runs', { url: '/v1/loads/l-codes/runs?limit=0' }, 'TG_BAD_REQUEST'],
+    ['GET /v1/loads/{name}/runs', { url: '/v1/loads/l-nope/runs' }, 'TG_LOAD_NOT_FOUND'],
+    ['DELETE /v1/loads/{name}', text('DELETE', '/v1/loads/l-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
+    ['DELETE /v1/loads/{name}', { method: 'DELETE', url: '/v1/loads/l-codes' }, 'deleted'],
+    ['DELETE /v1/loads/{name}', { method: 'DELETE', url: '/v1/loads/l-codes' }, 'TG_LOAD_NOT_FOUND'],
+    // The explorer's page of a topic takes any topic id (the page's API calls check it), within the id's length.
+    ['GET /explore/{topic}', { url: `/explore/${'x'.repeat(600)}` }, 'TG_BAD_REQUEST'],
   ];
 
   let codesApp: FastifyInstance;
@@ -349,7 +379,11 @@ describe('each route documents the codes it answers with', () => {
       'POST /v1/cursors/{name}/commit',
       'DELETE /v1/cursors/{name}',
       'GET /v1/cursors/{name}/history',
+      'DELETE /v1/loads/{name}',
+      'GET /v1/loads/{name}/runs',
     ];
+    // Loads are planned when they are defined, run and their lag counted.
+    const PLANNED_LOAD = ['PUT /v1/loads/{name}', 'GET /v1/loads/{name}', 'POST /v1/loads/{name}/runs'];
     const PLANNED_CURSOR = [
       'PUT /v1/cursors/{name}',
       'GET /v1/cursors/{name}',
@@ -361,20 +395,30 @@ describe('each route documents the codes it answers with', () => {
       TG_BAD_CURSOR: (n) => READS.slice(0, 2).includes(n),
       // Cursors are planned when they are created, sought, read and their lag counted.
       TG_TIME_BOUND_REQUIRED: (n) =>
-        READS.slice(0, 2).includes(n) || PLANNED_CURSOR.includes(n) || [SESSION, STREAM_READ].includes(n),
+        READS.slice(0, 2).includes(n) ||
+        PLANNED_CURSOR.includes(n) ||
+        PLANNED_LOAD.includes(n) ||
+        [SESSION, STREAM_READ].includes(n),
+      TG_NOT_LOADABLE: (n) => PLANNED_LOAD.includes(n),
+      TG_BAD_TARGET: (n) => n === 'PUT /v1/loads/{name}' || n === 'POST /v1/loads/{name}/runs',
+      TG_LOAD_NOT_FOUND: (n) => n.includes('/v1/loads/') && !n.startsWith('PUT '),
+      TG_LOAD_CONFLICT: (n) => n === 'PUT /v1/loads/{name}',
+      TG_LOAD_RUNNING: (n) => n === 'POST /v1/loads/{name}/runs',
       TG_BAD_SESSION: (n) => n === STREAM_READ,
       TG_SESSION_EXPIRED: (n) => n === STREAM_READ,
       TG_PAYLOAD_TOO_LARGE: (n) => !n.startsWith('GET '),
       TG_UNSUPPORTED_MEDIA_TYPE: (n) => !n.startsWith('GET '),
       TG_CURSOR_NOT_FOUND: (n) => n.includes('/v1/cursors/') && !n.startsWith('PUT '),
-      TG_CURSOR_CONFLICT: (n) => n === 'PUT /v1/cursors/{name}',
+      // PUT: another definition; any other cursor route: an admin naming a cursor several principals have.
+      TG_CURSOR_CONFLICT: (n) => n.includes('/v1/cursors/'),
       TG_BAD_BATCH: (n) => n === 'POST /v1/cursors/{name}/commit',
       TG_STALE_BATCH: (n) => ['POST /v1/cursors/{name}/read', 'POST /v1/cursors/{name}/commit'].includes(n),
       // Any cursor route: a cursor's owner may have lost sight of its topic (issue 10).
-      TG_TOPIC_NOT_FOUND: (n) => n.includes('{topic}') || n.includes('/v1/cursors/'),
+      TG_TOPIC_NOT_FOUND: (n) => n.includes('{topic}') || n.includes('/v1/cursors/') || n.includes('/v1/loads/'),
       // An action is granted per topic (the topic routes and the cursors, on their topic); and Trino's own access
       // control may deny any query the gateway sends (issue 11), the catalog listing included.
-      TG_FORBIDDEN: (n) => n.includes('{topic}') || n.includes('/v1/cursors/') || !NO_TRINO.includes(n),
+      TG_FORBIDDEN: (n) =>
+        n.includes('{topic}') || n.includes('/v1/cursors/') || n.includes('/v1/loads/') || !NO_TRINO.includes(n),
       // Health probes are always public (API.md "Access": `public` defaults to [health]).
       TG_UNAUTHENTICATED: (n) => n !== 'GET /healthz' && n !== 'GET /readyz',
       TG_TRINO_FAILED: (n) => !NO_TRINO.includes(n),

@@ -178,6 +178,48 @@ describe('start-up refusals of access control (issue 10)', () => {
     }
   });
 
+  it("a topic's policy that does not fit its expansion table, or that table's own policies leaving a role out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topicgate-startup-'));
+    const write = (name: string, policies: string[]) => {
+      const file = join(dir, name);
+      writeFileSync(
+        file,
+        [
+          'topics: { orders: { expand: { country: { path: "$.customer.address.country", type: varchar } } } }',
+          'auth:',
+          `  apiKeys: [{ principal: p, sha256: "${'a'.repeat(64)}", roles: [a] }]`,
+          'rowPolicies:',
+          '  orders: [{ roles: [a], filter: "country=in.(DE,FR)" }, { roles: [b], filter: "key=eq.x" }]',
+          ...policies,
+          '',
+        ].join('\n'),
+      );
+      return file;
+    };
+    try {
+      const inherited = write('inherited.yaml', []);
+      expect(await refusal({ TOPICGATE_CONFIG: inherited })).toEqual([
+        `TOPICGATE_CONFIG=${inherited}: rowPolicies.orders[0].filter applies to orders_expanded too (the same events): orders_expanded has no column "country"; give orders_expanded row policies of its own (rowPolicies.orders_expanded)`,
+        `TOPICGATE_CONFIG=${inherited}: rowPolicies.orders[1].filter applies to orders_expanded too (the same events): orders_expanded has no column "key"; give orders_expanded row policies of its own (rowPolicies.orders_expanded)`,
+      ]);
+      const partial = write('partial.yaml', [
+        '  orders_expanded: [{ roles: [a], filter: "customer__address__country=in.(DE,FR)" }]',
+      ]);
+      expect(await refusal({ TOPICGATE_CONFIG: partial })).toEqual([
+        `TOPICGATE_CONFIG=${partial}: rowPolicies.orders_expanded: role b is restricted on orders (the same events) but has no policy here; give it one, or set rowPolicies.default: deny`,
+      ]);
+      const own = write('own.yaml', [
+        '  orders_expanded: [{ roles: [a, b], filter: "customer__address__country=in.(DE,FR)" }]',
+      ]);
+      const { app } = await startServer(
+        testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent', TOPICGATE_CONFIG: own }),
+      );
+      await app.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('anonymous on a non-loopback address only when allowed explicitly, and never with the development secret', async () => {
     expect(await refusal({ TOPICGATE_HOST: '0.0.0.0', TOPICGATE_ALLOW_ANONYMOUS: 'true' })).toEqual([
       'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when TOPICGATE_HOST=0.0.0.0 is not a loopback address: the built-in development key is public',

@@ -68,11 +68,13 @@ async function app(extra: Record<string, string> = {}): Promise<{ app: FastifyIn
     },
   });
   const a = await buildApp(loadConfig(env(extra)), { logger: { level: 'info', stream } });
-  // Stands in for the access plugin's authentication (issue 10, not on main yet): it will set
-  // request.principal from a verified API key or JWT; here a test header names the principal.
+  // Stands in for the access plugin's authentication: a test header names the principal, as an API key's (whose
+  // principal is its Trino user under impersonation).
   a.addHook('onRequest', async (request) => {
     const as = request.headers['x-test-principal'];
-    if (typeof as === 'string') (request as unknown as { principal: { name: string } }).principal = { name: as };
+    if (typeof as === 'string') {
+      request.principal = { id: `key:${as}`, name: as, via: 'api-key', roles: [], claims: { sub: as } };
+    }
   });
   return { app: a, logs };
 }

@@ -94,6 +94,7 @@ limits:
       maxInValues: 1000,
       maxJsonPaths: 32,
       maxSessionStreams: 64,
+      maxFollowers: 4,
       maxBuckets: 100_000,
     });
     expect(Object.isFrozen(c.auth?.apiKeys?.[0])).toBe(true);
@@ -115,6 +116,7 @@ limits:
       maxInValues: 1000,
       maxJsonPaths: 32,
       maxSessionStreams: 64,
+      maxFollowers: 4,
       maxBuckets: 100_000,
     });
     expect(c.limits.requestsPerMinute).toBeUndefined();
@@ -367,5 +369,16 @@ describe('start-up refusals (startupProblems)', () => {
   ])('%s', (_label, config, problems) => {
     expect(startupProblems(config)).toEqual(problems);
     for (const p of startupProblems(config)) expect(p).not.toContain(config.cursorSecret);
+  });
+});
+
+describe('impersonation and API key principals (issue 31 item 6)', () => {
+  it("an API key named like the gateway's own Trino user is refused at start-up when impersonating", () => {
+    const f = file('imp.yaml', `auth:\n  apiKeys:\n    - { principal: topicgate, sha256: "${HASH}" }\n`);
+    const problems = problemsOf({ TOPICGATE_CONFIG: f, TOPICGATE_TRINO_IMPERSONATE: 'true' });
+    expect(problems).toEqual([
+      `TOPICGATE_CONFIG=${f}: auth.apiKeys[0].principal: "topicgate" is the gateway's own Trino user (TOPICGATE_TRINO_USER); under TOPICGATE_TRINO_IMPERSONATE it would run with the gateway's rights`,
+    ]);
+    expect(loadConfig({ TOPICGATE_CONFIG: f }).auth?.apiKeys?.[0]?.principal).toBe('topicgate');
   });
 });

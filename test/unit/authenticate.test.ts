@@ -10,7 +10,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import type { ApiError } from '../../src/core/errors.js';
 import { ApiKeys, apiKeyHash } from '../../src/access/api-keys.js';
 import { AuthRefused, Authenticator } from '../../src/access/authenticate.js';
-import { ANONYMOUS } from '../../src/access/principal.js';
+import { ANONYMOUS, quotaKey } from '../../src/access/principal.js';
 import { apiErrorOf } from '../cases/api-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-auth-'));
@@ -27,6 +27,7 @@ describe('ApiKeys', () => {
 
   it('finds the principal of a configured key (hex in either case)', () => {
     expect(keys.find(KEY)).toEqual({
+      id: 'key:loader-orders',
       name: 'loader-orders',
       roles: ['loader'],
       claims: { sub: 'loader-orders' },
@@ -101,6 +102,16 @@ describe('Authenticator', () => {
       roles: ['analyst'],
       via: 'jwt',
     });
+  });
+
+  it('principals are named by how they authenticated, so a claim never names a key (issue 31 item 6)', async () => {
+    const p = await auth.authenticate({ authorization: `Bearer ${await jwt()}` });
+    expect(p.id).toBe('jwt:https://idp.test/:alice');
+    expect((await auth.authenticate({ 'x-api-key': KEY })).id).toBe('key:loader-orders');
+    expect(ANONYMOUS.id).toBe('anonymous');
+    const quota = [quotaKey(p, '10.0.0.1'), quotaKey({ ...p, id: 'key:alice', via: 'api-key' }, '10.0.0.1')];
+    expect(quota).toEqual(['principal:jwt:https://idp.test/:alice', 'principal:key:alice']);
+    expect(quotaKey(ANONYMOUS, '10.0.0.1')).toBe('address:10.0.0.1');
   });
 
   it.each<[string, Record<string, string | string[]>, string]>([

@@ -14,7 +14,7 @@ import { avroShape } from '../../src/blob/avro/avro-shape.js';
 import { enumsAsText } from '../../src/core/type-family.js';
 import { decimalText, timestampText } from '../../src/blob/avro/avro-values.js';
 import { subjectOf } from '../../src/blob/avro/payload-decoder.js';
-import { preparePayloads } from '../../src/blob/avro/payload-decoder.js';
+import { MAX_LOOKUPS, preparePayloads } from '../../src/blob/avro/payload-decoder.js';
 import type { RegisteredSchema, RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
 import type { ResultStream } from '../../src/core/result-stream.js';
 import { ApiError } from '../../src/core/errors.js';
@@ -56,15 +56,21 @@ const frame = (id: number, body: Buffer) => Buffer.concat([Buffer.from([0, 0, 0,
 
 class FakeRegistry implements RegistryPort {
   down = false;
+  /** Ids asked for, in order. */
+  readonly asked: number[] = [];
   readonly schemas = new Map<number, unknown>([
     [1, V1],
     [2, V2],
     [3, BAD],
   ]);
   async byId(id: number): Promise<RegisteredSchema | null> {
+    this.asked.push(id);
     if (this.down) throw new ApiError('TG_SCHEMA_REGISTRY', 'down');
     const s = this.schemas.get(id);
     return s ? { id, schemaType: 'AVRO', schema: JSON.stringify(s) } : null;
+  }
+  isKnown(id: number): boolean {
+    return this.asked.includes(id) && this.schemas.has(id);
   }
   async version(subject: string, version: number | 'latest'): Promise<SubjectVersion | null> {
     if (this.down) throw new ApiError('TG_SCHEMA_REGISTRY', 'down');
@@ -165,6 +171,22 @@ describe('decoding framed payloads in a result', () => {
     expect(rows[3]?.[3]).toMatch(/^unresolvable: /);
     expect(rows[4]?.[3]).toMatch(/^undecodable: /);
     expect(rows[5]).toEqual([null, null, null, null, 5]);
+  });
+
+  it('one response asks the registry for at most MAX_LOOKUPS ids it does not have (issue 31 item 7)', async () => {
+    const registry = new FakeRegistry();
+    await registry.byId(1);
+    const d = await preparePayloads('payments_avro', { value: { format: 'avro' } }, registry);
+    const framed = (id: number) => Buffer.concat([Buffer.from([0, 0, 0, id >> 8, id & 0xff]), Buffer.from([2])]);
+    const ids = Array.from({ length: MAX_LOOKUPS + 44 }, (_, i) => 1000 + i);
+    // A schema the client has at hand is still used after the flood.
+    const rows = await rowsOf(d!.wrap(result([...ids.map(framed), frame(1, v1.toBuffer(event))])));
+    expect(registry.asked.filter((id) => id >= 1000)).toEqual(ids.slice(0, MAX_LOOKUPS));
+    expect(rows.slice(0, MAX_LOOKUPS).every((r) => r[3] === 'unknown-schema-id')).toBe(true);
+    expect(rows.slice(MAX_LOOKUPS, ids.length).every((r) => r[3] === 'too-many-schema-ids')).toBe(true);
+    // Their bytes are kept, as for any event not decoded.
+    expect(rows[ids.length - 1]?.slice(1, 3)).toEqual([ids.at(-1), framed(ids.at(-1)!).toString('base64')]);
+    expect(rows[ids.length]?.slice(1, 4)).toEqual([1, null, null]);
   });
 
   it('flattens a decoded record into one column per leaf path (CSV)', async () => {

@@ -7,7 +7,7 @@ import { Grants, globRegExp } from '../../src/access/grants.js';
 import type { Action } from '../../src/config/access-schema.js';
 import { ANONYMOUS, type Principal } from '../../src/access/principal.js';
 
-const who = (...roles: string[]): Principal => ({ name: 'p', roles, claims: {}, via: 'api-key' });
+const who = (...roles: string[]): Principal => ({ id: 'key:p', name: 'p', roles, claims: {}, via: 'api-key' });
 
 describe('globRegExp', () => {
   it.each<[string, string, boolean]>([

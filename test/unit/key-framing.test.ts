@@ -20,6 +20,7 @@ const VERSIONS: Record<number, { id: number; schema: string }> = {
 };
 const registry: RegistryPort = {
   byId: async () => null,
+  isKnown: () => false,
   version: async (subject, v): Promise<SubjectVersion | null> => {
     const s = VERSIONS[v as number];
     return s ? { ...s, subject, version: v as number, schemaType: 'AVRO' } : null;

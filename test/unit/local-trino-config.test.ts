@@ -31,6 +31,24 @@ describe('local Trino configuration', () => {
     expect(() => heapMb('lots')).toThrow(/TOPICGATE_LOCAL_TRINO_HEAP: "lots"/);
   });
 
+  it('with S3: the lake, an Iceberg JDBC catalog in the local PostgreSQL, its warehouse in a bucket beside the spool', () => {
+    const lake = configFiles(target, s3)['catalog/lake.properties']!;
+    for (const line of [
+      'connector.name=iceberg',
+      'iceberg.catalog.type=jdbc',
+      'iceberg.jdbc-catalog.connection-url=jdbc:postgresql://127.0.0.1:15432/topicgate?currentSchema=iceberg_lake',
+      // A catalog name per Trino: two local Trinos on one PostgreSQL share no table.
+      'iceberg.jdbc-catalog.catalog-name=lake_18790',
+      'iceberg.jdbc-catalog.default-warehouse-dir=s3://lake/warehouse',
+      'fs.native-s3.enabled=true',
+      's3.endpoint=http://127.0.0.1:18799',
+      's3.path-style-access=true',
+    ]) {
+      expect(lake).toContain(`${line}\n`);
+    }
+    expect(configFiles(target, undefined)['catalog/lake.properties']).toBeUndefined();
+  });
+
   it('without S3: spooling off, no spooling manager', () => {
     const files = configFiles(target, undefined);
     expect(files['config.properties']).toContain('protocol.spooling.enabled=false\n');

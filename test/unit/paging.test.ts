@@ -11,6 +11,10 @@ import { queryHash } from '../../src/query/passes/paging.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { apiError } from '../cases/api-error.js';
+import { GatewayMemory } from '../../src/read/gateway-memory.js';
+
+/** A look-ahead budget nothing here reaches. */
+const roomy = () => ({ memory: new GatewayMemory(2 ** 40).account(), maxBytes: 2 ** 40, mustSettle: false });
 
 const tokens = new PageTokens('test-secret');
 const H = queryHash({ t: 'orders', w: null });
@@ -254,7 +258,7 @@ describe('PageCutter', () => {
   it('reads no further than the extra row, and closes the result', async () => {
     const result = inMemoryResult(cols, [rows(1, 2), rows(3, 4), rows(5, 6)]);
     const c = new PageCutter(result, 2, 0);
-    await c.lookAhead(100);
+    await c.lookAhead(100, roomy());
     expect(c.settled).toBe(true);
     expect(c.more).toBe(true);
     expect(result.pulled).toBe(2);
@@ -263,7 +267,7 @@ describe('PageCutter', () => {
 
   it('before the page is settled, the next position is presumed from the limit', async () => {
     const c = new PageCutter(inMemoryResult(cols, [rows(1, 2), rows(3, 4), rows(5)]), 4, 0);
-    await c.lookAhead(1);
+    await c.lookAhead(1, roomy());
     expect(c.settled).toBe(false);
     expect(c.next({ h: H, m: 'anchor', a: T(0), s: 1 })).toEqual({ h: H, m: 'anchor', a: T(0), s: 5, loose: true });
     expect(c.presumedNext({ h: H, m: 'offset', s: 0 })).toEqual({ h: H, m: 'offset', s: 4 });

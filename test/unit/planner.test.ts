@@ -42,6 +42,20 @@ const RESIDUAL: PredicateNode = {
   value: { kind: 'literal', type: 'varchar', value: { t: 'varchar', v: 'paid' } },
 };
 const PUSHED: PredicateNode = { kind: 'is', column: COLUMNS[0]!, what: 'null' };
+/** A range on broker time, pushed to the storage: `timestamp_broker=<op>.<instant>`. */
+const brokerTime = (op: 'gte' | 'lt', iso: string): PredicateNode => ({
+  kind: 'compare',
+  op,
+  column: COLUMNS[2]!,
+  value: { kind: 'literal', type: 'timestamp(3)', value: { t: 'timestamp', epochMs: Date.parse(iso), subMs: '' } },
+});
+const KEY_EQ: PredicateNode = {
+  kind: 'compare',
+  op: 'eq',
+  column: COLUMNS[0]!,
+  value: { kind: 'literal', type: 'varbinary', value: { t: 'varbinary', v: Buffer.from('k1') } },
+};
+const all = (...items: PredicateNode[]): PredicateNode => ({ kind: 'and', items });
 
 describe('plan: events and explain', () => {
   const read = (where: PredicateNode | null, since?: string, explain = false) =>
@@ -51,6 +65,29 @@ describe('plan: events and explain', () => {
     expect(refusal(() => read(RESIDUAL))[0]).toBe('TG_TIME_BOUND_REQUIRED');
     expect(read(RESIDUAL, '-1h').tree.limit).toBe(100);
     expect(read(PUSHED).refused).toBeUndefined();
+  });
+
+  it('a pushed filter that bounds no window does not switch the guardrail off (issue 31 item 2)', () => {
+    // A lower bound alone: the window read is 1970..now.
+    const epoch = all(brokerTime('gte', '1970-01-01T00:00:00Z'), RESIDUAL);
+    expect(refusal(() => read(epoch))[0]).toBe('TG_TIME_BOUND_REQUIRED');
+    // A filter the storage takes but that may keep every event (IS NULL, a range on another column).
+    expect(refusal(() => read(all(PUSHED, RESIDUAL)))[0]).toBe('TG_TIME_BOUND_REQUIRED');
+    // since as well, as far back: the window is as wide, whichever of the two bounds it.
+    expect(refusal(() => read(epoch, '1971-01-01T00:00:00Z'))[0]).toBe('TG_TIME_BOUND_REQUIRED');
+  });
+
+  it('ranges on broker time that close a window within the limit stand for since/until', () => {
+    const hour = all(brokerTime('gte', '2026-11-30T06:00:00Z'), brokerTime('lt', '2026-11-30T07:00:00Z'), RESIDUAL);
+    expect(read(hour).tree.limit).toBe(100);
+    // A lower bound an hour ago: the read's window (pinned to now) is an hour wide.
+    expect(read(all(brokerTime('gte', '2026-11-30T07:00:00Z'), RESIDUAL)).tree.limit).toBe(100);
+    const wide = all(brokerTime('gte', '2026-11-01T00:00:00Z'), brokerTime('lt', '2026-11-30T00:00:00Z'), RESIDUAL);
+    expect(refusal(() => read(wide))[2]).toMatch(/narrow since\/until to at most 168h \(the window is 696h\)/);
+  });
+
+  it('a selective filter the storage takes (a key equality) reads only its events: no bound needed', () => {
+    expect(read(all(KEY_EQ, RESIDUAL)).refused).toBeUndefined();
   });
 
   it('explain reports the refusal instead of throwing, with the tree it would run', () => {
@@ -163,6 +200,13 @@ describe('plan: cursor batches', () => {
     expect(code).toBe('TG_TIME_BOUND_REQUIRED');
     expect(message).toMatch(/start it at an instant/);
   });
+
+  it('a pushed filter that bounds nothing does not lift the bound on each batch (issue 31 item 2)', () => {
+    const epoch = all(brokerTime('gte', '1970-01-01T00:00:00Z'), RESIDUAL);
+    expect(refusal(() => batch({ where: epoch, ts: null }))[0]).toBe('TG_TIME_BOUND_REQUIRED');
+    expect(batch({ where: all(PUSHED, RESIDUAL) }).position.hi).toBe(NOW - 30 * DAY + 7 * DAY);
+    expect(batch({ where: all(KEY_EQ, RESIDUAL) }).position.hi).toBe(NOW);
+  });
 });
 
 describe('readPolicy: one value from the settings', () => {
@@ -187,15 +231,21 @@ describe('plan: how each read goes to Trino', () => {
     infer: { kind: 'sample', topic: orders },
     cursors: { kind: 'batch', topic: orders, read: { where: null }, from, untilMs: NOW },
   } as const;
+  const alice = { id: 'key:alice', name: 'alice', via: 'api-key' as const };
   const TAGGED: ReadPolicy = {
     ...POLICY,
-    trino: { impersonate: false, session: { 'vast.num_of_splits': '64' }, clientTags: ['orders-team', 'read'] },
+    trino: {
+      impersonate: false,
+      reservedUsers: new Set(),
+      session: { 'vast.num_of_splits': '64' },
+      clientTags: ['orders-team', 'read'],
+    },
   };
 
   it.each(Object.keys(requests) as (keyof typeof requests)[])(
     '%s: the action and the topic tags (once each), the topic session, the gateway user',
     (action) => {
-      const p = plan({ ...requests[action], caller: { name: 'alice' } }, TAGGED, NOW);
+      const p = plan({ ...requests[action], caller: alice }, TAGGED, NOW);
       const tags = action === 'read' ? ['read', 'orders-team'] : [action, 'orders-team', 'read'];
       expect(p.run).toEqual({ clientTags: tags, session: { 'vast.num_of_splits': '64' } });
     },
@@ -204,7 +254,7 @@ describe('plan: how each read goes to Trino', () => {
   it("with impersonation every kind of read runs as the caller's principal", () => {
     const impersonate = { ...POLICY, trino: { ...POLICY.trino, impersonate: true } };
     for (const r of Object.values(requests)) {
-      expect(plan({ ...r, caller: { name: 'alice' } }, impersonate, NOW).run.user).toBe('alice');
+      expect(plan({ ...r, caller: alice }, impersonate, NOW).run.user).toBe('alice');
       // No principal (an open gateway): the gateway's own user; Trino's rules for it still apply.
       expect(plan(r, impersonate, NOW).run.user).toBeUndefined();
     }
@@ -214,10 +264,11 @@ describe('plan: how each read goes to Trino', () => {
     'a principal that cannot travel as X-Trino-User (%j) is refused with 403, never altered',
     (name) => {
       const impersonate = { ...POLICY, trino: { ...POLICY.trino, impersonate: true } };
-      const [code, status] = refusal(() => plan({ ...requests.read, caller: { name } }, impersonate, NOW));
+      const caller = { ...alice, id: `key:${name}`, name };
+      const [code, status] = refusal(() => plan({ ...requests.read, caller }, impersonate, NOW));
       expect([code, status]).toEqual(['TG_FORBIDDEN', 403]);
       // Without impersonation the name is not sent: nothing to refuse.
-      expect(plan({ ...requests.read, caller: { name } }, POLICY, NOW).run.user).toBeUndefined();
+      expect(plan({ ...requests.read, caller }, POLICY, NOW).run.user).toBeUndefined();
     },
   );
 
@@ -226,15 +277,46 @@ describe('plan: how each read goes to Trino', () => {
       ...loadConfig({ TOPICGATE_TRINO_IMPERSONATE: 'true' }),
       topics: { orders: { session: { query_priority: 2, 'vast.enable_sorted_projections': true }, tags: ['t1'] } },
     };
+    const reservedUsers = new Set(['topicgate', 'anonymous']);
     expect(readPolicy(config, 'orders', { filter: null, principal: 'anonymous' }).trino).toEqual({
       impersonate: true,
+      reservedUsers,
       session: { query_priority: '2', 'vast.enable_sorted_projections': 'true' },
       clientTags: ['t1'],
     });
     expect(readPolicy(config, 'clicks', { filter: null, principal: 'anonymous' }).trino).toEqual({
       impersonate: true,
+      reservedUsers,
       session: {},
       clientTags: [],
     });
+  });
+});
+
+describe('plan: the Trino user under impersonation (issue 31 item 6)', () => {
+  const reserved = new Set(['topicgate', 'anonymous', 'loader-one']);
+  const policy = { ...POLICY, trino: { ...POLICY.trino, impersonate: true, reservedUsers: reserved } };
+  const as = (caller: { id: string; name: string; via: 'anonymous' | 'api-key' | 'jwt' }) =>
+    plan({ kind: 'read', topic: orders, read: { where: null }, token: null, caller }, policy, NOW).run.user;
+
+  it("an API key's principal as configured; a token's claim as it is when it names no one else's user", () => {
+    expect(as({ id: 'key:loader-one', name: 'loader-one', via: 'api-key' })).toBe('loader-one');
+    expect(as({ id: 'jwt:https://idp/:alice', name: 'alice', via: 'jwt' })).toBe('alice');
+  });
+
+  it.each(['loader-one', 'topicgate', 'anonymous'])('a token whose claim is %s is refused, never run as it', (name) => {
+    const [code, status, message] = refusal(() => as({ id: `jwt:https://idp/:${name}`, name, via: 'jwt' }));
+    expect([code, status]).toEqual(['TG_FORBIDDEN', 403]);
+    expect(message).toContain('is the Trino user of another principal');
+  });
+
+  it('the reserved users are every API key, anonymous and the gateway user, only when impersonating', () => {
+    const config = {
+      ...loadConfig({ TOPICGATE_TRINO_IMPERSONATE: 'true', TOPICGATE_TRINO_USER: 'gw' }),
+      auth: { apiKeys: [{ principal: 'k1', sha256: '0'.repeat(64) }] },
+    };
+    const rows = { filter: null, principal: 'anonymous' };
+    expect([...readPolicy(config, 'orders', rows).trino.reservedUsers].sort()).toEqual(['anonymous', 'gw', 'k1']);
+    expect(readPolicy({ ...config, trinoImpersonate: false }, 'orders', rows).trino.reservedUsers.size).toBe(0);
   });
 });

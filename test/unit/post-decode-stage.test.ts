@@ -14,6 +14,7 @@ import { readRequestFromBody, readRequestFromQuery } from '../../src/query/reque
 import { compareKeys, keyOf } from '../../src/read/post-decode/evaluate.js';
 import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
+import { GatewayMemory } from '../../src/read/gateway-memory.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
@@ -65,6 +66,8 @@ function event(i: number): unknown[] {
   return [null, value, 1, null, null, ts, ts];
 }
 const EVENTS = Array.from({ length: 60 }, (_, i) => event(i));
+/** An account in a gateway whose limit nothing here reaches. */
+const unbounded = () => new GatewayMemory(2 ** 40).account();
 const amountOf = (row: unknown[]) => (row[1] ? ((row[1] as unknown[])[1] as string) : null);
 
 function planned(query: Record<string, unknown>, token: PagePositionArg = null) {
@@ -136,7 +139,7 @@ describe('the stage over decoded rows', () => {
       select: 'value.id,value->amount',
     });
     const result = inMemoryResult(DECODED_COLUMNS, batches);
-    const run = postDecodeRun(p.postDecode!, result, new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, result, new Set(['value']), unbounded());
     const cutter = new PageCutter(run.source, 4, 5, run.keep);
     const page = await rowsOf(run.project(cutter.view()));
     const expected = EVENTS.filter((r) => r[1] && Number(amountOf(r)) >= 2 && (r[1] as unknown[])[2] === 'EUR');
@@ -152,7 +155,7 @@ describe('the stage over decoded rows', () => {
 
   it('three-valued logic: NOT of a comparison with a missing field keeps nothing; OR with a true side keeps', async () => {
     const p = planned({ or: '(value->amount.not.gt.0,"value.currency".eq.USD)', limit: '1000' });
-    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']), unbounded());
     const kept = EVENTS.filter((r) => run.keep!(r) === true);
     const expected = EVENTS.filter((r) => r[1] && (Number(amountOf(r)) <= 0 || (r[1] as unknown[])[2] === 'USD'));
     expect(kept).toEqual(expected);
@@ -165,6 +168,7 @@ describe('the stage over decoded rows', () => {
       { ...p.postDecode!, offset: 3, maxRows: 1000 },
       inMemoryResult(DECODED_COLUMNS, batches),
       new Set(['value']),
+      unbounded(),
     );
     const rows = await rowsOf(run.source);
     const byAmount = EVENTS.map((r, i) => ({ r, i }))
@@ -197,7 +201,7 @@ describe('the stage over decoded rows', () => {
       POLICY,
       NOW,
     );
-    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']), unbounded());
     const rows = await rowsOf(run.source);
     const groups = new Map<string | null, unknown[][]>();
     for (const r of EVENTS) {
@@ -227,9 +231,48 @@ describe('the stage over decoded rows', () => {
     expect(rows).toHaveLength(groups.size);
   });
 
+  it('holding more bytes than the gateway allows is a 422 naming limits.maxGatewayBytes; all given back', async () => {
+    const p = planned({ order: '"value.amount"' });
+    const gateway = new GatewayMemory(4096);
+    const memory = gateway.account();
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']), memory);
+    const err = await rowsOf(run.source).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect([(err as ApiError).code, (err as ApiError).details]).toEqual([
+      'TG_TOO_EXPENSIVE',
+      { limit: 'limits.maxGatewayBytes', max: 4096 },
+    ]);
+    expect((err as ApiError).message).toContain('limits.maxGatewayBytes');
+    expect([memory.bytes, gateway.held]).toEqual([0, 0]);
+  });
+
+  it('an aggregation whose groups find the gateway full of other responses is a 429 naming the limit', async () => {
+    const body = { select: ['value.customer.id', { fn: 'count', as: 'n' }], groupBy: ['value.customer.id'], ...WINDOW };
+    const read = readRequestFromBody(body as never, resolver(topic));
+    const p = plan({ kind: 'read', topic, read, token: null }, POLICY, NOW);
+    const gateway = new GatewayMemory(64 * 1024);
+    const other = gateway.account();
+    expect(other.tryHold(64 * 1024 - 100)).toBe(true);
+    const memory = gateway.account();
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']), memory);
+    const err = (await rowsOf(run.source).catch((e: unknown) => e)) as ApiError;
+    expect([err.code, err.status, err.retryAfterS, err.details]).toEqual([
+      'TG_TOO_MANY_REQUESTS',
+      429,
+      2,
+      { limit: 'limits.maxGatewayBytes', max: 64 * 1024 },
+    ]);
+    other.close();
+    // With the room back, the same aggregation holds its groups and gives them back once handed on.
+    const again = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']), memory);
+    const counts = (await rowsOf(again.source)).map((r) => Number(r[1]));
+    expect([counts.length, counts.reduce((a, b) => a + b)]).toEqual([5, EVENTS.length]);
+    expect(gateway.held).toBe(0);
+  });
+
   it('holding more rows than the cap is a 422 naming it', async () => {
     const p = planned({ order: '"value.amount"' });
-    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']));
+    const run = postDecodeRun(p.postDecode!, inMemoryResult(DECODED_COLUMNS, batches), new Set(['value']), unbounded());
     const err = await rowsOf(run.source).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('TG_TOO_EXPENSIVE');

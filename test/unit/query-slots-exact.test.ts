@@ -11,7 +11,7 @@ import { HeldResults, pageRead, type HeldResult } from '../../src/read/held-resu
 import type { PortRef } from '../../src/read/sliced-result.js';
 import type { TrinoPort } from '../../src/trino/trino-port.js';
 import { ListedQueriesTrino } from '../fakes/listed-queries-trino.js';
-import { type RowBatch } from '../../src/core/text-rows.js';
+import type { RowBatch } from '../../src/core/text-rows.js';
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { QueryLimiter } from '../../src/read/query-limiter.js';
+import { createAccess } from '../../src/access/access.js';
+import { loadConfig } from '../../src/server/load-config.js';
 
 const limiter = (o: Partial<ConstructorParameters<typeof QueryLimiter>[0]> = {}) =>
   new QueryLimiter({ concurrentQueries: 2, maxConcurrentQueries: 3, queuedQueries: 2, queueWaitMs: 200, ...o });
@@ -175,5 +177,17 @@ describe('QueryLimiter', () => {
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) expect((r as PromiseRejectedResult).reason.code).toBe('TG_TOO_MANY_REQUESTS');
     expect([q.active(), q.waiting()]).toEqual([0, 0]);
+  });
+});
+
+describe('the per-caller limit has a default (issue 31 item 2)', () => {
+  it('without concurrentQueries in the config, one caller runs at most 16 queries at once', async () => {
+    const { queries } = createAccess(loadConfig({ TOPICGATE_TRINO_URL: 'http://127.0.0.1:1' }));
+    const held = await Promise.all(Array.from({ length: 16 }, () => queries.acquire('principal:key:a')));
+    const ninth = await rejection(queries.acquire('principal:key:a', undefined, 1).then((r) => r));
+    expect([ninth.code, ninth.details]).toEqual(['TG_TOO_MANY_REQUESTS', { limit: 'concurrentQueries' }]);
+    // Another caller is not held back by it.
+    (await queries.acquire('principal:key:b'))();
+    for (const release of held) release();
   });
 });

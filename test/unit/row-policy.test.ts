@@ -26,6 +26,7 @@ const orders: TopicModel = topicOf(COLUMNS, 'orders', { expanded: [json('country
 const resolve = resolver(orders);
 const sql = (p: PredicateNode | null) => (p ? compilePredicate(p) : null);
 const who = (roles: string[], claims: Record<string, unknown> = {}): Principal => ({
+  id: 'jwt:https://idp.test/:p',
   name: 'p',
   roles,
   claims,

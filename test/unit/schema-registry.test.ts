@@ -30,7 +30,7 @@ beforeAll(async () => {
       inFlight--;
       const id = /\/schemas\/ids\/(\d+)$/.exec(req.url ?? '')?.[1];
       if (failing) return void res.writeHead(500).end('boom');
-      if (id === '404') return void res.writeHead(404).end('{"error_code":40403}');
+      if (id === '404' || Number(id) >= 100_000) return void res.writeHead(404).end('{"error_code":40403}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ schema: `"string"` }));
     }, 20);
   });
@@ -48,14 +48,17 @@ beforeEach(() => {
   failing = false;
 });
 
-const client = (o: { auth?: boolean; maxConcurrent?: number } = {}) =>
+const client = (o: { auth?: boolean; maxConcurrent?: number; maxCachedSchemas?: number } = {}) =>
   new SchemaRegistry({
     url,
     username: o.auth ? 'gateway' : undefined,
     passwordFile: o.auth ? passwordFile : undefined,
     maxConcurrent: o.maxConcurrent ?? 4,
     timeoutMs: 2000,
+    maxCachedSchemas: o.maxCachedSchemas ?? 1000,
+    unknownIdTtlMs: 60_000,
   });
+const asked = (id: number) => requests.filter((r) => r.path.endsWith(`/schemas/ids/${id}`)).length;
 
 describe('SchemaRegistry', () => {
   it('sends basic auth from the password file, and caches a schema by id', async () => {
@@ -82,5 +85,31 @@ describe('SchemaRegistry', () => {
     await expect(r.byId(5)).rejects.toMatchObject({ code: 'TG_SCHEMA_REGISTRY', status: 502 });
     failing = false;
     expect((await r.byId(5))?.schema).toBe('"string"');
+  });
+
+  it('an unknown id is remembered for unknownIdTtlMs, then asked again (issue 31 item 7)', async () => {
+    const r = client();
+    const now = Date.now();
+    expect(await r.byId(100_001, now)).toBeNull();
+    expect(await r.byId(100_001, now + 59_000)).toBeNull();
+    expect(asked(100_001)).toBe(1);
+    expect(await r.byId(100_001, now + 61_000)).toBeNull();
+    expect(asked(100_001)).toBe(2);
+  });
+
+  it('a flood of unknown ids keeps the cache at maxCachedSchemas, least recently used out first', async () => {
+    const r = client({ maxCachedSchemas: 10 });
+    expect((await r.byId(1))?.schema).toBe('"string"');
+    for (let id = 100_000; id < 100_100; id++) {
+      await r.byId(id);
+      // The schema in use stays cached: each use makes it the most recent.
+      await r.byId(1);
+    }
+    expect(r.cached).toBe(10);
+    expect([asked(1), asked(100_000)]).toEqual([1, 1]);
+    // The oldest unknown ids went first: asking again is a request again; a recent one is still remembered.
+    await r.byId(100_000);
+    await r.byId(100_099);
+    expect([asked(100_000), asked(100_099)]).toEqual([2, 1]);
   });
 });

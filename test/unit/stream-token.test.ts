@@ -100,17 +100,19 @@ describe('binding a stream to its principal', () => {
     ],
   });
   const who: Principal = {
+    id: 'jwt:https://idp.test/:jo',
     name: 'jo',
     via: 'jwt',
     roles: ['tenant'],
     claims: { sub: 'jo', email: 'jo@example.com', org: { tenant: 'acme', secret: 's' }, other: 'x' },
   };
-  const scope = { filter: policies.filterFor(orders, who), principal: 'jo' };
+  const scope = { filter: policies.filterFor(orders, who), principal: who.id };
+  const idp = { auth: { jwt: { issuer: 'https://idp.test/', audience: 'topicgate', secretFile: '/none' } } };
 
   it('presigned: the roles and only the claims its policies read; unpresigned: neither', () => {
     const b = bindStream(who, scope, policies, 'orders', true);
     expect(b).toEqual({
-      p: 'jo',
+      p: 'jwt:https://idp.test/:jo',
       v: 'jwt',
       h: rowScopeHash(scope),
       s: true,
@@ -118,7 +120,7 @@ describe('binding a stream to its principal', () => {
       c: { org: { tenant: 'acme' } },
     });
     expect(bindStream(who, scope, policies, 'orders', false)).toEqual({
-      p: 'jo',
+      p: 'jwt:https://idp.test/:jo',
       v: 'jwt',
       h: rowScopeHash(scope),
       s: false,
@@ -127,12 +129,22 @@ describe('binding a stream to its principal', () => {
 
   it('the presigned principal recomputes the same row scope without the token', () => {
     const b = bindStream(who, scope, policies, 'orders', true);
-    const p = presignedPrincipal({ ...body, ...b }, { auth: undefined });
-    expect(rowScopeHash({ filter: policies.filterFor(orders, p), principal: p.name })).toBe(b.h);
+    const p = presignedPrincipal({ ...body, ...b }, idp);
+    expect([p.id, p.name]).toEqual([who.id, 'jo']);
+    expect(rowScopeHash({ filter: policies.filterFor(orders, p), principal: p.id })).toBe(b.h);
+  });
+
+  it('a stream whose principal the config no longer names (another issuer, a name made before ids) is a 403', () => {
+    const b = bindStream(who, scope, policies, 'orders', true);
+    const other = { auth: { jwt: { ...idp.auth.jwt, issuer: 'https://other.test/' } } };
+    expect(outcome(() => presignedPrincipal({ ...body, ...b }, other))).toBe('403 TG_FORBIDDEN');
+    expect(outcome(() => presignedPrincipal({ ...body, ...b, v: 'api-key', p: 'loader' }, idp))).toBe(
+      '403 TG_FORBIDDEN',
+    );
   });
 
   it("an API key's presigned principal keeps only the roles the config still gives it", () => {
-    const s = { ...body, v: 'api-key' as const, p: 'loader', r: ['a', 'b'], c: {} };
+    const s = { ...body, v: 'api-key' as const, p: 'key:loader', r: ['a', 'b'], c: {} };
     const key = (roles: string[]) => ({ auth: { apiKeys: [{ principal: 'loader', sha256: '0'.repeat(64), roles }] } });
     expect(presignedPrincipal(s, key(['b', 'c'])).roles).toEqual(['b']);
     expect(presignedPrincipal(s, { auth: { apiKeys: [] } }).roles).toEqual([]);
@@ -141,11 +153,13 @@ describe('binding a stream to its principal', () => {
   it('another principal, or a changed row scope, is a 403', () => {
     const s = { ...body, ...bindStream(who, scope, policies, 'orders', false) };
     expect(outcome(() => checkStreamCaller(s, who))).toBe('ok');
-    expect(outcome(() => checkStreamCaller(s, { ...who, name: 'eve' }))).toBe('403 TG_FORBIDDEN');
-    expect(outcome(() => checkStreamCaller(s, { ...who, via: 'api-key' }))).toBe('403 TG_FORBIDDEN');
+    expect(outcome(() => checkStreamCaller(s, { ...who, id: 'jwt:https://idp.test/:eve' }))).toBe('403 TG_FORBIDDEN');
+    // An API key named like the token's claim is another principal.
+    const key = { ...who, id: 'key:jo', via: 'api-key' as const };
+    expect(outcome(() => checkStreamCaller(s, key))).toBe('403 TG_FORBIDDEN');
     expect(outcome(() => checkStreamRows(s, scope))).toBe('ok');
-    const wider = { filter: null, principal: 'jo' };
-    const other = { filter: readRequestFromQuery({ tenant: 'eq.zeta' }, resolver(orders)).where, principal: 'jo' };
+    const wider = { filter: null, principal: who.id };
+    const other = { filter: readRequestFromQuery({ tenant: 'eq.zeta' }, resolver(orders)).where, principal: who.id };
     expect(outcome(() => checkStreamRows(s, wider))).toBe('403 TG_FORBIDDEN');
     expect(outcome(() => checkStreamRows(s, other))).toBe('403 TG_FORBIDDEN');
   });

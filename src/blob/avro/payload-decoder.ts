@@ -7,7 +7,8 @@
  * - `c_raw` (varbinary): the payload's bytes, exactly as stored, whenever it was not decoded (else null);
  * - `c_error` (varchar): why it was not decoded, else null: `unframed`, `unknown-schema-id`, `not-avro`,
  *   `unresolvable: <Avro's reason>` (the writer schema does not resolve into the reader schema),
- *   `undecodable: <reason>` (the bytes do not decode with their writer schema).
+ *   `undecodable: <reason>` (the bytes do not decode with their writer schema), `too-many-schema-ids` (the
+ *   response already asked the registry for MAX_LOOKUPS ids it did not have: this one was not looked up).
  * So no event is dropped or fails the query: it is reported with its bytes. `json-sr` strips the frame and
  * keeps the JSON (a varbinary, shown as JSON by the text formats).
  *
@@ -44,6 +45,8 @@ interface ColumnDecoding {
   format: 'avro' | 'json-sr';
   reader: ReaderSchema | null;
   writers: Map<number, Writer>;
+  /** Registry requests made for this column (ids the client did not have at hand). */
+  lookups: number;
 }
 
 export interface TopicPayloads {
@@ -106,13 +109,13 @@ export async function preparePayloads(
     const s = payloads?.[column];
     if (!s || s.format === 'raw') continue;
     if (s.format === 'json-sr') {
-      columns.push({ column, format: 'json-sr', reader: null, writers: new Map() });
+      columns.push({ column, format: 'json-sr', reader: null, writers: new Map(), lookups: 0 });
       continue;
     }
     if (!registry) throw new ApiError('TG_SCHEMA_REGISTRY', 'no Schema Registry is configured');
     const version = o.versions?.[column] ?? s.readerVersion ?? 'latest';
     const reader = await readerSchema(registry, subjectOf(topic, column, s), version, o);
-    columns.push({ column, format: 'avro', reader, writers: new Map() });
+    columns.push({ column, format: 'avro', reader, writers: new Map(), lookups: 0 });
   }
   return columns.length ? new PayloadDecoding(columns, registry) : null;
 }
@@ -120,6 +123,13 @@ export async function preparePayloads(
 type Row = readonly unknown[];
 /** Rows decoded between two turns of the event loop. */
 const SLICE_ROWS = 1024;
+/**
+ * Schema ids one response asks the registry for at most, per decoded column, besides those the registry client
+ * has at hand: a subject has a few versions, so a window framed with hundreds of ids the registry does not have
+ * is no serializer's doing. Their events keep their bytes, and one response makes a bounded number of requests
+ * (issue 31 item 7).
+ */
+export const MAX_LOOKUPS = 256;
 
 export class PayloadDecoding {
   constructor(
@@ -191,12 +201,16 @@ export class PayloadDecoding {
   /** Fetches (once per response and id) the writer schemas of the batch's framed values. */
   private async learnWriters(d: ColumnDecoding, rows: readonly Row[], i: number): Promise<void> {
     if (d.format !== 'avro' || !d.reader || !this.registry) return;
+    const registry = this.registry;
     const wanted = new Set<number>();
     for (const row of rows) {
       const id = frameId(row[i]);
-      if (id !== null && !d.writers.has(id)) wanted.add(id);
+      if (id === null || d.writers.has(id) || wanted.has(id)) continue;
+      const known = registry.isKnown(id);
+      if (!known && d.lookups >= MAX_LOOKUPS) continue;
+      if (!known) d.lookups++;
+      wanted.add(id);
     }
-    const registry = this.registry;
     const reader = d.reader;
     await Promise.all(
       [...wanted].map(async (id) => {
@@ -215,7 +229,8 @@ export class PayloadDecoding {
     const body = bytes.subarray(5);
     if (d.format === 'json-sr') return [body.toString('base64'), id, null, null];
     const w = d.writers.get(id);
-    if (!w) return [null, id, v, 'unknown-schema-id'];
+    // Every id looked up has its writer (or its error): one without was past the response's lookups.
+    if (!w) return [null, id, v, 'too-many-schema-ids'];
     if ('error' in w) return [null, id, v, w.error];
     try {
       return [(d.reader as ReaderSchema).shape.convert(w.decoder.decode(body)), id, null, null];

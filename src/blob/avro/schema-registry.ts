@@ -1,9 +1,12 @@
 /**
  * A client of a Confluent-compatible Schema Registry (API.md "Schema Registry payloads"): schemas by id, cached
- * for the life of the process (a registry never changes what an id names), and a subject's versions, never
- * cached (the latest one moves). At most `maxConcurrent` requests are in flight; callers asking for the same id
- * share one request. Any failure is a 502 TG_SCHEMA_REGISTRY that names what was asked, never a credential; a
- * failed lookup is not cached, so the next request tries again (recovery without a restart).
+ * (a registry never changes what an id names), and a subject's versions, never cached (the latest one moves). The
+ * cache holds at most `maxCachedSchemas` ids, the least recently used going first, and remembers an id the registry
+ * does not know for `unknownIdTtlMs` only (it may be registered later): events framed with ids of their own cannot
+ * grow the process, and each unknown id costs one request per that time at most (issue 31 item 7). At most
+ * `maxConcurrent` requests are in flight; callers asking for the same id share one request. Any failure is a 502
+ * TG_SCHEMA_REGISTRY that names what was asked, never a credential; a failed lookup is not cached, so the next
+ * request tries again (recovery without a restart).
  */
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../../core/errors.js';
@@ -27,6 +30,8 @@ export interface SubjectVersion extends RegisteredSchema {
 export interface RegistryPort {
   /** The schema with this id, or null when the registry knows no such id (a 404). */
   byId(id: number): Promise<RegisteredSchema | null>;
+  /** True when the schema of this id is at hand (asking for it makes no request). */
+  isKnown(id: number): boolean;
   /** A version of a subject ('latest' or a number), or null when the subject or version does not exist. */
   version(subject: string, version: number | 'latest'): Promise<SubjectVersion | null>;
   /** Every version number of a subject (empty when the subject does not exist). */
@@ -35,8 +40,16 @@ export interface RegistryPort {
 
 const NOT_FOUND = Symbol('not found');
 
+/** A cached lookup: the schema (null: unknown), whether it was found, until when an unknown id is believed unknown. */
+interface Cached {
+  schema: Promise<RegisteredSchema | null>;
+  known?: boolean;
+  unknownUntil?: number;
+}
+
 export class SchemaRegistry implements RegistryPort {
-  private readonly ids = new Map<number, Promise<RegisteredSchema | null>>();
+  /** In use order, least recent first (a Map keeps insertion order; a hit is moved to the end). */
+  private readonly ids = new Map<number, Cached>();
   private readonly waiting: (() => void)[] = [];
   private inFlight = 0;
   private readonly authorization: string | undefined;
@@ -48,18 +61,46 @@ export class SchemaRegistry implements RegistryPort {
     }
   }
 
-  byId(id: number): Promise<RegisteredSchema | null> {
-    let p = this.ids.get(id);
-    if (!p) {
-      p = this.get(`/schemas/ids/${id}`, `schema id ${id}`).then((body) =>
-        body === NOT_FOUND ? null : registered(id, body),
-      );
-      this.ids.set(id, p);
-      // A failure is not remembered: the registry may be back for the next request. An unknown id is (ids are
-      // assigned once), but only for this process.
-      p.catch(() => this.ids.delete(id));
+  byId(id: number, now = Date.now()): Promise<RegisteredSchema | null> {
+    const hit = this.ids.get(id);
+    if (hit && (hit.unknownUntil === undefined || hit.unknownUntil > now)) {
+      this.ids.delete(id);
+      this.ids.set(id, hit);
+      return hit.schema;
     }
-    return p;
+    const schema = this.get(`/schemas/ids/${id}`, `schema id ${id}`).then((body) =>
+      body === NOT_FOUND ? null : registered(id, body),
+    );
+    const entry: Cached = { schema };
+    this.remember(id, entry);
+    schema.then(
+      // An unknown id for a while only: a producer may register it after framing its first events.
+      (s) => {
+        if (s === null) entry.unknownUntil = Date.now() + this.settings.unknownIdTtlMs;
+        else entry.known = true;
+      },
+      // A failure is not remembered: the registry may be back for the next request.
+      () => void (this.ids.get(id) === entry && this.ids.delete(id)),
+    );
+    return schema;
+  }
+
+  isKnown(id: number): boolean {
+    return this.ids.get(id)?.known === true;
+  }
+
+  /** Ids cached now (known and unknown). */
+  get cached(): number {
+    return this.ids.size;
+  }
+
+  private remember(id: number, entry: Cached): void {
+    this.ids.delete(id);
+    this.ids.set(id, entry);
+    for (const oldest of this.ids.keys()) {
+      if (this.ids.size <= this.settings.maxCachedSchemas) break;
+      this.ids.delete(oldest);
+    }
   }
 
   async version(subject: string, version: number | 'latest'): Promise<SubjectVersion | null> {
@@ -70,7 +111,8 @@ export class SchemaRegistry implements RegistryPort {
     if (typeof b.id !== 'number' || typeof b.version !== 'number') throw malformed(what);
     const s = registered(b.id, body);
     // Seed the id cache: the same schema is what the id names.
-    if (!this.ids.has(s.id)) this.ids.set(s.id, Promise.resolve(s));
+    if (this.ids.get(s.id)?.unknownUntil === undefined)
+      this.remember(s.id, { schema: Promise.resolve(s), known: true });
     return { ...s, subject, version: b.version };
   }
 

@@ -45,6 +45,7 @@ export function firstPosition(
   return p;
 }
 
-function ceilMs(i: { epochMs: number; subMs: string }): number {
+/** An instant as a whole millisecond, rounded up: a window pinned in whole milliseconds covers it. */
+export function ceilMs(i: { epochMs: number; subMs: string }): number {
   return i.subMs.replace(/0+$/, '') ? i.epochMs + 1 : i.epochMs;
 }

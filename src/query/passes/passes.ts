@@ -2,8 +2,9 @@
  * Policy passes: pure (tree) -> tree functions applied in one place (planner.ts). Each is tested alone.
  */
 import { ApiError } from '../../core/errors.js';
-import { and, type ColumnNode, type PredicateNode, type QueryNode } from '../tree/nodes.js';
+import { and, TIME_COLUMN, type ColumnNode, type PredicateNode, type QueryNode } from '../tree/nodes.js';
 import { classifyPushdown } from './pushdown.js';
+import { selectiveFilter } from './page-slicing.js';
 import type { PagePosition } from '../tree/page-position.js';
 import type { GuardrailPolicy, LimitPolicy, RowScope } from '../tree/read-policy.js';
 import { epochOfTrinoTimestamp } from '../request/time.js';
@@ -65,18 +66,44 @@ export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | nu
   return { ...q, where, offset: p.s };
 }
 
-/** Every filter is evaluated after the scan (none narrows what the storage reads). */
-export function residualOnly(where: PredicateNode, policy: { complexPredicates: boolean }): boolean {
-  const { pushed, residual, gateway = [] } = classifyPushdown(where, { complexPredicates: policy.complexPredicates });
-  return residual.length + gateway.length > 0 && pushed.length === 0;
+/**
+ * Filters are evaluated after the scan (JSON fields, decoded fields) and none the storage evaluates narrows the read
+ * to a few events: an equality or a short IN list on a column other than broker time (page-slicing.ts
+ * selectiveFilter). A range, a negation or IS NULL reaches the scan but may keep every event, and a bound on broker
+ * time narrows the window only (storageWindow), so they do not count.
+ */
+export function needsTimeBound(where: PredicateNode, policy: { complexPredicates: boolean }): boolean {
+  const { residual, gateway = [] } = classifyPushdown(where, { complexPredicates: policy.complexPredicates });
+  return residual.length + gateway.length > 0 && !selectiveFilter(where);
 }
 
 /**
- * Guardrail: a topic query whose own filters are all residual (evaluated by Trino after the scan, such as JSON
- * fields, or after decoding, such as decoded Avro fields) reads every event of its window; without a bounded
- * window that is the whole topic. So does a read that sorts or aggregates decoded fields after decoding
- * (`gatherAll`) without a filter the storage takes. Such a query must name `since` (and a window no wider than
- * the limit), unless the topic allows full scans.
+ * The window the storage reads: since/until narrowed by the filters' own ranges on the bare broker-time column
+ * (ANDed at the top, so the storage takes them as bounds of the scan). Reads pin their upper bound (until, or now),
+ * so a lower bound alone makes a window as wide as from it to now: `gte.1970-01-01` bounds nothing.
+ */
+export function storageWindow(where: PredicateNode | null, window: { lo?: number; hi?: number }) {
+  let { lo, hi } = window;
+  const conjuncts = !where ? [] : where.kind === 'and' ? where.items : [where];
+  for (const p of conjuncts) {
+    if (p.kind !== 'compare' || p.column.name !== TIME_COLUMN || p.column.source.kind !== 'table') continue;
+    const v = p.value.kind === 'literal' && p.value.value.t === 'timestamp' ? p.value.value : null;
+    if (!v) continue;
+    // Sub-millisecond digits round the bound outwards: the window judged is never narrower than the one read.
+    const [from, to] = [v.epochMs, v.epochMs + 1];
+    if (p.op === 'gt' || p.op === 'gte' || p.op === 'eq') lo = lo === undefined ? from : Math.max(lo, from);
+    if (p.op === 'lt' || p.op === 'lte' || p.op === 'eq') hi = hi === undefined ? to : Math.min(hi, to);
+  }
+  return { lo, hi };
+}
+
+/**
+ * Guardrail: a topic query whose own filters are evaluated after the scan (by Trino, such as JSON fields, or after
+ * decoding, such as decoded Avro fields) reads every event of the window the storage reads, unless a selective
+ * filter reaches the scan (needsTimeBound). So does a read that sorts or aggregates decoded fields after decoding
+ * (`gatherAll`). Such a query must bound that window on both sides, no wider than the limit, with since/until or
+ * ranges on broker time (storageWindow), unless the topic allows full scans. A pushed filter that bounds nothing,
+ * such as `timestamp_broker=gte.1970-01-01T00:00:00Z`, does not lift it.
  */
 export function checkResidualScan(
   q: QueryNode,
@@ -88,23 +115,24 @@ export function checkResidualScan(
   if (q.source.topicKind !== 'topic' || policy.allowFullScan || (!userWhere && !gatherAll)) return q;
   const report = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
   const residual = [...report.residual, ...(report.gateway ?? [])];
-  if (report.pushed.length > 0 || (residual.length === 0 && !gatherAll)) return q;
+  if ((residual.length === 0 && !gatherAll) || selectiveFilter(userWhere)) return q;
   const what =
     residual.length > 0
       ? `every filter here is evaluated after the scan (${residual.join('; ')})`
       : 'the gateway sorts or aggregates decoded fields over every event of the window';
   const max = `${Math.round(policy.maxWindowMs / 3_600_000)}h`;
-  if (window.lo === undefined) {
+  const { lo, hi } = storageWindow(userWhere, window);
+  if (lo === undefined || hi === undefined) {
     throw new ApiError(
       'TG_TIME_BOUND_REQUIRED',
       `${what}: add since= (for example since=-1h) to bound the events read, at most ${max} wide`,
       { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
     );
   }
-  if (window.hi !== undefined && window.hi - window.lo > policy.maxWindowMs) {
+  if (hi - lo > policy.maxWindowMs) {
     throw new ApiError(
       'TG_TIME_BOUND_REQUIRED',
-      `${what}: narrow since/until to at most ${max} (the window is ${Math.round((window.hi - window.lo) / 3_600_000)}h)`,
+      `${what}: narrow since/until to at most ${max} (the window is ${Math.round((hi - lo) / 3_600_000)}h)`,
       { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
     );
   }

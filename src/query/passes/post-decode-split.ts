@@ -10,6 +10,10 @@
  * row, and its position counts the rows Trino returned up to there (kept or not), so paging stays exact under ties
  * and duplicates. `gather`: the order or an aggregation needs every row of the window first; at most `maxRows`
  * rows (or groups) are held, more is a 422 naming the cap, and pages are offsets into the sorted result.
+ *
+ * Dedupe ranks events after every filter: when a filter (a row policy's too) is evaluated after decoding, the dedupe
+ * moves there with it, in gather mode, so it never ranks events the filter drops (issue 31: ranked in Trino, a
+ * caller's key vanished behind another caller's later event, and bisecting `until` showed that event's time).
  */
 import { ApiError } from '../../core/errors.js';
 import {
@@ -82,10 +86,16 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
   const afterDecode = conjuncts.filter((c) => predicateColumns(c).some(isDecoded));
   const inTrino = conjuncts.filter((c) => !afterDecode.includes(c));
   for (const c of afterDecode) checkPostDecodeFilter(c, tree);
-  const gather = isAggregate(tree) || decodedOrder;
+  const dedupe = afterDecode.length > 0 ? tree.dedupe : null;
+  const gather = isAggregate(tree) || decodedOrder || dedupe !== null;
 
   // Columns the stage reads that Trino must compute (expanded fields, JSON paths): selected under a private name.
-  const used = [...tree.select.flatMap(selectColumns), ...afterDecode.flatMap(predicateColumns), ...orderCols];
+  const used = [
+    ...tree.select.flatMap(selectColumns),
+    ...afterDecode.flatMap(predicateColumns),
+    ...orderCols,
+    ...(dedupe?.by ?? []),
+  ];
   const extra = extraColumns(used);
   const select: SelectNode[] = [
     ...tree.source.columns.map((c): SelectNode => ({ kind: 'select-column', column: c, as: c.name })),
@@ -100,7 +110,10 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
         : { ...o, name: extraName(extra, c), column: undefined };
     });
   const time = tree.source.columns.find((c) => c.name === TIME_COLUMN);
-  const gatherOrder: OrderNode[] = isAggregate(tree) || !time ? [] : [{ name: TIME_COLUMN, dir: 'asc', column: time }];
+  // A sort after decoding is stable, and a dedupe keeps the first or last row of a key: Trino's total order (broker
+  // time, then every column, as its own dedupe ranks) makes both come out the same on every page.
+  const ordered = !isAggregate(tree) || dedupe !== null;
+  const gatherOrder: OrderNode[] = ordered && time ? [{ name: TIME_COLUMN, dir: 'asc', column: time }] : [];
   const trinoTree: QueryNode = {
     ...tree,
     select,
@@ -109,8 +122,8 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
     order: gather ? gatherOrder : streamOrder(),
     limit: Infinity,
     offset: gather ? 0 : tree.offset,
-    // A sort after decoding is stable: Trino's total order makes ties come out the same on every page.
-    totalOrder: gather ? !isAggregate(tree) : tree.totalOrder,
+    dedupe: dedupe ? null : tree.dedupe,
+    totalOrder: gather ? ordered : tree.totalOrder,
   };
   return {
     tree: trinoTree,
@@ -124,6 +137,7 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
       offset: gather ? tree.offset : 0,
       extra,
       maxRows,
+      dedupe: dedupe && { by: dedupe.by, keep: dedupe.keep },
     },
   };
 }

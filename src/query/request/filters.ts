@@ -9,7 +9,7 @@ import type { ArrayOp, ColumnNode, CompareOp, IsWhat, LiteralNode, PredicateNode
 import { arrayElementType, rowFieldsOf, rowFieldType, typeFamily } from '../../core/type-family.js';
 import { literalFor, type Rounding } from './values.js';
 import { likePattern, regexPattern } from './patterns.js';
-import { pathColumnFor } from './json-path-column.js';
+import { pathColumnFor, retype } from './json-path-column.js';
 import { badOp, OPERANDS, takesList, type FilterOp, type Quantifier } from './filter-operators.js';
 import { logicSyntax, opSyntax, type FilterSyntax, type OpSyntax } from './filter-syntax.js';
 import { MAX_LIST, braceList, inList, listOf, unquote } from './filter-lists.js';
@@ -86,8 +86,16 @@ export function buildQuantified(column: ColumnNode, op: FilterOp, quant: Quantif
   return preds.length === 1 ? preds[0]! : { kind: quant === 'any' ? 'or' : 'and', items: preds };
 }
 
-/** Builds the node for an operator and its textual value (GET) or JSON value (POST). */
-export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown): PredicateNode {
+/**
+ * Builds the node for an operator and its textual value (GET) or JSON value (POST). A JSON arrow path takes the type
+ * its operator and value give it, unless `pathAs` fixes it (a row policy's claims compare as text, or as numbers).
+ */
+export function buildPredicate(
+  column: ColumnNode,
+  op: FilterOp,
+  value: unknown,
+  pathAs?: 'text' | 'number',
+): PredicateNode {
   if (column.source.kind === 'json-path') {
     // An ad-hoc JSON path takes the type its operator and value give it (json-path-column.ts).
     const operand = OPERANDS[op];
@@ -97,7 +105,7 @@ export function buildPredicate(column: ColumnNode, op: FilterOp, value: unknown)
         : operand === 'brace-list'
           ? listOf(column.name, op, value, braceList)
           : value;
-    const typed = pathColumnFor(column, op, listed);
+    const typed = pathAs ? retype(column, pathAs === 'text' ? 'varchar' : 'double') : pathColumnFor(column, op, listed);
     return buildTyped(typed, op, listed);
   }
   return buildTyped(column, op, value);

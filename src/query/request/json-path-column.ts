@@ -4,7 +4,8 @@
  * and the compiler renders it through sql-text.ts with the same safety (not UTF-8, not JSON, missing or mistyped:
  * NULL, never a failed query). `->>` gives text (varchar), `->` gives JSON. Compared with a number or a time, the
  * path is read as the literal's type (PostgREST compares `->` as jsonb, where a number is a number; a text
- * comparison of numbers would order 10 before 9).
+ * comparison of numbers would order 10 before 9). A row policy's claim is not a request's value: it compares as
+ * text unless the policy says `|number` (buildPredicate's `pathAs`, access/row-filter.ts).
  */
 import { ApiError, assertNever } from '../../core/errors.js';
 import { OPERANDS, type FilterOp } from './filter-operators.js';

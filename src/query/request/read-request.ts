@@ -30,6 +30,8 @@ export const RESERVED_PARAMS = [
   'compression',
   'explain',
   'decode',
+  'follow',
+  'after',
   'since',
   'until',
   'or',

@@ -6,6 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { CAP_CEILINGS } from '../../config/access-schema.js';
 import { COLUMN_CODECS } from '../../core/content-codings.js';
+import { FOLLOW_PARAMS } from './follow-params.js';
 import { Where } from './where-schema.js';
 
 /** The aggregate functions of `select` (API.md "Aggregation"); query/nodes.ts AggregateFn is this list's union. */
@@ -159,6 +160,7 @@ export const EventsQuery = Type.Object(
           'On a topic whose key or value is Avro or json-sr (Schema Registry payloads): `false` returns the stored bytes undecoded',
       }),
     ),
+    ...FOLLOW_PARAMS,
     since: Type.Optional(
       Type.String({
         description:

@@ -128,3 +128,15 @@ export function jsonPathLiteral(keys: readonly (string | number)[]): string {
   }
   return stringLiteral(path);
 }
+
+/**
+ * A comment that marks a statement (`/* topicgate load orders-lake *\/`), so the gateway can find its own statements
+ * among Trino's queries. Only a closed alphabet is written: no text can end the comment early.
+ */
+export function markerComment(words: readonly string[]): string {
+  for (const w of words) {
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(w))
+      throw new LiteralError(`${JSON.stringify(w)} cannot be written in a marker`);
+  }
+  return `/* ${words.join(' ')} */`;
+}

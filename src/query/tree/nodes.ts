@@ -105,6 +105,14 @@ export interface SourceNode {
   columns: readonly ColumnNode[];
 }
 
+/** A table a load writes into (API.md "Loads run by Trino"): names checked by loads/load-target.ts. */
+export interface TargetNode {
+  kind: 'target';
+  catalog: string;
+  schema: string;
+  table: string;
+}
+
 export interface DedupeNode {
   by: readonly ColumnNode[];
   keep: 'latest' | 'earliest';

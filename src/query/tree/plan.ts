@@ -11,6 +11,11 @@ export interface Plan {
   readonly timeIndex: number | null;
   /** The request's own filters (without paging and window), for explain. */
   readonly userWhere: PredicateNode | null;
+  /**
+   * The caller's row-policy filter as ANDed to the tree (its conjuncts are the tree's own nodes): explain says a
+   * policy applies and leaves these out, so it never shows the policy's text (issue 31).
+   */
+  readonly rowFilter: PredicateNode | null;
   /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */
   readonly slices: SlicePlan | null;
   /** A bulk read (`limit=all`): the window as adjacent slices read `concurrency` at a time. */
@@ -67,4 +72,9 @@ export interface PostDecodeStage {
   readonly extra: readonly { column: ColumnNode; as: string }[];
   /** The most rows (sorting) or groups (aggregating) held for one response. */
   readonly maxRows: number;
+  /**
+   * gather: one row per key, kept after `where` (the first or the last in Trino's total order), before sorting or
+   * grouping; null when Trino dedupes (no filter is evaluated after decoding).
+   */
+  readonly dedupe: { readonly by: readonly ColumnNode[]; readonly keep: 'latest' | 'earliest' } | null;
 }

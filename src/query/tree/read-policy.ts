@@ -7,8 +7,9 @@ import type { PredicateNode } from './nodes.js';
 
 /**
  * What a caller may see of a topic (API.md "Access", row policies): the filter its policies give (null: every
- * row), and who it is. Every read ANDs the filter to the request's own, so nothing a request says widens it; page
- * tokens hash both, so a token cannot be replayed by another caller.
+ * row), and who it is (its principal's id: `key:...`, `jwt:<issuer>:...` or `anonymous`). Every read ANDs the
+ * filter to the request's own, so nothing a request says widens it; page tokens hash both, so a token cannot be
+ * replayed by another caller.
  */
 export interface RowScope {
   readonly filter: PredicateNode | null;
@@ -48,8 +49,16 @@ export interface ParallelPolicy {
 export interface ReadPolicy extends LimitPolicy {
   /** Caps on what one request may name (the config file's `limits`). */
   caps: RequestCaps;
-  /** How the topic's queries are sent to Trino (API.md "Trino connection"). */
-  trino: { impersonate: boolean; session: Readonly<Record<string, string>>; clientTags: readonly string[] };
+  /**
+   * How the topic's queries are sent to Trino (API.md "Trino connection"). `reservedUsers`: Trino users a bearer
+   * token's principal may not be impersonated as (API keys' principals, `anonymous`, the gateway's own user).
+   */
+  trino: {
+    impersonate: boolean;
+    reservedUsers: ReadonlySet<string>;
+    session: Readonly<Record<string, string>>;
+    clientTags: readonly string[];
+  };
   /** The caller's row policies: required, so no read path can plan without them. */
   rows: RowScope;
   /** Events in a cursor batch when the loader names no limit. */
@@ -62,15 +71,18 @@ export interface ReadPolicy extends LimitPolicy {
 }
 
 /**
- * Who asked: the principal authentication set on the request (a name), or none on an open gateway, where
- * queries run as the gateway's own user.
+ * Who asked: the principal authentication set on the request, or none on an open gateway, where queries run as
+ * the gateway's own user. `id` names it (held queries, page tokens); `name` and `via` give its Trino user when
+ * impersonating (planner.ts trinoUser).
  */
 export interface Caller {
+  readonly id: string;
   readonly name: string;
+  readonly via: 'anonymous' | 'api-key' | 'jwt';
 }
 
 /** The action a read serves, as Trino sees it in the client tags (the access rules' action names). */
-export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors';
+export type ReadAction = 'read' | 'explain' | 'infer' | 'cursors' | 'loads';
 
 /** How one planned read is sent to Trino: as whom, with which client tags and session properties. */
 export interface TrinoRun {

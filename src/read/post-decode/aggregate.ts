@@ -2,8 +2,9 @@
  * Aggregation of decoded rows in the post-decode stage (query/passes/post-decode-split.ts `gather`), with Trino's result types and exact
  * arithmetic: integer sums as bigint, decimal sums and averages on the unscaled integer (sum: decimal(38,s); avg:
  * the column's decimal, rounded half up), doubles as doubles. `approx_distinct` and `approx_percentile` are exact
- * here (nearest rank). Every group, distinct value and percentile value held counts towards the cap; past it the
- * response is a 422 naming `TOPICGATE_GATEWAY_MAX_ROWS`.
+ * here (nearest rank). Every group, distinct value and percentile value held counts towards the caps: past
+ * `TOPICGATE_GATEWAY_MAX_ROWS` of them, or past the bytes the response may hold (`limits.maxGatewayBytes`, its
+ * estimate by core/retained-bytes.ts), the response is refused naming the cap.
  */
 import { ApiError } from '../../core/errors.js';
 import type { SelectNode } from '../../query/tree/nodes.js';
@@ -11,14 +12,28 @@ import { epochOfTrinoTimestamp, trinoTimestampText } from '../../query/request/t
 import { decimalDigits, timestampPrecision, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import { compareKeys, keyOf, type Key, type Reading } from './evaluate.js';
 import type { ColumnNode } from '../../query/tree/nodes.js';
+import { retainedBytes } from '../../core/retained-bytes.js';
+import type { MemoryAccount } from '../gateway-memory.js';
 
 type Row = readonly unknown[];
 
-/** Counts what the post-decode stage holds for one response against the cap. */
+/** Bytes of a percentile's number in its array (a heap number and its slot). */
+const NUMBER_BYTES = 24;
+
+/**
+ * Counts what the post-decode stage holds for one response against the caps: rows or groups
+ * (`TOPICGATE_GATEWAY_MAX_ROWS`) and bytes, held through the response's account (`limits.maxGatewayBytes`).
+ */
 export class Held {
   private n = 0;
-  constructor(private readonly max: number) {}
-  add(k = 1): void {
+  private bytes = 0;
+  constructor(
+    private readonly max: number,
+    private readonly memory: MemoryAccount,
+  ) {}
+
+  /** `k` more rows, groups or values, holding `bytes` more. */
+  add(k: number, bytes: number): void {
     this.n += k;
     if (this.n > this.max) {
       throw new ApiError(
@@ -27,6 +42,14 @@ export class Held {
         { limit: 'TOPICGATE_GATEWAY_MAX_ROWS', max: this.max },
       );
     }
+    this.memory.hold(bytes, 'sorting or aggregating decoded fields');
+    this.bytes += bytes;
+  }
+
+  /** Gives back every byte held (the rows were handed on, or the response ended). */
+  release(): void {
+    this.memory.release(this.bytes);
+    this.bytes = 0;
   }
 }
 
@@ -129,7 +152,7 @@ function distinctCount({ present, family }: Input, held: Held): Accumulator {
       if (v === undefined) return;
       const k = String(keyOf(family, v));
       if (!seen.has(k)) {
-        held.add();
+        held.add(1, retainedBytes(k));
         seen.add(k);
       }
     },
@@ -188,7 +211,7 @@ function percentile(p: number, { present }: Input, held: Held): Accumulator {
     add: (row) => {
       const v = present(row);
       if (v === undefined) return;
-      held.add();
+      held.add(1, NUMBER_BYTES);
       values.push(Number(v));
     },
     result: () => {

@@ -4,6 +4,7 @@ import { isDecoded } from '../../query/request/decoded-column.js';
 import { TIME_COLUMN } from '../../query/tree/nodes.js';
 import type { Plan, PostDecodeStage } from '../../query/tree/plan.js';
 import { flattenDecoded, postDecodeRun, type PostDecodeRun } from './post-decode-stage.js';
+import type { MemoryAccount } from '../gateway-memory.js';
 
 /** The stage's run over a page's decoded rows. */
 export interface PagePostDecode {
@@ -14,12 +15,20 @@ export interface PagePostDecode {
   project(view: ResultStream, flatten: boolean): ResultStream;
 }
 
-/** The post-decode stage over `decoded` (the payloads decoded in place) for a page of `plan`. */
-export function postDecodeOf(stage: PostDecodeStage, decoded: ResultStream, plan: Plan): PagePostDecode {
+/**
+ * The post-decode stage over `decoded` (the payloads decoded in place) for a page of `plan`; a sort or aggregation
+ * holds its rows through `memory`, the response's account.
+ */
+export function postDecodeOf(
+  stage: PostDecodeStage,
+  decoded: ResultStream,
+  plan: Plan,
+  memory: MemoryAccount,
+): PagePostDecode {
   const payloadColumns = new Set(
     ['key', 'value'].filter((n) => decoded.columns.some((c) => c.name === `${n}_schema_id`)),
   );
-  const run = postDecodeRun(stage, decoded, payloadColumns);
+  const run = postDecodeRun(stage, decoded, payloadColumns, memory);
   const timeIndex = plan.timeIndex === null ? null : decoded.columns.findIndex((c) => c.name === TIME_COLUMN);
   // The outputs that come from decoding: a format that flattens records flattens these.
   const decodedOutputs = new Set(

@@ -14,9 +14,14 @@ import { accumulator, aggregateType, bucketOf, Held } from './aggregate.js';
 import { compareKeys, compileTest, keyOf, reader, type Key, type Reading } from './evaluate.js';
 import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 import { rowValues } from '../../core/text-rows.js';
+import { retainedBytes } from '../../core/retained-bytes.js';
+import type { MemoryAccount } from '../gateway-memory.js';
+import { dedupedRows } from './dedupe.js';
 
 type Row = readonly unknown[];
 const BATCH = 1024;
+/** An accumulator's own state (a closure and its counters), counted per group besides the group's keys. */
+const ACCUMULATOR_BYTES = 96;
 
 export interface PostDecodeRun {
   /** The page cutter's filter (stream mode with filters on decoded fields). */
@@ -51,11 +56,15 @@ function outputs(select: readonly SelectNode[], columns: readonly ResultColumn[]
   });
 }
 
-/** The stage over a decoded result. `decoded`: the payload columns the result holds decoded. */
+/**
+ * The stage over a decoded result. `decoded`: the payload columns the result holds decoded; `memory`: the
+ * response's account, which a sort or aggregation holds its rows or groups through.
+ */
 export function postDecodeRun(
   stage: PostDecodeStage,
   result: ResultStream,
   decoded: ReadonlySet<string>,
+  memory: MemoryAccount,
 ): PostDecodeRun {
   const read = reader(result.columns, stage.extra);
   const test = stage.where ? compileTest(stage.where, read, decoded) : undefined;
@@ -72,11 +81,15 @@ export function postDecodeRun(
         ),
     };
   }
-  const held = new Held(stage.maxRows);
+  const held = new Held(stage.maxRows, memory);
+  // A dedupe after decoding keeps one row per key of those the filter keeps; sorting or grouping takes it from there.
+  const [rows, kept] = stage.dedupe
+    ? [dedupedRows(result, test, read, stage.dedupe, new Held(stage.maxRows, memory)), undefined]
+    : [result, test];
   const gathered =
     stage.groupBy.length || stage.select.some((s) => s.kind === 'aggregate')
-      ? grouped(stage, result, read, test, held)
-      : sorted(stage, result, read, test, held);
+      ? grouped(stage, rows, read, kept, held)
+      : sorted(stage, rows, read, kept, held);
   return { source: gathered, project: (view) => view };
 }
 
@@ -113,10 +126,21 @@ function keyReader(r: { get: (row: Row) => unknown; type: string }) {
   };
 }
 
-function fromOffset(queryId: string, columns: ResultColumn[], all: () => Promise<Row[]>, offset: number): ResultStream {
+/** The gathered rows from the page's offset; what they held is given back once handed on (or on failure). */
+function fromOffset(
+  queryId: string,
+  columns: ResultColumn[],
+  all: () => Promise<Row[]>,
+  offset: number,
+  held: Held,
+): ResultStream {
   async function* batches() {
-    const rows = await all();
-    for (let i = offset; i < rows.length; i += BATCH) yield rows.slice(i, i + BATCH);
+    try {
+      const rows = await all();
+      for (let i = offset; i < rows.length; i += BATCH) yield rows.slice(i, i + BATCH);
+    } finally {
+      held.release();
+    }
   }
   return { queryId, columns, batches: batches() };
 }
@@ -140,8 +164,9 @@ function sorted(
     for await (const batch of result.batches) {
       for (const row of rowValues(batch)) {
         if (test && test(row) !== true) continue;
-        held.add();
-        rows.push({ k: keys.map((k) => k(row)), row: outs.map((o) => o.get(row)) });
+        const entry = { k: keys.map((k) => k(row)), row: outs.map((o) => o.get(row)) };
+        held.add(1, retainedBytes(entry));
+        rows.push(entry);
       }
     }
     rows.sort((a, b) => compare(a.k, b.k));
@@ -152,6 +177,7 @@ function sorted(
     outs.map((o) => o.column),
     all,
     stage.offset,
+    held,
   );
 }
 
@@ -197,7 +223,8 @@ function grouped(
         );
         let g = groups.get(id);
         if (!g) {
-          held.add();
+          // The group's keys and its id, and a few slots for each accumulator's own state.
+          held.add(1, retainedBytes(values) + retainedBytes(id) + ACCUMULATOR_BYTES * items.length);
           g = { keys: values, accs: items.map((i) => (i.acc ? i.acc() : null)) };
           groups.set(id, g);
         }
@@ -224,7 +251,7 @@ function grouped(
     keyed.sort((a, b) => compare(a.k, b.k));
     return keyed.map((x) => x.row);
   };
-  return fromOffset(result.queryId, columns, all, stage.offset);
+  return fromOffset(result.queryId, columns, all, stage.offset, held);
 }
 
 /** CSV: decoded records as one column per leaf field (registry/flatten-rows.ts), named by path. */

@@ -148,7 +148,8 @@ async function registerHeaders(app: FastifyInstance, config: Config): Promise<vo
     await app.register(cors, {
       origin: [...config.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-      allowedHeaders: ['Authorization', 'X-API-Key', 'Content-Type', 'Accept'],
+      // Last-Event-ID: an EventSource resuming a follow sends it (API.md "Following a topic").
+      allowedHeaders: ['Authorization', 'X-API-Key', 'Content-Type', 'Accept', 'Last-Event-ID'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     });
@@ -242,6 +243,7 @@ function audit(
       audit: {
         principal: request.principal.name,
         via: request.principal.via,
+        id: request.principal.id,
         topic: request.audit.topic ?? null,
         action: request.audit.action ?? null,
         route: `${request.method} ${request.routeOptions.url}`,

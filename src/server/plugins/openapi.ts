@@ -64,6 +64,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
           description: 'Read sessions: one bulk read as many streams, read concurrently from any instance',
         },
         { name: 'cursors', description: 'Named cursors for scheduled batch loaders' },
+        { name: 'loads', description: 'Loads run by Trino: a topic into a table, no event through the gateway' },
         { name: 'operations', description: 'Health, readiness, metrics' },
         { name: 'docs', description: 'Documentation built from the live catalog' },
       ],

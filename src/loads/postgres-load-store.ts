@@ -1,0 +1,202 @@
+/**
+ * The load store on PostgreSQL (`pg` Pool), in the cursor store's database and schema: several gateway instances
+ * share it. A position moves by one UPDATE whose WHERE clause holds the position the run started at (under READ
+ * COMMITTED a second writer re-checks it against the row the first one left), with the run written in the same
+ * transaction.
+ *
+ * The run lock is a session-level advisory lock on a hash of (schema, load), taken with pg_try_advisory_lock (never
+ * waits) on a connection the run keeps until it ends, as the query slots are (access/pg-query-slots.ts): an
+ * instance that dies, or whose connection is cut, frees its loads at once, with no lease to expire.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { PoolClient, PoolConfig } from 'pg';
+import { pgTransaction } from '../cursors/pg-transaction.js';
+import { quoteIdent } from '../cursors/postgres-store.js';
+import type { LoadLock, LoadRecord, LoadRun, LoadStore } from './load-store.js';
+import * as rows from './load-rows.js';
+
+/** First key of the advisory lock around the DDL (the cursor store's is 'tgcu'). */
+const DDL_LOCK_KEY = 0x74676c64; // 'tgld'
+
+const placeholders = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
+
+/** The advisory lock key of a load's runs: a signed 64-bit integer (as text) from SHA-256. */
+export function runLockKey(schema: string, name: string): string {
+  return createHash('sha256').update(`topicgate-load\0${schema}\0${name}`).digest().readBigInt64BE(0).toString();
+}
+
+export class PostgresLoadStore implements LoadStore {
+  private readonly pool: pg.Pool;
+  private readonly L: string;
+  private readonly R: string;
+  private ready: Promise<void> | undefined;
+  private closed = false;
+  /** The connections holding run locks, ended by close(): their sessions' locks go with them. */
+  private readonly holding = new Set<() => void>();
+
+  constructor(
+    stateUrl: string,
+    private readonly schema = 'public',
+    pool: Omit<PoolConfig, 'connectionString'> = {},
+  ) {
+    this.pool = new pg.Pool({ application_name: 'topicgate-loads', ...pool, connectionString: stateUrl });
+    // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
+    this.pool.on('error', () => {});
+    this.L = `${quoteIdent(schema)}.${quoteIdent(rows.LOADS_TABLE)}`;
+    this.R = `${quoteIdent(schema)}.${quoteIdent(rows.RUNS_TABLE)}`;
+  }
+
+  init(): Promise<void> {
+    this.ready ??= this.createSchema().catch((err: unknown) => {
+      this.ready = undefined;
+      throw err;
+    });
+    return this.ready;
+  }
+
+  private async createSchema(): Promise<void> {
+    const have = await this.pool.query<{ ok: boolean }>(
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
+      [this.L, this.R],
+    );
+    if (have.rows[0]?.ok) return;
+    await this.transaction(async (client) => {
+      // Concurrent CREATE ... IF NOT EXISTS of one object can still fail on a catalog unique index.
+      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
+      const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
+      if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
+      const d = { text: 'text', int: 'bigint', table: (n: string) => `${quoteIdent(this.schema)}.${quoteIdent(n)}` };
+      for (const statement of rows.loadSchemaStatements(d)) await client.query(statement);
+    });
+  }
+
+  async get(name: string): Promise<LoadRecord | null> {
+    await this.init();
+    const r = await this.pool.query<rows.LoadRow>(
+      `SELECT ${rows.LOAD_COLUMNS.join(', ')} FROM ${this.L} WHERE name = $1`,
+      [name],
+    );
+    return r.rows[0] ? rows.toLoad(r.rows[0]) : null;
+  }
+
+  async create(record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>) {
+    await this.init();
+    const now = new Date().toISOString();
+    // Insert-or-read; another instance may delete the load between the two, then try again.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const ins = await this.pool.query<rows.LoadRow>(
+        `INSERT INTO ${this.L} (${rows.LOAD_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $6)
+         ON CONFLICT (name) DO NOTHING RETURNING ${rows.LOAD_COLUMNS.join(', ')}`,
+        [record.name, record.topic, record.definition, record.position, record.owner, now],
+      );
+      if (ins.rows[0]) return { created: true, record: rows.toLoad(ins.rows[0]) };
+      const existing = await this.get(record.name);
+      if (existing) return { created: false, record: existing };
+    }
+    throw new Error(`load ${JSON.stringify(record.name)} keeps being created and deleted concurrently`);
+  }
+
+  async delete(name: string): Promise<boolean> {
+    await this.init();
+    return this.transaction(async (client) => {
+      // The load's row first: its lock waits out a commit in flight, whose run is then deleted too.
+      const gone = await client.query(`DELETE FROM ${this.L} WHERE name = $1`, [name]);
+      await client.query(`DELETE FROM ${this.R} WHERE name = $1`, [name]);
+      return gone.rowCount === 1;
+    });
+  }
+
+  async saveRun(run: LoadRun): Promise<void> {
+    await this.init();
+    await this.writeRun(this.pool, run);
+  }
+
+  private async writeRun(client: pg.Pool | PoolClient, run: LoadRun): Promise<void> {
+    const row = rows.runRow(run);
+    await client.query(
+      `INSERT INTO ${this.R} (${rows.RUN_COLUMNS.join(', ')}) VALUES (${placeholders(rows.RUN_COLUMNS.length)})
+       ON CONFLICT (name, run_id) DO UPDATE SET ${rows.RUN_REPLACE}`,
+      rows.RUN_COLUMNS.map((c) => row[c]),
+    );
+  }
+
+  async commit(name: string, expected: string | null, next: string, run: LoadRun): Promise<boolean> {
+    await this.init();
+    return this.transaction(async (client) => {
+      const moved = await client.query(
+        `UPDATE ${this.L} SET pos_ts = $3, updated_at = $4 WHERE name = $1 AND pos_ts IS NOT DISTINCT FROM $2::text`,
+        [name, expected, next, new Date().toISOString()],
+      );
+      if (moved.rowCount !== 1) return false;
+      await this.writeRun(client, run);
+      return true;
+    });
+  }
+
+  async runs(name: string, limit: number): Promise<LoadRun[]> {
+    await this.init();
+    const r = await this.pool.query<rows.RunRow>(
+      `SELECT ${rows.RUN_COLUMNS.join(', ')} FROM ${this.R} WHERE name = $1
+       ORDER BY started_at DESC, run_id DESC LIMIT $2`,
+      [name, limit],
+    );
+    return r.rows.map(rows.toRun);
+  }
+
+  async lock(name: string): Promise<LoadLock | null> {
+    const key = runLockKey(this.schema, name);
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    // Checked out, a client has no error listener of the pool's: an error would otherwise crash the process.
+    const onError = (err: Error) => {
+      broken ??= err;
+    };
+    client.on('error', onError);
+    const giveBack = (err?: Error) => {
+      client.off('error', onError);
+      client.release(err ?? broken ?? false);
+    };
+    try {
+      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
+      if (!r.rows[0]?.ok) {
+        giveBack();
+        return null;
+      }
+    } catch (err) {
+      giveBack(err instanceof Error ? err : new Error(String(err)));
+      throw err;
+    }
+    let held = true;
+    const end = () => {
+      held = false;
+      this.holding.delete(end);
+      giveBack(new Error('the load store is closing'));
+    };
+    this.holding.add(end);
+    return {
+      release: async () => {
+        if (!held) return;
+        held = false;
+        this.holding.delete(end);
+        // A connection that cannot unlock is closed, which ends its session and so its lock.
+        const failed = await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]).then(
+          () => undefined,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+        );
+        giveBack(failed);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const end of [...this.holding]) end();
+    await this.pool.end();
+  }
+
+  private transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    return pgTransaction(this.pool, fn);
+  }
+}

@@ -1,0 +1,201 @@
+/** Loads run by Trino: topic into table (API.md "Loads run by Trino: topic into table"). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { authorize, isAdmin, rowScope } from '../access/authorize.js';
+import type { ErrorCode } from '../core/errors.js';
+import type { LoadCaller } from '../loads/load-parts.js';
+import type { LoadRecord, LoadRun } from '../loads/load-store.js';
+import {
+  ACCESS_ERRORS,
+  BODY_ERRORS,
+  FILTER_ERRORS,
+  PATH_ERRORS,
+  TRINO_ERRORS,
+  errorResponses,
+} from './error-schema.js';
+import { LoadBody, LoadParams, LoadView, RunBody, RunResult, Runs, RunsQuery, type RunView } from './loads-schema.js';
+
+/** Every load route: a name refused, the load's topic out of sight, the store unreachable. */
+const LOAD_ROUTE = [
+  ...PATH_ERRORS,
+  ...ACCESS_ERRORS,
+  'TG_TOPIC_NOT_FOUND',
+  'TG_STATE_UNAVAILABLE',
+] as const satisfies readonly ErrorCode[];
+
+/** A route on an existing load: no load of that name (or not the caller's). */
+const NAMED = [...LOAD_ROUTE, 'TG_LOAD_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+
+/**
+ * Planning the load's read (query/planner.ts): its topic (gone, not a topic table, Avro payloads), its where and
+ * select, the guardrail, and Trino (the catalog, the lag count, the run's statements).
+ */
+const PLANNED = [
+  'TG_TOPIC_NOT_FOUND',
+  'TG_NOT_LOADABLE',
+  ...FILTER_ERRORS,
+  'TG_TIME_BOUND_REQUIRED',
+  ...TRINO_ERRORS,
+] as const satisfies readonly ErrorCode[];
+
+/** The request's caller as the load service sees it (ownership, the `loads` action, row scope). */
+function loadCaller(request: FastifyRequest): LoadCaller {
+  return {
+    id: request.principal.id,
+    name: request.principal.name,
+    via: request.principal.via,
+    authorize: (topic) => authorize(request, topic, 'loads'),
+    admin: (topic) => isAdmin(request, topic),
+    rows: (topic) => rowScope(request, topic),
+    trino: request.trino,
+  };
+}
+
+/** Trino timestamp text as an ISO instant. */
+const iso = (ts: string | null) => (ts === null ? null : `${ts.replace(' ', 'T')}Z`);
+
+function runView(r: LoadRun): RunView {
+  const ms = r.finishedAt === null ? null : Date.parse(r.finishedAt) - Date.parse(r.startedAt);
+  return {
+    run: r.runId,
+    window: { from: iso(r.from), until: iso(r.until)! },
+    rows: r.rows,
+    queryIds: r.queryIds,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    durationMs: ms,
+    outcome: r.outcome,
+    error: r.error,
+  };
+}
+
+function view(l: LoadRecord): LoadView {
+  return {
+    name: l.name,
+    definition: JSON.parse(l.definition) as unknown,
+    position: iso(l.position),
+    createdAt: l.createdAt,
+    updatedAt: l.updatedAt,
+  };
+}
+
+const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const svc = () => app.tg.loads;
+  const schema = { tags: ['loads'], params: LoadParams };
+
+  app.put(
+    '/loads/:name',
+    {
+      config: { data: true },
+      schema: {
+        ...schema,
+        summary: 'Define a load of a topic into a table (the same definition again is a no-op)',
+        body: LoadBody,
+        response: {
+          200: LoadView,
+          201: LoadView,
+          ...errorResponses([
+            ...LOAD_ROUTE,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_BAD_TIME',
+            'TG_BAD_TARGET',
+            'TG_LOAD_CONFLICT',
+          ]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { created, record } = await svc().create(request.params.name, request.body, loadCaller(request));
+      return reply.status(created ? 201 : 200).send(view(record));
+    },
+  );
+
+  app.get(
+    '/loads/:name',
+    {
+      config: { data: true },
+      schema: {
+        ...schema,
+        summary: 'A load: definition, position, lag and last runs',
+        response: { 200: LoadView, ...errorResponses([...NAMED, ...PLANNED]) },
+      },
+    },
+    async (request) => {
+      const caller = loadCaller(request);
+      const l = await svc().get(request.params.name, caller);
+      const runs = await svc().runs(l.name, 5, caller);
+      return { ...view(l), lag: await svc().lag(l, caller), runs: runs.map(runView) };
+    },
+  );
+
+  app.post(
+    '/loads/:name/runs',
+    {
+      config: { data: true },
+      // A scheduler's `curl -X POST` sends no body: it means `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        ...schema,
+        summary: 'Run the next settled window into the target (one run of a load at a time)',
+        description:
+          'Deletes the window from the target, inserts it from the topic (in Trino: no event passes through the gateway), then commits the position. A run that fails anywhere is simply run again.',
+        body: RunBody,
+        response: {
+          200: RunResult,
+          ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_BAD_TARGET', 'TG_LOAD_RUNNING']),
+        },
+      },
+    },
+    async (request) => {
+      const r = await svc().run(request.params.name, request.body.until, loadCaller(request));
+      request.audit.rows = r.run?.rows ?? 0;
+      return {
+        outcome: r.outcome,
+        run: r.run && runView(r.run),
+        window: { from: iso(r.from), until: iso(r.until) },
+        rows: r.run?.rows ?? 0,
+        position: iso(r.until),
+        lag: r.lag,
+      };
+    },
+  );
+
+  app.get(
+    '/loads/:name/runs',
+    {
+      config: { data: true },
+      schema: {
+        ...schema,
+        summary: "A load's runs, newest first",
+        querystring: RunsQuery,
+        response: { 200: Runs, ...errorResponses(NAMED) },
+      },
+    },
+    async (request) => {
+      const runs = await svc().runs(request.params.name, request.query.limit ?? 100, loadCaller(request));
+      return { runs: runs.map(runView) };
+    },
+  );
+
+  app.delete(
+    '/loads/:name',
+    {
+      config: { data: true },
+      schema: {
+        ...schema,
+        summary: 'Delete a load and its runs (the target table stays)',
+        response: { 204: Type.Null(), ...errorResponses([...NAMED, ...BODY_ERRORS]) },
+      },
+    },
+    async (request, reply) => {
+      await svc().delete(request.params.name, loadCaller(request));
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default loadRoutes;

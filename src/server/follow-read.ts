@@ -1,0 +1,145 @@
+/**
+ * A follow from request to response (API.md "Following a topic"): negotiated as Server-Sent Events or NDJSON,
+ * planned (query/follow/follow-plan.ts: every refusal before the response starts), counted against
+ * `limits.maxFollowers`, then streamed: the poll loop (read/follow/follow-loop.ts) in the follow's framing, with
+ * keep-alives, until the client leaves (each poll's query cancelled then) or `until` is reached.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { quotaKey } from '../access/principal.js';
+import { settleMsOf } from '../config/config.js';
+import { ApiError } from '../core/errors.js';
+import { drainedOutput, encodedReadable } from '../encode/encoder-registry.js';
+import { FollowIds, type OpenedId } from '../query/follow/follow-ids.js';
+import { FollowPlanner } from '../query/follow/follow-plan.js';
+import { readPolicy } from '../query/read-policy.js';
+import { followBody } from '../read/follow/follow-body.js';
+import { followFraming, type FollowFormat } from '../read/follow/follow-frames.js';
+import { followLoop } from '../read/follow/follow-loop.js';
+import type { Followers } from '../read/follow/followers.js';
+import { openPage } from '../read/open-page.js';
+import { logFailure, toApiError } from '../trino/trino-errors.js';
+import { flushThenAbort } from './flush-then-abort.js';
+import { callerOf, requestTrino } from './request-caller.js';
+import { keyFramesOf, type ReadOptions } from './run-read.js';
+
+export interface FollowOptions extends Pick<ReadOptions, 'topic' | 'req' | 'rows' | 'cursor' | 'explain' | 'format'> {
+  /** `after=`: the event id to resume after (wins over `Last-Event-ID`). */
+  after?: string;
+  decode: boolean;
+  readerVersions?: ReadOptions['readerVersions'];
+}
+
+const CONTENT_TYPES = {
+  sse: 'text/event-stream; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+} as const satisfies Record<FollowFormat, string>;
+
+/**
+ * The framing of a follow: `format=ndjson`, else by `Accept` (`text/event-stream`, `application/x-ndjson`; none, or
+ * any: events). Other formats hold a fixed set of rows: a 406.
+ */
+export function followFormatOf(format: string | undefined, accept: string | undefined): FollowFormat {
+  const refused = (what: string, parameter: string) =>
+    new ApiError('TG_NOT_ACCEPTABLE', `follow=true streams text/event-stream or NDJSON (format=ndjson), not ${what}`, {
+      parameter,
+    });
+  if (format !== undefined) {
+    if (format === 'ndjson') return 'ndjson';
+    throw refused(`format=${JSON.stringify(format)}`, 'format');
+  }
+  const ranges = (accept ?? '').split(',').map((r) => r.split(';')[0]!.trim().toLowerCase());
+  for (const range of ranges) {
+    if (range === 'text/event-stream') return 'sse';
+    if (range === 'application/x-ndjson') return 'ndjson';
+  }
+  if (ranges.some((r) => r === '' || r === '*/*' || r === 'text/*')) return 'sse';
+  throw refused(`Accept: ${JSON.stringify(accept)}`, 'Accept');
+}
+
+/** The id a reconnection resumes after: `after=` first, else `Last-Event-ID` (null: a new follow). */
+function resumedId(request: FastifyRequest, after: string | undefined, ids: FollowIds): OpenedId | null {
+  if (after !== undefined) return ids.open(after, 'after');
+  const header = request.headers['last-event-id'];
+  return typeof header === 'string' && header !== '' ? ids.open(header, 'Last-Event-ID') : null;
+}
+
+/** Answers a follow: plans it (refusals as normal error responses), counts it, and streams it. */
+export async function runFollow(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  followers: Followers,
+  o: FollowOptions,
+) {
+  const format = followFormatOf(o.format, o.format === undefined ? request.headers.accept : undefined);
+  const { config, registry, held, keyring, memory: gateway } = app.tg;
+  const ids = new FollowIds(keyring);
+  const resumed = resumedId(request, o.after, ids);
+  const planner = new FollowPlanner(
+    {
+      topic: o.topic,
+      read: o.req,
+      cursor: o.cursor,
+      explain: o.explain,
+      policy: readPolicy(config, o.topic.id, o.rows),
+      keyFrames: await keyFramesOf(app, o),
+      caller: callerOf(request),
+      settleMs: settleMsOf(config.topics[o.topic.id]),
+    },
+    resumed,
+  );
+  const trino = requestTrino(request);
+  const gone = new AbortController();
+  const leave = followers.enter(quotaKey(request.principal, request.ip), () => reply.raw.destroy());
+  // What its polls hold in the gateway (look-ahead, decoded sorts) is given back when the follow ends.
+  const memory = gateway.account();
+  reply.raw.once('close', () => {
+    leave();
+    memory.close();
+    if (!reply.raw.writableFinished) gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
+  });
+  let body: ReturnType<typeof encodedReadable> | undefined;
+  const drained = drainedOutput(reply.raw, () => body);
+  const lookAheadBytes = Math.floor(gateway.maxBytes / config.limits.maxConcurrentQueries);
+  const ctx = { config, registry, held, signal: gone.signal, memory, lookAheadBytes };
+  const pageOptions = {
+    paged: false,
+    caller: callerOf(request)?.id ?? '',
+    topic: o.topic.id,
+    decode: o.decode,
+    readerVersions: o.readerVersions,
+    bytesAsHex: true,
+    flattensDecoded: false,
+  };
+  const items = followLoop({
+    start: planner.start,
+    poll: (from, now, width) => planner.poll(from, now, width),
+    open: (plan, lease) => openPage({ ...ctx, trino: lease }, plan, pageOptions),
+    trino,
+    pollMs: config.followPollMs,
+    drained,
+    hiddenTime: planner.hiddenTime,
+    signal: gone.signal,
+    onBusy: (err) => request.log.info({ limit: err.details }, 'follow: a poll found no free query slot; next interval'),
+  });
+  const framing = followFraming(format, (p) => ids.seal(planner.hash, p), config.followPollMs, drained);
+  const counted = {
+    ...framing,
+    rows: (item: Parameters<typeof framing.rows>[0]) => {
+      request.audit.rows = (request.audit.rows ?? 0) + item.rows.length;
+      app.metrics.rows.inc({ format: format === 'sse' ? 'sse' : 'ndjson' }, item.rows.length);
+      return framing.rows(item);
+    },
+  };
+  const onError = (err: unknown) => {
+    const e = toApiError(err);
+    if (!gone.signal.aborted) logFailure(request.log, e, err);
+    return { code: e.code, message: e.message, status: e.status, ...(e.queryId ? { queryId: e.queryId } : {}) };
+  };
+  const chunks = followBody(items, counted, { keepAliveMs: config.followKeepAliveMs, onError });
+  body = encodedReadable(flushThenAbort(chunks, reply.raw));
+  body.on('error', (err) => request.log.debug({ err }, 'follow ended'));
+  // A proxy must pass each event on as it comes (nginx buffers responses unless told not to).
+  reply.header('Cache-Control', 'no-store').header('X-Accel-Buffering', 'no');
+  return reply.type(CONTENT_TYPES[format]).send(body);
+}

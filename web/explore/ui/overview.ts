@@ -1,0 +1,155 @@
+/**
+ * `/explore`: the topics the caller may read (GET /v1/topics answers only those), with kind, events in the window
+ * and a sparkline of their rate: one aggregation per topic, the first alone and then a few at a time, for the first
+ * SPARK_CAP topics (a button draws the next ones).
+ */
+import { DEFAULT_WINDOW, resolveWindow, type TimeWindow } from '../model/time-window.js';
+import { queryString } from '../model/query-state.js';
+import { getJson, messageOf } from './api.js';
+import { h, fill, section, errorBox, formatCount, statusLine } from './dom.js';
+import { sparkline } from './charts.js';
+import { loadRate } from './rate-query.js';
+import { windowPicker } from './window-picker.js';
+
+export const SPARK_CAP = 12;
+const AT_ONCE = 3;
+
+interface TopicSummary {
+  name: string;
+  kind: 'topic' | 'table';
+  schema: string;
+}
+
+interface TopicRow {
+  topic: TopicSummary;
+  tr: HTMLElement;
+  draw(resolved: { from: number; to: number }): Promise<void>;
+}
+
+const windowQuery = (w: TimeWindow) =>
+  queryString([
+    ['since', w.since],
+    ['until', w.until],
+  ]);
+
+/** A topic's row: its link, kind, and (once drawn) its events in the window and its sparkline. */
+function topicRow(t: TopicSummary, w: TimeWindow): TopicRow {
+  const size = h('td', { class: 'num', text: t.kind === 'topic' ? '…' : '—' });
+  const rate = h('td', { class: 'rate' });
+  const href = `/explore/${encodeURIComponent(t.name)}?${windowQuery(w)}`;
+  const tr = h(
+    'tr',
+    { 'data-topic': t.name },
+    h('th', { scope: 'row' }, h('a', { href, text: t.name })),
+    h('td', { text: t.kind }),
+    size,
+    rate,
+  );
+  const draw = async (resolved: { from: number; to: number }) => {
+    try {
+      const { series } = await loadRate(t.name, w, resolved, undefined, { maxBuckets: 48 });
+      size.textContent = formatCount(series.total);
+      fill(rate, sparkline(series, `${t.name}: ${formatCount(series.total)} events in the window`));
+    } catch (err) {
+      size.textContent = '—';
+      fill(rate, h('span', { class: 'error small', text: messageOf(err) }));
+    }
+  };
+  return { topic: t, tr, draw };
+}
+
+function topicTable(w: TimeWindow, rows: readonly TopicRow[]): HTMLElement {
+  const heads = ['topic', 'kind', 'events in window', 'rate'].map((t) => h('th', { scope: 'col', text: t }));
+  return h(
+    'table',
+    { class: 'topic-table' },
+    h('caption', { class: 'sr-only', text: `Topics and their events from ${w.since} until ${w.until}` }),
+    h('thead', {}, h('tr', {}, heads)),
+    h(
+      'tbody',
+      {},
+      rows.map((r) => r.tr),
+    ),
+  );
+}
+
+class Overview {
+  #window: TimeWindow;
+  #generation = 0;
+  readonly #status = statusLine();
+  readonly #body = h('div', { class: 'topics' });
+
+  constructor(main: HTMLElement) {
+    const p = new URLSearchParams(location.search);
+    this.#window = { since: p.get('since') ?? DEFAULT_WINDOW.since, until: p.get('until') ?? DEFAULT_WINDOW.until };
+    document.title = 'Topics: topicgate explorer';
+    const picker = windowPicker(this.#window, (w) => this.#setWindow(w), false);
+    const lead =
+      'The topics your credential may read, with their event rate over the window. Pick one to see its fields, events and queries.';
+    fill(
+      main,
+      h('h1', { text: 'Topics' }),
+      h('p', { class: 'lead', text: lead }),
+      picker.element,
+      section('topic-list', 'Served topics', this.#status, this.#body),
+    );
+  }
+
+  reload(): void {
+    void this.load();
+  }
+
+  #setWindow(w: TimeWindow): void {
+    this.#window = w;
+    history.replaceState(null, '', `/explore?${windowQuery(w)}`);
+    void this.load();
+  }
+
+  async load(): Promise<void> {
+    const mine = ++this.#generation;
+    this.#status.textContent = 'Loading topics…';
+    let topics: TopicSummary[];
+    try {
+      topics = (await getJson<{ topics: TopicSummary[] }>('/v1/topics')).topics;
+    } catch (err) {
+      if (mine !== this.#generation) return;
+      this.#status.textContent = '';
+      return fill(this.#body, errorBox(messageOf(err)));
+    }
+    if (mine !== this.#generation) return;
+    this.#status.textContent = `${topics.length} topics`;
+    const rows = topics.map((t) => topicRow(t, this.#window));
+    fill(this.#body, topicTable(this.#window, rows));
+    const resolved = resolveWindow(this.#window, Date.now());
+    if ('problem' in resolved) return;
+    const drawable = rows.filter((r) => r.topic.kind === 'topic');
+    await this.#draw(drawable.slice(0, SPARK_CAP), resolved, mine);
+    const rest = drawable.slice(SPARK_CAP);
+    if (rest.length === 0 || mine !== this.#generation) return;
+    const more: HTMLElement = h('button', {
+      type: 'button',
+      text: `Draw the rate of ${rest.length} more topics`,
+      onclick: () => {
+        more.remove();
+        void this.#draw(rest, resolved, mine);
+      },
+    });
+    this.#body.append(more);
+  }
+
+  /** The first sparkline alone, so it is drawn as soon as one query can answer; then a few at a time. */
+  async #draw(batch: readonly TopicRow[], resolved: { from: number; to: number }, mine: number): Promise<void> {
+    const queue = [...batch];
+    await queue.shift()?.draw(resolved);
+    const worker = async () => {
+      for (let r = queue.shift(); r && mine === this.#generation; r = queue.shift()) await r.draw(resolved);
+    };
+    await Promise.all(Array.from({ length: AT_ONCE }, worker));
+  }
+}
+
+export function overviewPage(main: HTMLElement): { reload(): void } {
+  const page = new Overview(main);
+  void page.load();
+  return page;
+}
