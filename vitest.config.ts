@@ -9,6 +9,7 @@ const ISOLATED = [
   'test/integration/hostile-size.test.ts',
   'test/integration/hostile-depth.test.ts',
   'test/integration/flat-memory.test.ts',
+  'test/integration/compression-backpressure.test.ts',
 ];
 
 const integration = {

@@ -3,7 +3,7 @@
 # .ci/run): PostgreSQL server binaries, Maven (fetches the local Trino and Schema Registry), Chromium (the
 # Swagger UI browser test), htpasswd (bcrypt hashes for the production-like Trino), HAProxy (the balancer of the
 # two-instance cluster, scripts/cluster.ts), nginx (the HTTP cache in front of a gateway, scripts/http-cache.ts),
-# pyarrow, schemathesis,
+# the zstd CLI and curl (decoders of compressed responses), pyarrow, schemathesis,
 # openapi-spec-validator, moto's S3 server (the local Trino spools results to it), pandas, polars and DuckDB;
 # and it checks for a JDK >= 24 (Trino 476; none in Debian 12's packages; the registry runs on Java 17 or
 # newer). As root it
@@ -20,6 +20,8 @@ if ! command -v htpasswd >/dev/null 2>&1; then missing+=(apache2-utils); fi
 if ! command -v openssl >/dev/null 2>&1; then missing+=(openssl); fi
 if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then missing+=(haproxy); fi
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then missing+=(nginx); fi
+if ! command -v zstd >/dev/null 2>&1; then missing+=(zstd); fi
+if ! command -v curl >/dev/null 2>&1; then missing+=(curl); fi
 
 jdk_ok() {
   local home major
@@ -53,9 +55,10 @@ fi
 
 # Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests),
 # moto's S3 server (the local Trino's spool), pandas, polars, DuckDB and fsspec (the examples and the reader
-# tests), pyiceberg with its SQL catalog and PostgreSQL driver (reads a load's lake table: examples/lake_read.py).
-if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors, pandas, polars, duckdb, fsspec, pyiceberg.catalog.sql, psycopg2' >/dev/null 2>&1; then
-  requirements=(-r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt -r examples/requirements.txt)
+# tests), urllib3 with backports.zstd and brotli (compressed responses), pyiceberg with its SQL catalog and
+# PostgreSQL driver (reads a load's lake table: examples/lake_read.py).
+if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors, pandas, polars, duckdb, fsspec, urllib3, backports.zstd, brotli, pyiceberg.catalog.sql, psycopg2' >/dev/null 2>&1; then
+  requirements=(-r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt -r examples/requirements.txt -r test/readers/requirements.txt)
   if [ "$(id -u)" != 0 ] && [ -z "${VIRTUAL_ENV:-}" ]; then
     echo "[test-deps] missing Python packages; run:" >&2
     echo "  python3 -m pip install --user ${requirements[*]}" >&2

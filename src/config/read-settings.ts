@@ -5,6 +5,13 @@
 import { accessSync, constants } from 'node:fs';
 import type { TSchema } from 'typebox';
 import { durationMs } from '../core/duration.js';
+import {
+  CONTENT_CODINGS,
+  DEFAULT_LEVELS,
+  LEVEL_RANGES,
+  type CodingLevels,
+  type ContentCoding,
+} from '../core/content-codings.js';
 import { TRINO_ENCODINGS } from '../core/trino-encodings.js';
 import type { SettingOptions } from './setting-options.js';
 import { SettingsSchema, type Settings } from './settings.js';
@@ -79,6 +86,12 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       if (raw === 'true' || raw === '1') return true;
       if (raw === 'false' || raw === '0') return false;
       return bad('must be true or false');
+    case 'switch':
+      if (raw === 'on') return true;
+      if (raw === 'off') return false;
+      return bad('must be on or off');
+    case 'levels':
+      return readLevels(raw, bad);
     case 'duration': {
       const ms = durationMs(raw);
       if (!ms) bad('must be a duration like 30s, 15m, 12h, 7d');
@@ -108,6 +121,38 @@ function readEncodings(raw: string, bad: (what: string) => void): string[] {
     bad(`must be none, or some of ${TRINO_ENCODINGS.join(', ')} (comma-separated, each once)`);
   return v;
 }
+
+/**
+ * `zstd:3,br:4,gzip:6` (a coding left out keeps its default) or one level for every coding (within every coding's
+ * range, so it means something to each).
+ */
+function readLevels(raw: string, bad: (what: string) => void): CodingLevels {
+  const levels: Record<string, number> = { ...DEFAULT_LEVELS };
+  const inRange = (c: ContentCoding, n: number) =>
+    Number.isInteger(n) && n >= LEVEL_RANGES[c].min && n <= LEVEL_RANGES[c].max;
+  const shown = CONTENT_CODINGS.map((c) => `${c} ${LEVEL_RANGES[c].min}-${LEVEL_RANGES[c].max}`).join(', ');
+  const what = `must be coding:level pairs (${shown}), comma-separated, or one level for all (1-9)`;
+  if (/^\s*\d+\s*$/.test(raw)) {
+    const n = Number(raw);
+    if (!CONTENT_CODINGS.every((c) => inRange(c, n))) bad(what);
+    for (const c of CONTENT_CODINGS) levels[c] = n;
+    return levels as CodingLevels;
+  }
+  const seen = new Set<string>();
+  for (const item of splitList(raw.toLowerCase())) {
+    const [coding = '', level = '', ...rest] = item.split(':').map((x) => x.trim());
+    const n = /^\d+$/.test(level) ? Number(level) : Number.NaN;
+    if (rest.length || seen.has(coding) || !isCoding(coding) || !inRange(coding, n)) {
+      bad(what);
+      break;
+    }
+    seen.add(coding);
+    levels[coding] = n;
+  }
+  return levels as CodingLevels;
+}
+
+const isCoding = (c: string): c is ContentCoding => (CONTENT_CODINGS as readonly string[]).includes(c);
 
 /** An origin is scheme, host and port only: what a browser sends in `Origin`. */
 function readOrigins(raw: string, bad: (what: string) => void): string[] {

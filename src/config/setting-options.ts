@@ -13,6 +13,8 @@ export type Read =
   | 'secrets'
   | 'int'
   | 'bool'
+  | 'switch'
+  | 'levels'
   | 'duration'
   | 'state-url'
   | 'encodings'
@@ -39,5 +41,8 @@ export const textSetting = (o: SettingOptions) => Type.String(o);
 export const intSetting = (o: SettingOptions & { minimum: number; maximum: number }) => Type.Integer(o);
 /** A setting read as true or false. */
 export const boolSetting = (o: SettingOptions) => Type.Boolean(o);
+/** A setting read as a level per content coding (`zstd:3,br:4`). */
+export const levelsSetting = (o: SettingOptions) =>
+  Type.Object({ zstd: Type.Integer(), br: Type.Integer(), gzip: Type.Integer() }, o);
 /** A setting read as a comma-separated list. */
 export const listSetting = (o: SettingOptions) => Type.Array(Type.String(), o);

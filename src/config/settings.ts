@@ -4,10 +4,16 @@
  * derived from it, so a setting is declared once.
  */
 import { Type, type Static } from 'typebox';
+import { compressionSettings } from './compression-settings.js';
 import { httpSettings } from './http-settings.js';
 import { servingSettings } from './serving-settings.js';
 import { trinoSettings } from './trino-settings.js';
 
-export const SettingsSchema = Type.Object({ ...trinoSettings, ...servingSettings, ...httpSettings });
+export const SettingsSchema = Type.Object({
+  ...trinoSettings,
+  ...servingSettings,
+  ...httpSettings,
+  ...compressionSettings,
+});
 
 export type Settings = Static<typeof SettingsSchema>;

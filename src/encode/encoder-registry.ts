@@ -51,6 +51,11 @@ export interface EncoderEntry {
   nextInBody: boolean;
   /** Decoded Avro records are flattened into one column per leaf field. */
   flattensDecoded: boolean;
+  /**
+   * How the body is compressed: on the wire (a content coding negotiated by `Accept-Encoding`), or inside the
+   * format, column by column (the `compression` parameter names the codec).
+   */
+  compression: 'wire' | 'columns';
 }
 
 export const encoderRegistry = {
@@ -61,6 +66,7 @@ export const encoderRegistry = {
     bytesAsHex: true,
     nextInBody: true,
     flattensDecoded: false,
+    compression: 'wire',
   },
   'application/x-ndjson': {
     format: 'ndjson',
@@ -69,6 +75,7 @@ export const encoderRegistry = {
     bytesAsHex: true,
     nextInBody: false,
     flattensDecoded: false,
+    compression: 'wire',
   },
   'text/csv': {
     format: 'csv',
@@ -77,6 +84,7 @@ export const encoderRegistry = {
     bytesAsHex: true,
     nextInBody: false,
     flattensDecoded: true,
+    compression: 'wire',
   },
   'application/vnd.apache.arrow.stream': {
     format: 'arrow',
@@ -85,6 +93,7 @@ export const encoderRegistry = {
     bytesAsHex: false,
     nextInBody: false,
     flattensDecoded: false,
+    compression: 'wire',
   },
   'application/vnd.apache.parquet': {
     format: 'parquet',
@@ -93,6 +102,7 @@ export const encoderRegistry = {
     bytesAsHex: false,
     nextInBody: false,
     flattensDecoded: false,
+    compression: 'columns',
   },
 } as const satisfies Record<MediaType, EncoderEntry>;
 

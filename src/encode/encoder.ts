@@ -1,3 +1,4 @@
+import type { ColumnCodec } from '../core/content-codings.js';
 import type { ResultStream } from '../core/result-stream.js';
 
 /** Where the next page is, when the result is one page of a longer read. */
@@ -30,6 +31,8 @@ export interface EncodeOptions extends PageInfo {
    * then reuse the memory of those chunks for later ones. Absent: a yielded chunk is never written into again.
    */
   drained?: () => boolean;
+  /** The codec of formats that compress their columns (Parquet); absent: the format's default. */
+  columnCodec?: ColumnCodec;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The served topics as the live catalog lists them. Every name a request uses is looked up here before it is
  * quoted into SQL (quoting is the second line of defence). Listings are cached briefly: Trino's metadata is
- * cheap but not free, and a topic's columns rarely change.
+ * cheap but not free, and a topic's columns rarely change. A listing past its time is still answered for a while
+ * (STALE_FACTOR times as long) while the next one loads, so no request waits for Trino's metadata once one listing
+ * has loaded (a 304 of a settled window runs no Trino query at all, issue 28); older than that, a request waits.
  */
 import { topicNotFound } from '../core/errors.js';
 import type { Config } from '../config/config.js';
@@ -30,13 +32,18 @@ export function isPlausibleTopicId(id: string): boolean {
 
 /** Catalog lookups run as the gateway's own user, tagged apart from the reads they serve. */
 const CATALOG_QUERY = { clientTags: ['catalog'] } as const;
+/** A listing is answered while the next one loads until it is this many times its time to live old. */
+const STALE_FACTOR = 6;
+
 export class TopicCatalog {
   private cache: { at: number; tables: Map<string, TableInfo> } | undefined;
   private loading: Promise<Map<string, TableInfo>> | undefined;
+  /** Each listed table's model, built once per listing (a new listing has new TableInfo objects). */
+  private readonly models = new WeakMap<TableInfo, TopicModel>();
 
   constructor(
     private readonly trino: TrinoPort,
-    private readonly config: Pick<Config, 'catalog' | 'schemas'>,
+    private readonly config: Pick<Config, 'catalog' | 'schemas' | 'topics'>,
     private readonly ttlMs = 10_000,
   ) {}
 
@@ -60,9 +67,14 @@ export class TopicCatalog {
   }
 
   async tables(): Promise<Map<string, TableInfo>> {
-    if (this.cache && Date.now() - this.cache.at < this.ttlMs) return this.cache.tables;
+    const age = this.cache ? Date.now() - this.cache.at : Number.POSITIVE_INFINITY;
+    if (age < this.ttlMs) return this.cache!.tables;
     this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
+    if (age >= this.ttlMs * STALE_FACTOR) return this.loading;
+    // Answered from the last listing meanwhile; a failed load is tried again by the next request (and is the
+    // error of a request that waits for it, once the listing is too old).
+    this.loading.catch(() => {});
+    return this.cache!.tables;
   }
 
   /** The table behind a topic id, or a 404 naming it. */
@@ -70,6 +82,14 @@ export class TopicCatalog {
     const t = isPlausibleTopicId(id) ? (await this.tables()).get(id) : undefined;
     if (!t) throw topicNotFound(id);
     return t;
+  }
+
+  /** The model of the table behind a topic id (topicModel), the same object for as long as its listing lasts. */
+  async model(id: string): Promise<TopicModel> {
+    const t = await this.get(id);
+    let m = this.models.get(t);
+    if (!m) this.models.set(t, (m = topicModel(t, this.config)));
+    return m;
   }
 
   private async load(): Promise<Map<string, TableInfo>> {

@@ -1,6 +1,7 @@
 /** Named cursors for scheduled batch loaders (API.md "Cursors for scheduled batch loaders"): bodies and views. */
 import { Type, type Static } from 'typebox';
 import { Where } from '../query/request/where-schema.js';
+import { CompressionParam } from '../query/request/read-schema.js';
 import { CAP_CEILINGS } from '../config/access-schema.js';
 
 export const CursorParams = Type.Object({
@@ -67,6 +68,7 @@ export const BatchQuery = Type.Object({
     }),
   ),
   format: Type.Optional(Type.String({ description: 'json, ndjson, csv, arrow or parquet; overrides Accept' })),
+  compression: CompressionParam,
 });
 export type BatchQuery = Static<typeof BatchQuery>;
 

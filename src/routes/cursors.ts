@@ -166,7 +166,8 @@ function batchReadRoute(app: App): void {
         to: showPosition(pending.to),
       };
       const topic = svc().definition(cursor).topic;
-      return reply.sendPlan(plan, media, { paged: false, meta, topic, decode: true });
+      const { compression } = request.query;
+      return reply.sendPlan(plan, media, { paged: false, meta, topic, decode: true, compression });
     },
   );
 }

@@ -99,6 +99,7 @@ function eventsRoute(app: App): void {
         rows,
         cursor: q.cursor,
         format: q.format,
+        compression: q.compression,
         explain: q.explain === 'true',
         decode,
         nextUrl: nextUrlOf(request),
@@ -135,6 +136,7 @@ function queryRoute(app: App): void {
         rows: rowScope(request, topic),
         cursor: body.cursor,
         format: body.format ?? request.query.format,
+        compression: request.query.compression,
         explain: body.explain === true,
         decode: body.decode !== false,
       });

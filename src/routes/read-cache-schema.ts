@@ -20,7 +20,9 @@ const CACHE_HEADERS = {
   },
   Vary: {
     type: 'string',
-    description: "A settled window: `Accept, Authorization, X-API-Key` (the format and the caller's row scope)",
+    description:
+      "One header. A settled window: `Accept, Authorization, X-API-Key` (the format and the caller's row scope), " +
+      'and `Accept-Encoding` in JSON, NDJSON, CSV and Arrow while compression is on (the 304 names the same)',
   },
 };
 

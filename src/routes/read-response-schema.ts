@@ -99,6 +99,16 @@ export const ReadResponses = {
         description: 'Non-JSON formats: `<url>; rel="next"`, the next page (absent on the last page)',
       },
       'Topicgate-Next-Cursor': { type: 'string', description: 'Non-JSON formats: the opaque token of the next page' },
+      'Content-Encoding': {
+        type: 'string',
+        enum: ['zstd', 'br', 'gzip'],
+        description:
+          'JSON, NDJSON, CSV and Arrow: the coding the body is compressed with, as `Accept-Encoding` allowed (highest q-value; at equal ones zstd, br, gzip); absent: uncompressed. Flushed batch by batch; a zstd body is one frame per batch',
+      },
+      Vary: {
+        type: 'string',
+        description: 'JSON, NDJSON, CSV and Arrow: `Accept-Encoding` (the bytes depend on it) while compression is on',
+      },
     },
     content: {
       'application/json': {
@@ -136,7 +146,7 @@ export const ReadResponses = {
         schema: Type.String({
           format: 'binary',
           description:
-            "One Parquet file (Snappy) with the Arrow output's types (Binary, Int64, Decimal, Timestamp adjusted to UTC, nested list/struct/map; the Arrow schema is embedded); row groups of at most 8 MiB or 131072 rows, sent as they fill; the footer comes last",
+            "One Parquet file (columns compressed with `compression`: zstd by default, snappy or none; never compressed on the wire) with the Arrow output's types (Binary, Int64, Decimal, Timestamp adjusted to UTC, nested list/struct/map; the Arrow schema is embedded); row groups of at most 8 MiB or 131072 rows, sent as they fill; the footer comes last",
         }),
       },
     },

@@ -5,13 +5,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authorize } from '../access/authorize.js';
 import { decodedTypes, type DecodedTypes } from '../blob/avro/decoded-types.js';
-import { topicModel } from '../read/topic-catalog.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 
 /** The topic, if the caller may `read` it (or `explain` on it): 404 when it may not see it, 403 without the action. */
 export async function topicFor(app: FastifyInstance, request: FastifyRequest, id: string, explain = false) {
   authorize(request, id, explain ? 'explain' : 'read');
-  return topicModel(await app.tg.catalog.get(id), app.tg.config);
+  return app.tg.catalog.model(id);
 }
 
 /**

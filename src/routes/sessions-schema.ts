@@ -1,5 +1,6 @@
 /** Read sessions (API.md "Read sessions"): the 201 of a session, and the path and query of its streams. */
 import { Type, type Static } from 'typebox';
+import { CompressionParam } from '../query/request/read-schema.js';
 import { TopicParams } from './topics-schema.js';
 
 const Instant = Type.String({ format: 'date-time', description: 'An instant, ISO-8601 UTC' });
@@ -85,6 +86,7 @@ export const StreamQuery = Type.Object(
     format: Type.Optional(
       Type.String({ description: 'json, ndjson, csv, arrow or parquet; overrides Accept (anything else: 406)' }),
     ),
+    compression: CompressionParam,
   },
   { additionalProperties: false },
 );

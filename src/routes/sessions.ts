@@ -166,7 +166,8 @@ function streamRoute(app: App, tokens: StreamTokens): void {
       checkStreamRows(s, rows);
       const iso = (ms: number) => new Date(ms).toISOString();
       const req = readRequestOfSession(s.q, { since: iso(s.f), until: iso(s.u) }, resolver(topic));
-      return reply.sendRead({ topic, req, rows, readerVersions, format: request.query.format, decode });
+      const { format, compression } = request.query;
+      return reply.sendRead({ topic, req, rows, readerVersions, format, compression, decode });
     },
   );
 }

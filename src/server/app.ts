@@ -42,6 +42,7 @@ import { sharedQuotas, type SharedQuotas } from '../access/shared-quotas.js';
 import { GatewayMemory } from '../read/gateway-memory.js';
 import { gatewayBytesOf } from '../config/access-schema.js';
 import { getHeapStatistics } from 'node:v8';
+import { SettledTags } from './settled-tags.js';
 
 export interface Services {
   config: Config;
@@ -62,6 +63,8 @@ export interface Services {
   quotas?: SharedQuotas;
   /** Rows and values held by responses (sorts, aggregates, look-ahead), in bytes: limits.maxGatewayBytes. */
   memory: GatewayMemory;
+  /** The tags of settled windows answered so far, for revalidations without planning (settled-tags.ts). */
+  settledTags: SettledTags;
 }
 
 declare module 'fastify' {
@@ -102,7 +105,22 @@ export async function createServices(config: Config): Promise<Services> {
   // In the cursor store's schema (a PostgreSQL store's; there is none with SQLite).
   const quotas = sharedQuotas(config, schema);
   const memory = new GatewayMemory(gatewayBytesOf(config.limits, getHeapStatistics().heap_size_limit));
-  return { config, trino, catalog, cursors, store, loads, loadStore, keyring, registry, held, quotas, memory };
+  const settledTags = new SettledTags();
+  return {
+    config,
+    trino,
+    catalog,
+    cursors,
+    store,
+    loads,
+    loadStore,
+    keyring,
+    registry,
+    held,
+    quotas,
+    memory,
+    settledTags,
+  };
 }
 
 /** Builds the app (not listening). Tests drive it with app.inject(). */

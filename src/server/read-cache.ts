@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { settleMsOf } from '../config/config.js';
 import { builtJson, canonicalJson } from '../core/canonical-json.js';
+import type { ColumnCodec } from '../core/content-codings.js';
 import { encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
 import { ENCODER_VERSIONS } from '../encode/encoder-versions.js';
 import { canonicalWhere } from '../query/passes/paging.js';
@@ -17,6 +18,8 @@ import { isSettledWindow } from '../query/settled-window.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
+import { addVary } from './vary.js';
+import { compressesOnWire, wireCodingOf } from './wire-body.js';
 
 /** One input of a settled window's ETag: a name and a value hashed as canonical JSON (core/canonical-json.ts). */
 export type EtagInput = readonly [name: string, value: unknown];
@@ -25,6 +28,8 @@ export type EtagInput = readonly [name: string, value: unknown];
 export interface ReadCache {
   readonly etag: string;
   readonly cacheControl: string;
+  /** The request headers the bytes depend on: a 304 names the same as its 200 (RFC 9110 15.4.5). */
+  readonly vary: readonly string[];
 }
 
 /** The read as run-read.ts planned it (its ReadOptions). */
@@ -37,6 +42,8 @@ export interface CachedRead {
   decode?: boolean;
   readerVersions?: Partial<Record<'key' | 'value', number>>;
   nextUrl?: (token: string) => string;
+  /** `compression=`: Parquet's column codec. */
+  compression?: ColumnCodec;
 }
 
 /**
@@ -45,23 +52,14 @@ export interface CachedRead {
  */
 const VARY = ['Accept', 'Authorization', 'X-API-Key'];
 
+/** The Vary of a read in `media`: VARY, and `Accept-Encoding` when its bytes are compressed on the wire. */
+function varyOf(config: FastifyInstance['tg']['config'], media: MediaType): readonly string[] {
+  return compressesOnWire(config, encoderRegistry[media]) ? ['Accept-Encoding', ...VARY] : VARY;
+}
+
 /** A strong entity tag (RFC 9110 8.8.3) of the inputs: SHA-256 of their canonical JSON, 192 bits shown. */
 export function strongEtag(inputs: readonly EtagInput[]): string {
   return `"${createHash('sha256').update(canonicalJson(inputs)).digest('base64url').slice(0, 32)}"`;
-}
-
-/**
- * `Accept-Encoding` as an input: codings lower-cased with their q-values, sorted, so spelling and order do not
- * matter. The compression work (issue 28 item 1) replaces it with the negotiated `Content-Encoding`.
- */
-export function acceptEncodingInput(header: string | string[] | undefined): EtagInput {
-  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
-  const codings = text.split(',').flatMap((part) => {
-    const [name = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='))?.slice(2);
-    return name ? [`${name};q=${q === undefined ? 1 : Number(q)}`] : [];
-  });
-  return ['encoding', codings.sort().join(',')];
 }
 
 /**
@@ -91,7 +89,9 @@ export function etagInputs(
     ['topic', { id: o.topic.id, settings: app.tg.config.topics[o.topic.id] ?? null, columns: o.topic.source.columns }],
     ['encoder', ENCODER_VERSIONS[encoderRegistry[media].format]],
     ['format', media],
-    acceptEncodingInput(request.headers['accept-encoding']),
+    // The content coding negotiated from Accept-Encoding (wire-body.ts), and Parquet's column codec.
+    ['coding', wireCodingOf(app.tg.config, encoderRegistry[media], request)],
+    ['columns-codec', o.compression ?? null],
   ];
 }
 
@@ -117,6 +117,7 @@ export function readCacheOf(
   return {
     etag: strongEtag(etagInputs(app, request, o, planned, media)),
     cacheControl: `private, max-age=${app.tg.config.cacheMaxAgeSeconds}, immutable`,
+    vary: varyOf(app.tg.config, media),
   };
 }
 
@@ -135,12 +136,7 @@ export function setCacheHeaders(reply: FastifyReply, cache: ReadCache | null | u
     return;
   }
   reply.header('ETag', cache.etag).header('Cache-Control', cache.cacheControl);
-  const have = String(reply.getHeader('vary') ?? '')
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-  const more = VARY.filter((v) => !have.some((h) => h.toLowerCase() === v.toLowerCase()));
-  reply.header('Vary', [...have, ...more].join(', '));
+  addVary(reply, cache.vary);
 }
 
 /** A 304 when the request's `If-None-Match` names the settled window's tag; null when it does not. */

@@ -12,10 +12,12 @@ import type { Caller, RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import type { TrinoPort } from '../trino/trino-port.js';
+import { encoderRegistry } from '../encode/encoder-registry.js';
 import { mediaTypeOf } from './negotiate-media.js';
 import { notModified, readCacheOf } from './read-cache.js';
 import { callerOf, requestTrino } from './request-caller.js';
 import { streamRead, type StreamOptions } from './stream-read.js';
+import { wireCodingOf } from './wire-body.js';
 
 export interface ReadOptions {
   topic: TopicModel;
@@ -29,6 +31,8 @@ export interface ReadOptions {
   decode?: boolean;
   /** The reader schema versions the request was planned with (blob/avro/decoded-types.ts): decoded with the same. */
   readerVersions?: StreamOptions['readerVersions'];
+  /** `compression=`: Parquet's column codec (a 400 with any other format). */
+  compression?: StreamOptions['compression'];
   /** Builds the URL of the next page from its token (GET); absent for POST, where `next` is the token. */
   nextUrl?: (token: string) => string;
 }
@@ -85,6 +89,11 @@ export async function planReadOf(app: FastifyInstance, request: FastifyRequest, 
 /** Negotiates, plans and answers a read of events (GET or POST), or explains it; a settled window may be a 304. */
 export async function runRead(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, o: ReadOptions) {
   const media = mediaTypeOf(request, o.format);
+  // A revalidation of a settled window answered before: its tag is remembered, nothing to plan or hash.
+  const key = app.tg.settledTags.keyOf(request, o, media, wireCodingOf(app.tg.config, encoderRegistry[media], request));
+  const known = key === null ? undefined : app.tg.settledTags.get(key);
+  const remembered = known && notModified(request, reply, known);
+  if (remembered) return remembered;
   const planned = await planReadOf(app, request, o);
   if (o.explain) {
     const body = await explainRead(app, requestTrino(request), planned);
@@ -92,6 +101,7 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
   }
   // A settled window: its tag is known before any query, so a revalidation is answered without Trino.
   const cache = readCacheOf(app, request, o, planned, media);
+  if (cache && key !== null) app.tg.settledTags.set(key, cache);
   const unchanged = notModified(request, reply, cache);
   if (unchanged) return unchanged;
   return streamRead(app, request, reply, planned, media, {
@@ -102,5 +112,6 @@ export async function runRead(app: FastifyInstance, request: FastifyRequest, rep
     topic: o.topic.id,
     decode: o.decode !== false,
     readerVersions: o.readerVersions,
+    compression: o.compression,
   });
 }

@@ -5,7 +5,15 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { drainedOutput, encodedReadable, encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
+import type { ColumnCodec } from '../core/content-codings.js';
+import { ApiError } from '../core/errors.js';
+import {
+  drainedOutput,
+  encodedReadable,
+  encoderRegistry,
+  type EncoderEntry,
+  type MediaType,
+} from '../encode/encoder-registry.js';
 import type { EncodeOptions } from '../encode/encoder.js';
 import { PageTokens } from '../query/page-tokens.js';
 import type { PlannedRead } from '../query/planner.js';
@@ -14,6 +22,7 @@ import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { setCacheHeaders, type ReadCache } from './read-cache.js';
 import { callerOf, requestTrino } from './request-caller.js';
+import { wireBody } from './wire-body.js';
 
 export interface StreamOptions {
   /** Page links (events) or none (a cursor batch is one unit). */
@@ -29,6 +38,8 @@ export interface StreamOptions {
   readerVersions?: Partial<Record<'key' | 'value', number>>;
   /** A settled window's ETag and freshness (server/read-cache.ts); absent or null: `no-store`. */
   cache?: ReadCache | null;
+  /** `compression=`: the column codec of a format that compresses its columns (Parquet); a 400 for the others. */
+  compression?: ColumnCodec;
 }
 
 /** Aborted when the client goes away before the response has finished: the Trino query is cancelled. */
@@ -50,6 +61,7 @@ export async function streamRead(
   o: StreamOptions,
 ) {
   const entry = encoderRegistry[media];
+  checkColumnCodec(entry, o.compression);
   const abort = abortWhenClientGoes(reply);
   const { config, registry, held, memory: gateway } = app.tg;
   // What the response holds in the gateway is given back when it ends, however it ends.
@@ -82,6 +94,7 @@ export async function streamRead(
       return { code: e.code, message: e.message, status: e.status };
     },
     drained: drainedOutput(reply.raw, () => body),
+    columnCodec: o.compression,
   };
   let finished = false;
   const count = () => {
@@ -94,7 +107,8 @@ export async function streamRead(
     if (!page.continued) app.metrics.trinoQueries.inc({ outcome: 'ok' });
     if (page.paged) options.next = nextUrl(pageEnd(end, tokens, headerToken));
   });
-  body = encodedReadable(flushThenAbort(entry.encode(shown, options), reply.raw));
+  const chunks = wireBody(app.tg.config, request, reply, entry, entry.encode(shown, options));
+  body = encodedReadable(flushThenAbort(chunks, reply.raw));
   body.once('close', () => {
     if (finished) return;
     count();
@@ -104,6 +118,16 @@ export async function streamRead(
   // Only now, with the first batch read: a read that failed before its body is an error without the tag.
   setCacheHeaders(reply, o.cache);
   return reply.type(entry.contentType).send(body);
+}
+
+/** `compression=` names a column codec: only a format that compresses its columns has one. */
+function checkColumnCodec(entry: EncoderEntry, codec: ColumnCodec | undefined): void {
+  if (codec === undefined || entry.compression === 'columns') return;
+  throw new ApiError(
+    'TG_BAD_REQUEST',
+    `compression=${codec} sets the column codec of format=parquet; ${entry.format} is compressed on the wire instead, as Accept-Encoding asks`,
+    { parameter: 'compression' },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Memory stays flat on 10^7 rows (issues 12 and 15): a gateway listening on real HTTP streams a `limit=all` read of
- * ten million events over spooled results (the local Trino spools; the gateway asks for json+zstd by default) to a
- * client in the same process that reads and discards it. The process's RSS, sampled while the body streams, may
+ * ten million events over spooled results (the local Trino spools; the gateway asks for json+zstd by default),
+ * compressed in gzip as most clients ask (issue 28), to a client in the same process that decodes and discards it. The process's RSS, sampled while the body streams, may
  * not grow with the result: the peak of the 10^7-row read stays within a fixed margin of the peak of a 10^6-row
  * read (by then segments have reached their full size and the fetch window is full: the working set is what it
  * will be). The extra 9 x 10^6 rows are about nine times that margin in NDJSON, so a gateway holding any sizeable
@@ -11,6 +11,9 @@
  * them), and the read is `order=none` so Trino does not sort 10^7 rows first: the gateway's side of the stream is
  * the same code as an ordered read's.
  */
+import http from 'node:http';
+import { pipeline } from 'node:stream';
+import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
@@ -60,22 +63,36 @@ afterAll(async () => {
   await c.all(`DROP SCHEMA IF EXISTS vast."${SCHEMA}"`);
 });
 
-/** Reads a whole NDJSON response, discarding it; its lines, whether it ended complete, and the peak RSS seen. */
+/**
+ * Reads a whole NDJSON response in gzip, decoded by Node's zlib and discarded: its lines, whether it ended complete,
+ * and the peak RSS seen. Not fetch(): undici's fetch decoding a compressed body in this same process held some
+ * 200 MB of ArrayBuffers by the end of a 10^7-row read (measured; a zlib stream holds none, and the gateway's own
+ * memory stays flat with either client), which is the client's memory, not the gateway's.
+ */
 async function drain(rows: number): Promise<{ lines: number; bytes: number; complete: boolean; peakRss: number }> {
   const until = new Date(BASE + rows).toISOString();
   const q = `since=${new Date(BASE).toISOString()}&until=${until}&limit=all&order=none&format=ndjson`;
-  const res = await fetch(`${gateway.url}/v1/topics/events/events?${q}`);
-  expect(res.status).toBe(200);
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    http
+      .get(
+        `${gateway.url}/v1/topics/events/events?${q}`,
+        { headers: { 'accept-encoding': 'gzip' }, agent: false },
+        resolve,
+      )
+      .once('error', reject),
+  );
+  expect([res.statusCode, res.headers['content-encoding']]).toEqual([200, 'gzip']);
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
   let lines = 0;
   let bytes = 0;
   let tail = '';
   try {
-    for await (const chunk of res.body! as AsyncIterable<Uint8Array>) {
+    // A cut transfer, or a gzip stream that never finished, fails the decoder and so this loop.
+    for await (const chunk of pipeline(res, zlib.createGunzip(), () => {}) as AsyncIterable<Buffer>) {
       bytes += chunk.length;
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
-      tail = (tail + Buffer.from(chunk.subarray(-2)).toString('latin1')).slice(-2);
+      tail = (tail + chunk.subarray(-2).toString('latin1')).slice(-2);
     }
   } finally {
     clearInterval(sampler);

@@ -36,7 +36,11 @@ beforeAll(async () => {
         ],
       },
       access: [{ roles: ['analyst'], topics: ['orders'], actions: ['read'] }],
-      rowPolicies: { orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }] },
+      // orders_expanded serves the same events: its own policy, on its own column (refused at start-up otherwise).
+      rowPolicies: {
+        orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }],
+        orders_expanded: [{ roles: ['analyst-eu'], filter: 'customer__address__country=in.(DE,FR)' }],
+      },
     }),
   );
   gateway = await startServer(

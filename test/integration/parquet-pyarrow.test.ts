@@ -27,6 +27,7 @@ interface ParquetRead {
   schema: { name: string; type: string }[];
   rows: Row[];
   row_groups: number;
+  codecs: string[];
   metadata: Record<string, string>;
 }
 
@@ -173,6 +174,20 @@ describe('Parquet read by pyarrow, from the real gateway', () => {
     expect(Number(parquet.headers['topicgate-batch-rows'])).toBe(parquet.rows.length);
     expect(canon(parquet.rows)).toEqual(canon(trino));
     expectBrokerOrder(parquet.rows);
+  });
+
+  it.each([
+    ['', 'ZSTD'],
+    ['&compression=zstd', 'ZSTD'],
+    ['&compression=snappy', 'SNAPPY'],
+    ['&compression=none', 'UNCOMPRESSED'],
+  ])('column codec %j (API.md "Compression on the wire"): %s, every row exactly as in Trino', async (param, codec) => {
+    const [parquet, trino] = await Promise.all([
+      parquetOf(`/v1/topics/orders/events?format=parquet&limit=all&${WINDOW}${param}`),
+      trinoTopic('orders'),
+    ]);
+    expect(parquet.codecs).toEqual([codec]);
+    expect(canon(parquet.rows)).toEqual(canon(trino));
   });
 
   it('a page (Accept: application/vnd.apache.parquet) links the next one; the pages add up to the JSON pages', async () => {

@@ -116,6 +116,11 @@ describe('a settled window', () => {
     expect(other.statusCode).toBe(200);
     expect(other.body).toBe(first.body);
     expect(await queries()).toBeGreaterThan(before);
+    // Another caller with another row scope sending this caller's tag: its own rows, in full (the tag this
+    // instance remembers for the URL is this caller's only).
+    const eu = await read(app, SETTLED, { 'x-api-key': EU, 'if-none-match': etag });
+    expect(eu.statusCode).toBe(200);
+    expect(eu.headers.etag).not.toBe(etag);
   });
 
   it('has the same ETag and bytes on another instance (a restart), and its pages are cached too', async () => {
@@ -155,6 +160,40 @@ describe('a settled window', () => {
     for (const [i, r] of tags.entries()) expect(r.statusCode, `${i}: ${r.body}`).toBe(200);
     expect(etags.every((t) => t.startsWith('"'))).toBe(true);
     expect(new Set([base, ...etags]).size).toBe(etags.length + 1);
+  });
+
+  it('under a content coding: the coding negotiated is in the tag, and its 304 runs no Trino query', async () => {
+    const [brGzip, gzipBr, gzip] = await Promise.all([
+      read(app, SETTLED, { 'accept-encoding': 'br, gzip' }),
+      read(app, SETTLED, { 'accept-encoding': 'gzip, br' }),
+      read(app, SETTLED, { 'accept-encoding': 'gzip' }),
+    ]);
+    expect([brGzip, gzipBr, gzip].map((r) => [r.statusCode, r.headers['content-encoding']])).toEqual([
+      [200, 'br'],
+      [200, 'br'],
+      [200, 'gzip'],
+    ]);
+    // The same bytes under both spellings, other bytes in gzip.
+    expect(gzipBr.headers.etag).toBe(brGzip.headers.etag);
+    expect(gzip.headers.etag).not.toBe(brGzip.headers.etag);
+    // Parquet's column codec changes its bytes, and so its tag.
+    const parquet = `${SETTLED}&format=parquet`;
+    const [zstd, snappy] = await Promise.all([read(app, parquet), read(app, `${parquet}&compression=snappy`)]);
+    expect([zstd.statusCode, snappy.statusCode]).toEqual([200, 200]);
+    expect(snappy.headers.etag).toMatch(/^"/);
+    expect(snappy.headers.etag).not.toBe(zstd.headers.etag);
+
+    const before = await settledCount();
+    const etag = String(brGzip.headers.etag);
+    const again = await read(app, SETTLED, { 'accept-encoding': 'gzip, br', 'if-none-match': etag });
+    expect([again.statusCode, again.body, again.headers.etag]).toEqual([304, '', etag]);
+    // The 304 varies on what its 200 varies on: one header, the content coding included.
+    expect(String(again.headers.vary).split(', ').sort()).toEqual(
+      ['Accept', 'Accept-Encoding', 'Authorization', 'X-API-Key'].sort(),
+    );
+    const codec = await read(app, `${parquet}&compression=snappy`, { 'if-none-match': String(snappy.headers.etag) });
+    expect(codec.statusCode).toBe(304);
+    expect(await queries()).toBe(before);
   });
 
   it('an error carries no ETag', async () => {

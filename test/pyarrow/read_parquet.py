@@ -1,9 +1,9 @@
 """Reads a Parquet file (argv[1]) with pyarrow and prints it as JSON, for topicgate's encoder tests.
 
-Output: {"schema": [{"name", "type"}], "rows": [{...}], "row_groups": n, "complete": true}, values as
+Output: {"schema": [{"name", "type"}], "rows": [{...}], "row_groups": n, "codecs": [...], "complete": true}, values as
 read_arrow.py prints them (bytes as hex, int64 as decimal strings, timestamps as "<integer> <unit>", ...). A map's
 type is printed without pyarrow's note on its entries field name ("map<string, int64>"), which Parquet renames.
-A file pyarrow cannot open (a body cut before its footer) prints {"complete": false, "error": "..."}.
+"codecs" lists the column codecs of every column chunk (e.g. ["ZSTD"]). A file pyarrow cannot open (a body cut before its footer) prints {"complete": false, "error": "..."}.
 With --summary (large files): only the last row instead of "rows", plus "num_rows".
 """
 import json
@@ -36,6 +36,13 @@ def main(path, summary=False):
             "rows": rows,
             "num_rows": num_rows,
             "row_groups": file.metadata.num_row_groups,
+            "codecs": sorted(
+                {
+                    file.metadata.row_group(g).column(c).compression
+                    for g in range(file.metadata.num_row_groups)
+                    for c in range(file.metadata.num_columns)
+                }
+            ),
             "metadata": metadata,
             "complete": True,
         },

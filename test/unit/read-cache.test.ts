@@ -10,13 +10,7 @@ import type { MediaType } from '../../src/encode/encoder-registry.js';
 import { plan } from '../../src/query/planner.js';
 import type { PredicateNode } from '../../src/query/tree/nodes.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
-import {
-  acceptEncodingInput,
-  etagInputs,
-  matchesIfNoneMatch,
-  strongEtag,
-  type CachedRead,
-} from '../../src/server/read-cache.js';
+import { etagInputs, matchesIfNoneMatch, strongEtag, type CachedRead } from '../../src/server/read-cache.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 
@@ -36,6 +30,8 @@ interface Inputs {
   media?: MediaType;
   acceptEncoding?: string;
   link?: string;
+  /** `compression=`: Parquet's column codec. */
+  compression?: CachedRead['compression'];
 }
 
 /** The ETag of a read of `orders` with these inputs (the defaults: one settled hour, anonymous, JSON). */
@@ -44,11 +40,17 @@ function etagOf(i: Inputs = {}): string {
   const rows = i.rows ?? { filter: null, principal: 'anonymous' };
   const planned = plan({ kind: 'read', topic: orders, read, token: null }, testPolicy({ rows }), NOW);
   const app = {
-    tg: { config: { topics: i.topics ?? {} }, keyring: Keyring.fromSecrets(i.secret ?? 'secret-1') },
+    tg: { config: { topics: i.topics ?? {}, compression: true }, keyring: Keyring.fromSecrets(i.secret ?? 'secret-1') },
   } as unknown as FastifyInstance;
   const request = { headers: { 'accept-encoding': i.acceptEncoding } } as unknown as FastifyRequest;
   const link = i.link ?? '/v1/topics/orders/events?until=2026-11-30T07:00:00Z';
-  const o: CachedRead = { topic: orders, req: read, rows, nextUrl: (t) => `${link}&cursor=${t}` };
+  const o: CachedRead = {
+    topic: orders,
+    req: read,
+    rows,
+    nextUrl: (t) => `${link}&cursor=${t}`,
+    compression: i.compression,
+  };
   return strongEtag(etagInputs(app, request, o, planned, i.media ?? 'application/json'));
 }
 
@@ -60,7 +62,13 @@ describe('the ETag of a settled window', () => {
     expect(etagOf({ topics: { orders: { settle: '1m', allowFullScan: true } } })).toBe(
       etagOf({ topics: { orders: { allowFullScan: true, settle: '1m' } } }),
     );
-    expect(etagOf({ acceptEncoding: 'gzip, br' })).toBe(etagOf({ acceptEncoding: 'BR,gzip;q=1.0' }));
+    // The coding negotiated, not the header's spelling or order: all of these are answered in br.
+    const br = etagOf({ acceptEncoding: 'gzip, br' });
+    expect(etagOf({ acceptEncoding: 'br, gzip' })).toBe(br);
+    expect(etagOf({ acceptEncoding: 'BR;q=1.0,gzip;q=0.5' })).toBe(br);
+    expect(etagOf({ acceptEncoding: 'br' })).toBe(br);
+    // A coding we do not send is no coding: the same bytes as without the header.
+    expect(etagOf({ acceptEncoding: 'deflate, compress' })).toBe(tag);
     // Settings of other topics do not touch this one's bytes.
     expect(etagOf({ topics: { clicks: { settle: '1m' } } })).toBe(tag);
   });
@@ -75,11 +83,21 @@ describe('the ETag of a settled window', () => {
     ['a row filter', { rows: { filter: KEY_EQ, principal: 'anonymous' } }],
     ["the topic's settings", { topics: { orders: { settle: '1m' } } }],
     ['another media type', { media: 'text/csv' }],
-    ['another content coding', { acceptEncoding: 'gzip' }],
+    ['a content coding', { acceptEncoding: 'gzip' }],
     ['another key signing the next page token', { secret: 'secret-2' }],
     ['another next-page link', { link: '/v1/topics/orders/events?until=2026-11-30T07:00:00Z&limit=100' }],
   ])('changes with %s', (_name, inputs) => {
     expect(etagOf(inputs)).not.toBe(etagOf());
+  });
+
+  it('changes exactly when the coding changes the bytes', () => {
+    expect(etagOf({ acceptEncoding: 'gzip' })).not.toBe(etagOf({ acceptEncoding: 'br' }));
+    expect(etagOf({ acceptEncoding: 'zstd' })).not.toBe(etagOf({ acceptEncoding: 'br' }));
+    // Parquet compresses its columns, not the wire: Accept-Encoding does not touch its bytes; its codec does.
+    const parquet = (i: Inputs) => etagOf({ media: 'application/vnd.apache.parquet', ...i });
+    expect(parquet({ acceptEncoding: 'gzip' })).toBe(parquet({}));
+    expect(parquet({ compression: 'zstd' })).not.toBe(parquet({ compression: 'snappy' }));
+    expect(parquet({ compression: 'none' })).not.toBe(parquet({ compression: 'snappy' }));
   });
 
   it('changes with the encoder version and any other input in the list', () => {
@@ -134,14 +152,6 @@ describe('canonicalJson', () => {
         ) +
         '}',
     );
-  });
-});
-
-describe('acceptEncodingInput', () => {
-  it('normalizes case, spaces, order and q-values', () => {
-    expect(acceptEncodingInput('gzip, BR;q=0.50')).toEqual(['encoding', 'br;q=0.5,gzip;q=1']);
-    expect(acceptEncodingInput(undefined)).toEqual(['encoding', '']);
-    expect(acceptEncodingInput(['gzip', 'zstd'])).toEqual(['encoding', 'gzip;q=1,zstd;q=1']);
   });
 });
 

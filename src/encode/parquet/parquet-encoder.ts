@@ -3,7 +3,7 @@
  * (`transformParquetStream`, the Rust `parquet` crate's AsyncArrowWriter) from the same Arrow record batches the
  * Arrow encoder streams (arrow-batches.ts), so the file carries the Arrow output's types (its `ARROW:schema`
  * metadata keeps each field's `trino.type`; the file's key-value metadata has `topicgate.query_id`).
- * Snappy-compressed.
+ * Columns compressed with the codec the request names (`compression=zstd|snappy|none`, default zstd).
  *
  * Streaming: the writer collects pages into a row group and sends the row group as soon as it is full (ROW_GROUP_*
  * below), so the gateway holds a few row groups whatever the result size; the footer follows the last row group.
@@ -25,6 +25,7 @@ import {
   WriterPropertiesBuilder,
   type RecordBatch as WasmRecordBatch,
 } from 'parquet-wasm';
+import { COLUMN_CODECS, type ColumnCodec } from '../../core/content-codings.js';
 import { ApiError } from '../../core/errors.js';
 import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
 import type { TrinoType } from '../../core/trino-types.js';
@@ -84,10 +85,17 @@ function toWasm(batch: RecordBatch): WasmRecordBatch {
   }
 }
 
-function writerProperties(queryId: string) {
+/** The writer's codec for each column codec a request may name (API.md "Compression on the wire"). */
+const CODECS = {
+  zstd: Compression.ZSTD,
+  snappy: Compression.SNAPPY,
+  none: Compression.UNCOMPRESSED,
+} as const satisfies Record<ColumnCodec, Compression>;
+
+function writerProperties(queryId: string, codec: ColumnCodec) {
   return new WriterPropertiesBuilder()
     .setKeyValueMetadata(new Map([['topicgate.query_id', queryId]]))
-    .setCompression(Compression.SNAPPY)
+    .setCompression(CODECS[codec])
     .setMaxRowGroupBytes(ROW_GROUP_BYTES)
     .setMaxRowGroupSize(ROW_GROUP_ROWS)
     .build();
@@ -137,7 +145,7 @@ function writerInput(arrow: ArrowBatches, pages: AsyncIterator<Rows>, feed: Feed
 /** Encodes a result as one Parquet file (see the streaming and completeness rules above). */
 export async function* encodeParquet(
   result: ResultStream,
-  _options: EncodeOptions,
+  options: EncodeOptions,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const pages = result.batches[Symbol.asyncIterator]();
   const feed: Feed = { rows: 0, ended: false, closed: false, failure: null };
@@ -145,7 +153,10 @@ export async function* encodeParquet(
   try {
     checkNesting(result.columns);
     const input = writerInput(arrowBatches(result), pages, feed);
-    const file = (await transformParquetStream(input, writerProperties(result.queryId))) as ReadableStream<Uint8Array>;
+    const file = (await transformParquetStream(
+      input,
+      writerProperties(result.queryId, options.columnCodec ?? COLUMN_CODECS[0]),
+    )) as ReadableStream<Uint8Array>;
     reader = file.getReader();
     // Bytes written after the last page hold the footer: kept until its row count is checked.
     const tail: Uint8Array[] = [];

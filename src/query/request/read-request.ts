@@ -27,6 +27,7 @@ export const RESERVED_PARAMS = [
   'parallel',
   'cursor',
   'format',
+  'compression',
   'explain',
   'decode',
   'follow',

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { CAP_CEILINGS } from '../../config/access-schema.js';
+import { COLUMN_CODECS } from '../../core/content-codings.js';
 import { FOLLOW_PARAMS } from './follow-params.js';
 import { Where } from './where-schema.js';
 
@@ -23,6 +24,11 @@ export const AGGREGATE_FNS = [
 ] as const;
 
 const ALIAS = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
+
+/** `compression=` (API.md "Compression on the wire"): every read that takes `format` takes it. */
+const CODEC =
+  'With format=parquet: the column codec, default zstd (with another format: 400; those are compressed on the wire, by Accept-Encoding)';
+export const CompressionParam = Type.Optional(Type.Enum(COLUMN_CODECS, { type: 'string', description: CODEC }));
 
 export const AggregateSpec = Type.Object(
   {
@@ -142,6 +148,7 @@ export const EventsQuery = Type.Object(
         examples: ['json'],
       }),
     ),
+    compression: CompressionParam,
     explain: Type.Optional(
       Type.Union([Type.Literal('true'), Type.Literal('false')], {
         description: "Return the SQL, the pushdown split and Trino's plan instead of rows",
@@ -286,5 +293,6 @@ export const FormatQuery = Type.Object({
   format: Type.Optional(
     Type.String({ description: "json, ndjson, csv, arrow or parquet; overrides Accept (the body's `format` wins)" }),
   ),
+  compression: CompressionParam,
 });
 export type FormatQuery = Static<typeof FormatQuery>;
