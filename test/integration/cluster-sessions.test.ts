@@ -89,7 +89,11 @@ const demoTopics = {
     orders: { expand: { country: { path: '$.customer.address.country', type: 'varchar' } } },
     payments_avro: { key: { format: 'avro' }, value: { format: 'avro' } },
   },
-  rowPolicies: { orders: [{ roles: ['eu'], filter: 'country=in.(DE,FR)' }] },
+  rowPolicies: {
+    orders: [{ roles: ['eu'], filter: 'country=in.(DE,FR)' }],
+    // orders_expanded serves the same events: its own policy, on its own column (refused at start-up otherwise).
+    orders_expanded: [{ roles: ['eu'], filter: 'customer__address__country=in.(DE,FR)' }],
+  },
 };
 
 /** The cluster (re)started on the config as written, serving `schema`. */

@@ -2,7 +2,7 @@
  * Faults survived (issue 11), against real servers this file starts and stops: a production-like Trino of its
  * own (scripts/secure-trino.ts, on its own port; the shared local Trino is never touched) and a PostgreSQL of its
  * own (scripts/local-postgres.ts on another port and data dir) as the cursor store.
- * - Trino killed (SIGKILL) while 20 clients stream: every in-flight response ends visibly incomplete in its format;
+ * - Trino killed (SIGKILL) while 16 clients stream: every in-flight response ends visibly incomplete in its format;
  *   new requests get 503 with Retry-After; /readyz turns 503; after a restart everything recovers without
  *   restarting the gateway. Times to recovery are printed.
  * - The cursor store partitioned (its processes stopped with SIGSTOP: connections hang) and then down: cursor
@@ -31,7 +31,9 @@ import {
 const l = secureLayout({ ...process.env, TOPICGATE_SECURE_TRINO_PORT: '18453', TOPICGATE_SECURE_TRINO_JIT: 'quick' });
 const pgl = pgLayout({ ...process.env, TOPICGATE_LOCAL_PG_PORT: '15442' });
 const STATE_TIMEOUT_MS = 2000;
-// Each of the 20 streams reads the whole clicks (100,000 rows, some 10-20 MB in each format): more than the
+/** Streams at once: one caller's (anonymous), within its default `limits.concurrentQueries` (16). */
+const CLIENTS = 16;
+// Each of the 16 streams reads the whole clicks (100,000 rows, some 10-20 MB in each format): more than the
 // sockets and the gateway hold for a client that stopped reading, so every stream is in flight when Trino dies.
 const SIZES = { orders: 500, clicks: 100_000 };
 /** After the restart the clients read 2,000 rows each: a smaller clicks table is quicker to load and to scan. */
@@ -74,7 +76,7 @@ beforeAll(async () => {
       TOPICGATE_STATE_URL: pgl.url,
       TOPICGATE_STATE_TIMEOUT_MS: String(STATE_TIMEOUT_MS),
       TOPICGATE_MAX_LIMIT: '200000',
-      // The streams are held open while all 20 start, which can take minutes on a loaded machine: the query time
+      // The streams are held open while all 16 start, which can take minutes on a loaded machine: the query time
       // limit (its own tests are in timeout.test.ts) must not be what ends them before Trino is killed.
       TOPICGATE_QUERY_TIMEOUT_MS: '900000',
       TOPICGATE_PORT: '0',
@@ -191,13 +193,13 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs
   }
 }
 
-describe('Trino killed while 20 clients stream', () => {
+describe('Trino killed while 16 clients stream', () => {
   it('in-flight responses end visibly incomplete, new ones get 503, and all recovers after a restart', async () => {
-    const clients = Array.from({ length: 20 }, (_, i) => {
+    const clients = Array.from({ length: CLIENTS }, (_, i) => {
       const format = FORMATS[i % FORMATS.length]!;
       return {
         format,
-        // The whole window, in no order: Trino streams it without sorting 100,000 rows for each of the 20 first.
+        // The whole window, in no order: Trino streams it without sorting 100,000 rows for each of the 16 first.
         ...open(`/v1/topics/clicks/events?${SINCE}&${UNTIL}&limit=all&order=none&format=${format}`, {
           holdAfterBytes: 1,
         }),
@@ -207,7 +209,7 @@ describe('Trino killed while 20 clients stream', () => {
     const openedAt = Date.now();
     await Promise.all(clients.map((c) => c.started));
     report(
-      `all 20 streams had their first bytes ${((Date.now() - openedAt) / 1000).toFixed(1)} s after they were sent`,
+      `all ${CLIENTS} streams had their first bytes ${((Date.now() - openedAt) / 1000).toFixed(1)} s after they were sent`,
     );
     const pid = securePid(l);
     expect(pid).toBeDefined();
@@ -229,7 +231,7 @@ describe('Trino killed while 20 clients stream', () => {
     }
     const marks = replies.map((r, i) => `${clients[i]!.format}:${cutMark(clients[i]!.format, r)}`);
     report(
-      `Trino killed: all 20 streams ended incomplete within ${cutS.toFixed(1)} s (${[...new Set(marks)].join(', ')})`,
+      `Trino killed: all ${CLIENTS} streams ended incomplete within ${cutS.toFixed(1)} s (${[...new Set(marks)].join(', ')})`,
     );
 
     // New requests: 503 with Retry-After; readiness says Trino is unreachable.
@@ -258,7 +260,7 @@ describe('Trino killed while 20 clients stream', () => {
     );
     await loadSecureTopics(l, SIZES_AFTER_RESTART);
     const loadedAt = Date.now();
-    // All 20 clients again, each retrying after a 503 as Retry-After asks (shortened here), until complete.
+    // All 16 clients again, each retrying after a 503 as Retry-After asks (shortened here), until complete.
     const seen = new Map<string, number>();
     const recovered = await Promise.all(
       clients.map(async ({ format }) =>
@@ -280,13 +282,13 @@ describe('Trino killed while 20 clients stream', () => {
       `restart: Trino ready ${((trinoReadyAt - restartAt) / 1000).toFixed(1)} s after launch; gateway /readyz 200 ` +
         `${((readyAgain - trinoReadyAt) / 1000).toFixed(1)} s after Trino was ready; topics reloaded in ` +
         `${((loadedAt - readyAgain) / 1000).toFixed(1)} s; first client complete ` +
-        `${((Math.min(...recovered) - loadedAt) / 1000).toFixed(1)} s and all 20 (2000 rows each, at once) ` +
+        `${((Math.min(...recovered) - loadedAt) / 1000).toFixed(1)} s and all ${CLIENTS} (2000 rows each, at once) ` +
         `${((allBack - loadedAt) / 1000).toFixed(1)} s after the reload (kill to recovery ` +
         `${((allBack - killedAt) / 1000).toFixed(1)} s); answers on the way: ${JSON.stringify(Object.fromEntries(seen))}`,
     );
     // Recovery needs no gateway restart: every client completes against the same gateway (the waits above are
     // liveness bounds, not timings; a freshly started Trino beside other test files can take a minute for all 20).
-    expect(seen.get('complete')).toBe(20);
+    expect(seen.get('complete')).toBe(CLIENTS);
   }, 400_000);
 });
 
