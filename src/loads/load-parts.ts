@@ -1,10 +1,8 @@
 /** A load's definition, who asks the load service, and what the service is built from. */
 import type { Config } from '../config/config.js';
+import type { CursorCaller } from '../cursors/cursor-parts.js';
 import type { Where } from '../query/request/where-schema.js';
-import type { RowScope } from '../query/tree/read-policy.js';
-import type { TopicModel } from '../query/tree/topic-model.js';
 import type { TopicCatalog } from '../read/topic-catalog.js';
-import type { TrinoPort } from '../trino/trino-port.js';
 import type { LoadRun } from './load-store.js';
 
 /** What `PUT /v1/loads/{name}` defines (API.md "Loads run by Trino"), stored as canonical JSON. */
@@ -21,21 +19,12 @@ export interface LoadDefinition {
 }
 
 /**
- * Who is asking. A load belongs to the principal that defined it: anyone else, but an admin of its topic, is told
- * it does not exist, and only its owner runs it (its runs read with the owner's row policies). `authorize` refuses a
- * topic the caller may not load (404 unseen, 403 not granted).
+ * Who is asking, in the shape of a cursor's caller. A load belongs to the principal that defined it (its id):
+ * anyone else, but an admin of its topic, is told it does not exist, and only its owner runs it (its runs read with
+ * the owner's row policies). `authorize` refuses a topic the caller may not load (404 unseen, 403 not granted);
+ * `trino`'s statements take the caller's query slots.
  */
-export interface LoadCaller {
-  /** The principal's id (core/principal-ids.ts): what owns a load. */
-  id: string;
-  name: string;
-  via: 'anonymous' | 'api-key' | 'jwt';
-  authorize(topic: string): void;
-  admin(topic: string): boolean;
-  rows(topic: TopicModel): RowScope;
-  /** Trino for this caller's request: its statements take the caller's query slots. */
-  trino: TrinoPort;
-}
+export type LoadCaller = CursorCaller;
 
 /** A step of a run, told to the run's observer as it is passed. */
 export type RunStep = 'deleted' | 'inserted' | 'counted';

@@ -1,14 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import { authorize, isAdmin, rowScope } from '../access/authorize.js';
+import type { Action } from '../config/access-schema.js';
 import type { CursorCaller } from '../cursors/cursor-parts.js';
 
 /** The request's caller as the cursor service sees it (ownership, the `cursors` action, row scope). */
-export function cursorCaller(request: FastifyRequest): CursorCaller {
+export const cursorCaller = (request: FastifyRequest): CursorCaller => callerFor(request, 'cursors');
+
+/**
+ * The request's caller as a stateful service (cursors, loads) sees it: its principal (what owns the state),
+ * `action` checked on a topic, its admin rights, its row scope and its Trino.
+ */
+export function callerFor(request: FastifyRequest, action: Action): CursorCaller {
   return {
     id: request.principal.id,
     name: request.principal.name,
     via: request.principal.via,
-    authorize: (topic) => authorize(request, topic, 'cursors'),
+    authorize: (topic) => authorize(request, topic, action),
     admin: (topic) => isAdmin(request, topic),
     rows: (topic) => rowScope(request, topic),
     trino: request.trino,

@@ -1,10 +1,7 @@
 /** Loads run by Trino: topic into table (API.md "Loads run by Trino: topic into table"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { authorize, isAdmin, rowScope } from '../access/authorize.js';
 import type { ErrorCode } from '../core/errors.js';
-import type { LoadCaller } from '../loads/load-parts.js';
 import type { LoadRecord, LoadRun } from '../loads/load-store.js';
 import {
   ACCESS_ERRORS,
@@ -14,6 +11,7 @@ import {
   TRINO_ERRORS,
   errorResponses,
 } from './error-schema.js';
+import { callerFor } from './cursor-caller.js';
 import { LoadBody, LoadParams, LoadView, RunBody, RunResult, Runs, RunsQuery, type RunView } from './loads-schema.js';
 
 /** Every load route: a name refused, the load's topic out of sight, the store unreachable. */
@@ -38,19 +36,6 @@ const PLANNED = [
   'TG_TIME_BOUND_REQUIRED',
   ...TRINO_ERRORS,
 ] as const satisfies readonly ErrorCode[];
-
-/** The request's caller as the load service sees it (ownership, the `loads` action, row scope). */
-function loadCaller(request: FastifyRequest): LoadCaller {
-  return {
-    id: request.principal.id,
-    name: request.principal.name,
-    via: request.principal.via,
-    authorize: (topic) => authorize(request, topic, 'loads'),
-    admin: (topic) => isAdmin(request, topic),
-    rows: (topic) => rowScope(request, topic),
-    trino: request.trino,
-  };
-}
 
 /** Trino timestamp text as an ISO instant. */
 const iso = (ts: string | null) => (ts === null ? null : `${ts.replace(' ', 'T')}Z`);
@@ -107,7 +92,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { created, record } = await svc().create(request.params.name, request.body, loadCaller(request));
+      const { created, record } = await svc().create(request.params.name, request.body, callerFor(request, 'loads'));
       return reply.status(created ? 201 : 200).send(view(record));
     },
   );
@@ -123,7 +108,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const caller = loadCaller(request);
+      const caller = callerFor(request, 'loads');
       const l = await svc().get(request.params.name, caller);
       const runs = await svc().runs(l.name, 5, caller);
       return { ...view(l), lag: await svc().lag(l, caller), runs: runs.map(runView) };
@@ -151,7 +136,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const r = await svc().run(request.params.name, request.body.until, loadCaller(request));
+      const r = await svc().run(request.params.name, request.body.until, callerFor(request, 'loads'));
       request.audit.rows = r.run?.rows ?? 0;
       return {
         outcome: r.outcome,
@@ -176,7 +161,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const runs = await svc().runs(request.params.name, request.query.limit ?? 100, loadCaller(request));
+      const runs = await svc().runs(request.params.name, request.query.limit ?? 100, callerFor(request, 'loads'));
       return { runs: runs.map(runView) };
     },
   );
@@ -192,7 +177,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await svc().delete(request.params.name, loadCaller(request));
+      await svc().delete(request.params.name, callerFor(request, 'loads'));
       return reply.status(204).send(null);
     },
   );
