@@ -3,7 +3,7 @@
  * select with the broker and producer times, the caller's row scope; planned by the one planning entry (planner.ts).
  */
 import { ApiError } from '../core/errors.js';
-import { needsTimeBound } from './passes/passes.js';
+import { stepsNeedTimeBound } from './passes/passes.js';
 import { planRead } from './plan-read.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';
@@ -34,7 +34,7 @@ export function planLoad(r: LoadRequest, policy: ReadPolicy): Plan {
     throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no ${TIME_COLUMN}: loads need topic tables`);
   let hi = r.untilMs;
   const g = policy.guardrail;
-  if (r.read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && needsTimeBound(r.read.where, g)) {
+  if (stepsNeedTimeBound(r.read.where, topic.source, g)) {
     if (fromMs === null) {
       throw new ApiError(
         'TG_TIME_BOUND_REQUIRED',

@@ -8,7 +8,7 @@
  * so no read path can plan without the caller's scope. The plan returned is frozen: exec asks it, never changes it.
  */
 import { ApiError } from '../core/errors.js';
-import { checkResidualScan, needsTimeBound } from './passes/passes.js';
+import { checkResidualScan, stepsNeedTimeBound } from './passes/passes.js';
 import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
@@ -231,7 +231,7 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
   let hi = r.untilMs;
   const lo = from.ts === null ? undefined : epochOfTrinoTimestamp(from.ts);
   const g = policy.guardrail;
-  if (r.read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && needsTimeBound(r.read.where, g)) {
+  if (stepsNeedTimeBound(r.read.where, topic.source, g)) {
     if (lo === undefined) {
       throw new ApiError(
         'TG_TIME_BOUND_REQUIRED',

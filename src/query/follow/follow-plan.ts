@@ -8,7 +8,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import { plan, type PlannedRead } from '../planner.js';
-import { needsTimeBound } from '../passes/passes.js';
+import { stepsNeedTimeBound } from '../passes/passes.js';
 import { ceilMs } from '../passes/paging.js';
 import { TIME_COLUMN } from '../tree/nodes.js';
 import type { KeyFrames } from '../tree/key-frames.js';
@@ -137,9 +137,7 @@ export class FollowPlanner {
     if (this.untilMs !== undefined) hi = Math.min(hi, this.untilMs);
     const { topic, read, policy } = this.r;
     const g = policy.guardrail;
-    const bounded =
-      read.where && !g.allowFullScan && topic.source.topicKind === 'topic' && needsTimeBound(read.where, g);
-    return bounded && lo !== undefined ? Math.min(hi, lo + g.maxWindowMs) : hi;
+    return stepsNeedTimeBound(read.where, topic.source, g) && lo !== undefined ? Math.min(hi, lo + g.maxWindowMs) : hi;
   }
 
   private planAt(read: ReadRequest, from: FollowPoint, window: { lo?: number; hi: number; w?: number }, now: number) {

@@ -78,6 +78,18 @@ export function needsTimeBound(where: PredicateNode, policy: { complexPredicates
 }
 
 /**
+ * Whether a read in steps (cursor batches, load runs, follow polls) must take each step no wider than the
+ * guardrail's window: a topic table (not a plain table), the guardrail on, and filters that need a time bound.
+ */
+export function stepsNeedTimeBound(
+  where: PredicateNode | null,
+  source: { topicKind: 'topic' | 'table' },
+  g: GuardrailPolicy,
+): boolean {
+  return !!where && !g.allowFullScan && source.topicKind === 'topic' && needsTimeBound(where, g);
+}
+
+/**
  * The window the storage reads: since/until narrowed by the filters' own ranges on the bare broker-time column
  * (ANDed at the top, so the storage takes them as bounds of the scan). Reads pin their upper bound (until, or now),
  * so a lower bound alone makes a window as wide as from it to now: `gte.1970-01-01` bounds nothing.
