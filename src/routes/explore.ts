@@ -1,7 +1,9 @@
 /**
  * The explorer (API.md "Explorer"): `GET /explore` and `GET /explore/{topic}` are one static page shell, and
- * `/explore/assets/*` its script and style sheet, bundled by `npm run build` from web/explore/ (esbuild, with uPlot)
- * into dist/explore/. The shell holds no data: the page's script calls the API with the caller's credentials (entered
+ * `/explore/assets/*` its scripts and style sheet, bundled by `npm run build` from web/explore/ (esbuild, with uPlot)
+ * into dist/explore/: explore.js, small, starts the page's first API requests and imports explore-app.js, the pages,
+ * which the shell preloads beside it. Each asset is sent as built in brotli or gzip when the browser accepts one
+ * (the build writes them; a build without them sends the file as it is). The shell holds no data: the page's script calls the API with the caller's credentials (entered
  * on the page, kept for the tab), so it shows only what the API answers that caller. The pages and assets are in the
  * `docs` route group, as Swagger UI is; their CSP allows scripts, styles and requests of this origin only, and no
  * inline script or style.
@@ -12,6 +14,9 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../core/errors.js';
+import type { ContentCoding } from '../core/content-codings.js';
+import { negotiateContentCoding } from '../server/accept-encoding.js';
+import { addVary } from '../server/vary.js';
 import { AUTH_ERRORS, PATH_ERRORS, errorResponses } from './error-schema.js';
 import { TopicParams } from './topics-schema.js';
 
@@ -26,7 +31,12 @@ export const EXPLORE_CSP =
 const ASSET_TYPES: Readonly<Record<string, string>> = {
   'explore.js': 'text/javascript; charset=utf-8',
   'explore.css': 'text/css; charset=utf-8',
+  'explore-app.js': 'text/javascript; charset=utf-8',
 };
+
+/** The codings the build writes beside each asset, by file suffix. */
+const PRECOMPRESSED: Readonly<Partial<Record<ContentCoding, string>>> = { br: '.br', gzip: '.gz' };
+const OFFERED = Object.keys(PRECOMPRESSED) as ContentCoding[];
 
 /** The page shell: the same for both pages, which the script tells apart by its path. */
 export const EXPLORE_SHELL = `<!DOCTYPE html>
@@ -35,6 +45,7 @@ export const EXPLORE_SHELL = `<!DOCTYPE html>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/explore/assets/explore.css">
 <script type="module" src="/explore/assets/explore.js"></script>
+<link rel="modulepreload" href="/explore/assets/explore-app.js">
 </head>
 <body>
 <a class="skip" href="#main">Skip to the content</a>
@@ -50,24 +61,30 @@ interface Asset {
   etag: string;
 }
 
-/** Reads the built assets once they exist (a build after start-up is picked up on the next request). */
+/**
+ * Reads the built assets once they exist (a build after start-up is picked up on the next request): each file as it
+ * is, and its precompressed forms, each with an ETag of its own bytes.
+ */
 class AssetStore {
   readonly #dir: URL;
-  readonly #cache = new Map<string, Asset>();
+  readonly #cache = new Map<string, Asset | null>();
   constructor(dir: URL) {
     this.#dir = dir;
   }
-  get(name: string): Asset | undefined {
-    const cached = this.#cache.get(name);
-    if (cached) return cached;
+  get(name: string, coding?: ContentCoding): Asset | undefined {
+    const file = coding ? `${name}${PRECOMPRESSED[coding]}` : name;
+    const cached = this.#cache.get(file);
+    if (cached !== undefined) return cached ?? undefined;
     let body: Buffer;
     try {
-      body = readFileSync(new URL(name, this.#dir));
+      body = readFileSync(new URL(file, this.#dir));
     } catch {
+      // A file as it is may be built later; a build writes its compressed forms with it.
+      if (coding && this.get(name)) this.#cache.set(file, null);
       return undefined;
     }
     const asset = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-    this.#cache.set(name, asset);
+    this.#cache.set(file, asset);
     return asset;
   }
 }
@@ -133,11 +150,16 @@ const exploreRoutes: FastifyPluginAsyncTypebox<ExploreOptions> = async (app, opt
       const { file } = request.params;
       const type = Object.hasOwn(ASSET_TYPES, file) ? ASSET_TYPES[file] : undefined;
       if (!type) throw new ApiError('TG_NOT_FOUND', `no explorer asset ${JSON.stringify(file)}`);
-      const asset = store.get(file);
-      if (!asset) {
+      const plain = store.get(file);
+      if (!plain) {
         throw new ApiError('TG_NOT_FOUND', `the explorer's ${file} is not built: run npm run build`);
       }
+      const coding = negotiateContentCoding(request.headers['accept-encoding'], OFFERED);
+      const packed = coding ? store.get(file, coding) : undefined;
+      const asset = packed ?? plain;
       reply.type(type).header('ETag', asset.etag).header('Cache-Control', 'no-cache');
+      addVary(reply, ['Accept-Encoding']);
+      if (packed) reply.header('Content-Encoding', coding!);
       if (request.headers['if-none-match'] === asset.etag) return reply.status(304).send();
       return reply.send(asset.body);
     },

@@ -86,6 +86,55 @@ export async function firstChartMs(page: Page): Promise<number> {
   return page.evaluate(() => performance.getEntriesByName('tg-first-chart')[0]!.startTime);
 }
 
+/** A request of the page's first chart, in ms from the start of the page's navigation (`path` without origin). */
+export interface TimedRequest {
+  path: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** Where a page's time went until its first chart: the browser's view (Performance API), all in ms from navigation. */
+export interface PageBreakdown {
+  /** Epoch ms of the navigation's start (performance.timeOrigin): the server's and Trino's clocks are the same. */
+  origin: number;
+  firstChartMs: number;
+  /** The shell's response, the parser's end, DOMContentLoaded's end. */
+  navigation: { htmlEndMs: number; domInteractiveMs: number; domContentLoadedMs: number };
+  /** The page's own marks: its script's first part runs, the pages' code runs, the first chart is drawn. */
+  marks: Record<string, number>;
+  /** Every asset and API call started before the first chart, with the bytes it took on the wire. */
+  requests: (TimedRequest & { wireBytes: number })[];
+}
+
+/** The page's breakdown once its first chart is drawn (firstChartMs waits for it). */
+export async function pageBreakdown(page: Page): Promise<PageBreakdown> {
+  const drawn = await firstChartMs(page);
+  return page.evaluate((first) => {
+    const ms = (n: number) => Math.round(n);
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const requests = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((r) => r.startTime <= first)
+      .map((r) => ({
+        path: r.name.replace(location.origin, ''),
+        startMs: ms(r.startTime),
+        endMs: ms(r.responseEnd),
+        wireBytes: r.transferSize,
+      }));
+    const marks = Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, ms(m.startTime)]));
+    return {
+      origin: performance.timeOrigin,
+      firstChartMs: ms(first),
+      navigation: {
+        htmlEndMs: ms(nav.responseEnd),
+        domInteractiveMs: ms(nav.domInteractive),
+        domContentLoadedMs: ms(nav.domContentLoadedEventEnd),
+      },
+      marks,
+      requests,
+    };
+  }, drawn);
+}
+
 /** A Trino timestamp literal for an ISO-8601 UTC instant. */
 export const trinoTime = (iso: string) => `TIMESTAMP '${iso.replace('T', ' ').replace(/Z$/, '')}'`;
 

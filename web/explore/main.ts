@@ -1,18 +1,26 @@
 /**
- * The explorer's script (bundled by `npm run build` into dist/explore/explore.js with its style sheet): the page is
- * told apart by its path, `/explore` or `/explore/{topic}`.
+ * The explorer's script, its first part (bundled by `npm run build` into dist/explore/explore.js with the style
+ * sheets): small, so that it runs as soon as it arrives and starts the page's first API requests from its URL alone
+ * (first-requests.ts). The rest of the page's code (app.ts, bundled into explore-app.js, which the page shell
+ * preloads beside this script) loads meanwhile, and takes those requests' answers.
  */
 import 'uplot/dist/uPlot.min.css';
 import './explore.css';
-import { credentialsForm } from './ui/credentials.js';
-import { overviewPage } from './ui/overview.js';
-import { topicPage } from './ui/topic-page.js';
+import { startFirstRequests } from './ui/first-requests.js';
+
+performance.mark('tg-script');
+const first = startFirstRequests(location);
+// A URL relative to this script, not a module esbuild would bundle here: the page shell preloads the same URL.
+const appUrl = new URL('explore-app.js', import.meta.url).href;
+// The pages' code runs for a while (uPlot, the page's layout), and an answer is read only when the page is idle: on
+// the overview it runs once the first sparkline is asked for, which needs the listing's answer first.
+const asked = first.page === 'overview' ? first.firstSpark.then(noop, noop) : Promise.resolve();
+const app = asked.then(() => import(appUrl) as Promise<typeof import('./app.js')>);
+
+function noop(): void {}
 
 function start(): void {
-  const main = document.getElementById('main')!;
-  const m = /^\/explore\/([^/]+)\/?$/.exec(location.pathname);
-  const page = m ? topicPage(main, decodeURIComponent(m[1]!)) : overviewPage(main);
-  credentialsForm(document.getElementById('credentials')!, () => page.reload());
+  void app.then((m) => m.start(first));
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

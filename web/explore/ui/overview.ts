@@ -1,29 +1,28 @@
 /**
  * `/explore`: the topics the caller may read (GET /v1/topics answers only those), with kind, events in the window
  * and a sparkline of their rate: one aggregation per topic, the first alone and then a few at a time, for the first
- * SPARK_CAP topics (a button draws the next ones).
+ * SPARK_CAP topics (a button draws the next ones). The first load takes the listing and the first sparkline's
+ * aggregation that the script started from the URL (first-requests.ts).
  */
-import { DEFAULT_WINDOW, resolveWindow, type TimeWindow } from '../model/time-window.js';
+import { resolveWindow, type TimeWindow } from '../model/time-window.js';
 import { queryString } from '../model/query-state.js';
 import { getJson, messageOf } from './api.js';
 import { h, fill, section, errorBox, formatCount, statusLine } from './dom.js';
 import { sparkline } from './charts.js';
-import { loadRate } from './rate-query.js';
+import { type Rate, loadRate } from './rate-query.js';
 import { windowPicker } from './window-picker.js';
+import { type FirstRequests, type TopicSummary, overviewWindow } from './first-requests.js';
 
 export const SPARK_CAP = 12;
 const AT_ONCE = 3;
 
-interface TopicSummary {
-  name: string;
-  kind: 'topic' | 'table';
-  schema: string;
-}
+type FirstOverview = Extract<FirstRequests, { page: 'overview' }>;
 
 interface TopicRow {
   topic: TopicSummary;
   tr: HTMLElement;
-  draw(resolved: { from: number; to: number }): Promise<void>;
+  /** `started`: its aggregation, already asked for. */
+  draw(resolved: { from: number; to: number }, started?: Promise<Rate>): Promise<void>;
 }
 
 const windowQuery = (w: TimeWindow) =>
@@ -45,9 +44,9 @@ function topicRow(t: TopicSummary, w: TimeWindow): TopicRow {
     size,
     rate,
   );
-  const draw = async (resolved: { from: number; to: number }) => {
+  const draw = async (resolved: { from: number; to: number }, started?: Promise<Rate>) => {
     try {
-      const { series } = await loadRate(t.name, w, resolved, undefined, { maxBuckets: 48 });
+      const { series } = await (started ?? loadRate(t.name, w, resolved, undefined, { maxBuckets: 48 }));
       size.textContent = formatCount(series.total);
       fill(rate, sparkline(series, `${t.name}: ${formatCount(series.total)} events in the window`));
     } catch (err) {
@@ -78,10 +77,12 @@ class Overview {
   #generation = 0;
   readonly #status = statusLine();
   readonly #body = h('div', { class: 'topics' });
+  /** The requests the script started from the URL (first load only). */
+  #first: FirstOverview | undefined;
 
-  constructor(main: HTMLElement) {
-    const p = new URLSearchParams(location.search);
-    this.#window = { since: p.get('since') ?? DEFAULT_WINDOW.since, until: p.get('until') ?? DEFAULT_WINDOW.until };
+  constructor(main: HTMLElement, first?: FirstOverview) {
+    this.#first = first;
+    this.#window = first?.window ?? overviewWindow(location.search);
     document.title = 'Topics: topicgate explorer';
     const picker = windowPicker(this.#window, (w) => this.#setWindow(w), false);
     const lead =
@@ -107,10 +108,12 @@ class Overview {
 
   async load(): Promise<void> {
     const mine = ++this.#generation;
+    const first = this.#first;
+    this.#first = undefined;
     this.#status.textContent = 'Loading topics…';
     let topics: TopicSummary[];
     try {
-      topics = (await getJson<{ topics: TopicSummary[] }>('/v1/topics')).topics;
+      topics = await (first?.topics ?? getJson<{ topics: TopicSummary[] }>('/v1/topics').then((r) => r.topics));
     } catch (err) {
       if (mine !== this.#generation) return;
       this.#status.textContent = '';
@@ -123,7 +126,8 @@ class Overview {
     const resolved = resolveWindow(this.#window, Date.now());
     if ('problem' in resolved) return;
     const drawable = rows.filter((r) => r.topic.kind === 'topic');
-    await this.#draw(drawable.slice(0, SPARK_CAP), resolved, mine);
+    const spark = await first?.firstSpark;
+    await this.#draw(drawable.slice(0, SPARK_CAP), resolved, mine, spark);
     const rest = drawable.slice(SPARK_CAP);
     if (rest.length === 0 || mine !== this.#generation) return;
     const more: HTMLElement = h('button', {
@@ -137,10 +141,19 @@ class Overview {
     this.#body.append(more);
   }
 
-  /** The first sparkline alone, so it is drawn as soon as one query can answer; then a few at a time. */
-  async #draw(batch: readonly TopicRow[], resolved: { from: number; to: number }, mine: number): Promise<void> {
+  /**
+   * The first sparkline alone, so it is drawn as soon as one query can answer (`spark`: its aggregation, already
+   * asked for); then a few at a time.
+   */
+  async #draw(
+    batch: readonly TopicRow[],
+    resolved: { from: number; to: number },
+    mine: number,
+    spark?: { topic: string; rate: Promise<Rate> },
+  ): Promise<void> {
     const queue = [...batch];
-    await queue.shift()?.draw(resolved);
+    const head = queue.shift();
+    await head?.draw(resolved, spark && spark.topic === head.topic.name ? spark.rate : undefined);
     const worker = async () => {
       for (let r = queue.shift(); r && mine === this.#generation; r = queue.shift()) await r.draw(resolved);
     };
@@ -148,8 +161,8 @@ class Overview {
   }
 }
 
-export function overviewPage(main: HTMLElement): { reload(): void } {
-  const page = new Overview(main);
+export function overviewPage(main: HTMLElement, first?: FirstOverview): { reload(): void } {
+  const page = new Overview(main, first);
   void page.load();
   return page;
 }

@@ -9,6 +9,7 @@ import { isAbort, messageOf, postJson, topicPath } from './api.js';
 import { rateChart, type RateChart } from './charts.js';
 import { h, fill, section, errorBox, statusLine, formatCount } from './dom.js';
 import { loadRate } from './rate-query.js';
+import type { StartedRate } from './first-requests.js';
 
 export interface RateHooks {
   /** The window the user picked on the chart (a drag, or the day before the latest event). */
@@ -40,16 +41,19 @@ export class RatePanel {
     fill(this.#host, h('p', { class: 'hint', text }));
   }
 
-  /** Counts and draws the window; resolves when drawn (or failed, or superseded). */
-  async draw(win: TimeWindow, filters: readonly Filter[]): Promise<void> {
+  /**
+   * Counts and draws the window; resolves when drawn (or failed, or superseded). `started`: the same aggregation,
+   * already asked for (the page's first, started from its URL).
+   */
+  async draw(win: TimeWindow, filters: readonly Filter[], started?: StartedRate): Promise<void> {
     this.#abort?.abort();
-    const mine = (this.#abort = new AbortController());
+    const mine = (this.#abort = started?.abort ?? new AbortController());
     const resolved = resolveWindow(win, Date.now());
     if ('problem' in resolved) return void fill(this.#host, errorBox(resolved.problem));
     this.#status.textContent = 'Counting events…';
     const where = whereOf(filters);
     try {
-      const r = await loadRate(this.#topic, win, resolved, where, { signal: mine.signal });
+      const r = await (started?.rate ?? loadRate(this.#topic, win, resolved, where, { signal: mine.signal }));
       if (this.#hooks.ignored()) return;
       this.#chart?.destroy();
       const chart = (this.#chart = rateChart(r.series, r.bucket, (from, to) => this.#hooks.picked(narrowed(from, to))));

@@ -24,6 +24,7 @@ import { type Column, type InferredField, fieldLabel, fieldsPanel } from './fiel
 import { downloadsPanel } from './downloads.js';
 import { livePanel } from './live.js';
 import { RatePanel } from './rate-panel.js';
+import type { StartedRate } from './first-requests.js';
 
 interface TopicDetail {
   name: string;
@@ -51,10 +52,13 @@ class TopicPage {
   readonly #fields = fieldsPanel();
   readonly #downloads = downloadsPanel();
   readonly #live = livePanel();
+  /** The chart's aggregation the script started from the URL before this page's code loaded (first load only). */
+  #started: StartedRate | undefined;
 
-  constructor(main: HTMLElement, topic: string) {
+  constructor(main: HTMLElement, topic: string, started?: StartedRate) {
     this.#main = main;
     this.#topic = topic;
+    this.#started = started;
     document.title = `${topic}: topicgate explorer`;
     this.#picker = windowPicker(this.#win, (w) => this.#setWindow(w, false));
     this.#rate = new RatePanel(topic, {
@@ -82,7 +86,8 @@ class TopicPage {
     this.#layout();
     this.#detail = undefined;
     // The chart first: its aggregation starts beside the topic's description, not after it.
-    const drawn = this.#rate.draw(this.#win, this.#state.filters);
+    const drawn = this.#rate.draw(this.#win, this.#state.filters, this.#started);
+    this.#started = undefined;
     try {
       this.#detail = await getJson<TopicDetail>(topicPath(this.#topic));
     } catch (err) {
@@ -198,8 +203,8 @@ class TopicPage {
   }
 }
 
-export function topicPage(main: HTMLElement, topic: string): { reload(): void } {
-  const page = new TopicPage(main, topic);
+export function topicPage(main: HTMLElement, topic: string, started?: StartedRate): { reload(): void } {
+  const page = new TopicPage(main, topic, started);
   void page.load();
   return page;
 }
