@@ -13,8 +13,13 @@ const first = startFirstRequests(location);
 // A URL relative to this script, not a module esbuild would bundle here: the page shell preloads the same URL.
 const appUrl = new URL('explore-app.js', import.meta.url).href;
 // The pages' code runs for a while (uPlot, the page's layout), and an answer is read only when the page is idle: on
-// the overview it runs once the first sparkline is asked for, which needs the listing's answer first.
-const asked = first.page === 'overview' ? first.firstSpark.then(noop, noop) : Promise.resolve();
+// the overview it runs once the first sparkline is asked for (which needs the listing's answer first), or after
+// FRAME_WAIT_MS, so that a slow listing does not keep the page's frame from showing.
+const FRAME_WAIT_MS = 200;
+const asked =
+  first.page === 'overview'
+    ? Promise.race([first.firstSpark.then(noop, noop), new Promise((r) => setTimeout(r, FRAME_WAIT_MS))])
+    : Promise.resolve();
 const app = asked.then(() => import(appUrl) as Promise<typeof import('./app.js')>);
 
 function noop(): void {}
