@@ -24,6 +24,7 @@ function newest(dir) {
 const stale =
   !existsSync('dist/server.js') ||
   !existsSync('dist/explore/explore.js') ||
+  !existsSync('dist/explore/explore-app.js') ||
   statSync('dist/server.js').mtimeMs < Math.max(newest('src'), newest('web'));
 if (process.argv.includes('--if-stale') && !stale) process.exit(0);
 rmSync('dist', { recursive: true, force: true });
