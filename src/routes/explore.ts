@@ -3,10 +3,10 @@
  * `/explore/assets/*` its scripts and style sheet, bundled by `npm run build` from web/explore/ (esbuild, with uPlot)
  * into dist/explore/: explore.js, small, starts the page's first API requests and imports explore-app.js, the pages,
  * which the shell preloads beside it. Each asset is sent as built in brotli or gzip when the browser accepts one
- * (the build writes them; a build without them sends the file as it is). The shell holds no data: the page's script calls the API with the caller's credentials (entered
- * on the page, kept for the tab), so it shows only what the API answers that caller. The pages and assets are in the
- * `docs` route group, as Swagger UI is; their CSP allows scripts, styles and requests of this origin only, and no
- * inline script or style.
+ * (the build writes them; a build without them sends the file as it is). The shell holds no data: the page's script
+ * calls the API with the caller's credentials (entered on the page, kept for the tab), so it shows only what the API
+ * answers that caller. The pages and assets are in the `docs` route group, as Swagger UI is; their CSP allows
+ * scripts, styles and requests of this origin only, and no inline script or style.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
