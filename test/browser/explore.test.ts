@@ -50,6 +50,13 @@ async function measure(name: string, page = b.page): Promise<void> {
   breakdown[name] = m;
 }
 
+/** Whether the page asked for `path` before the pages' code ran (the `tg-app` mark). */
+function askedBeforePages(m: FirstChartBreakdown, path: string): boolean {
+  const asked = m.requests.find((r) => r.path === path);
+  const pages = m.marks['tg-app'];
+  return asked !== undefined && pages !== undefined && asked.startMs <= pages;
+}
+
 beforeAll(async () => {
   app = await testApp({ TOPICGATE_TRINO_USER: TIMING_TRINO_USER });
   server = serverClock(app);
@@ -77,6 +84,8 @@ describe('the explorer in Chromium, against the demo topics', () => {
     try {
       await fresh.page.goto(`${base}/explore/orders?since=${SINCE}&until=${UNTIL}`);
       await measure('topicFreshBrowser', fresh.page);
+      // The chart's aggregation was asked for by the script's first part, before the pages' code ran.
+      expect(askedBeforePages(breakdown.topicFreshBrowser!, '/v1/topics/orders/query')).toBe(true);
       const chart = await shownChart(fresh.page, 'null');
       expect([chart.since, chart.until, chart.bucket]).toEqual([SINCE, UNTIL, '15m']);
       expect(await expectChartMatchesTrino('orders', chart)).toBeGreaterThan(4000);
@@ -92,6 +101,7 @@ describe('the explorer in Chromium, against the demo topics', () => {
     // The first page of a freshly started browser pays for the browser's own start; a second load is what a user
     // with a running browser waits for.
     await measure('overviewFreshBrowser');
+    expect(askedBeforePages(breakdown.overviewFreshBrowser!, '/v1/topics')).toBe(true);
     await page.reload();
     await measure('overview');
     const listed = (await app.inject('/v1/topics')).json().topics as { name: string; kind: string }[];
