@@ -128,6 +128,9 @@ async function main(): Promise<void> {
   const big = o.rows > 1_000_000;
   // A Trino started here for 10^7 rows holds them in its memory connector and sorts the whole window in one query.
   if (big) process.env.TOPICGATE_LOCAL_TRINO_HEAP ??= '16G';
+  // The memory connector's scan reserves each split's pages whole: 16 streams scanning 10^7 rows at once with the
+  // default two splits reserved 12 GB of an 11.2 GB pool (CLUSTER_OUT_OF_MEMORY); 64 splits make it a few per query.
+  if (big) process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS ??= '64';
   const load0 = os.loadavg()[0]!;
   const trino = await up();
   log(`Trino ${trino.url} (${trino.started ? 'started by the bench' : 'already running'}); load ${load0.toFixed(1)}`);
@@ -140,6 +143,7 @@ async function main(): Promise<void> {
     },
   );
   let client: ForkedClient | undefined;
+  let failed = true;
   try {
     if (big) await ensureBigClicks(trino.url, log);
     else await ensureBenchData(trino.url, log, [TOPIC]);
@@ -148,7 +152,13 @@ async function main(): Promise<void> {
     log(`${w.rows} rows of ${schema}.${TOPIC}, ${w.since} .. ${w.until}`);
     const cluster = await clusterUp(layout, {
       trinoUrl: trino.url,
-      env: { TOPICGATE_CATALOG: BENCH_CATALOG, TOPICGATE_SCHEMAS: schema, TOPICGATE_LOG_LEVEL: 'warn' },
+      env: {
+        TOPICGATE_CATALOG: BENCH_CATALOG,
+        TOPICGATE_SCHEMAS: schema,
+        TOPICGATE_LOG_LEVEL: 'warn',
+        // One response of 10^7 rows takes minutes on a busy machine: past the default 120 s it would be cut.
+        ...(big ? { TOPICGATE_QUERY_TIMEOUT_MS: '3600000' } : {}),
+      },
     });
     client = forkClient('session-client.ts', []);
     await client.ready;
@@ -180,10 +190,13 @@ async function main(): Promise<void> {
     const results = all.map((c) => ({ c, runs: runs.get(c.id)! }));
     writeFileSync(join(ROOT, 'bench', 'last-sessions.json'), JSON.stringify({ facts, results }, null, 1));
     process.stdout.write(`${sessionReport(results, facts)}\n`);
+    failed = false;
   } finally {
     await client?.stop();
     await clusterDown(layout);
-    rmSync(dir, { recursive: true, force: true });
+    // A failed run keeps the instances' and the balancer's logs for a look at what went wrong.
+    if (failed) log(`the instances' logs are kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
     if (trino.started) await down();
   }
 }

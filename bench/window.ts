@@ -24,10 +24,18 @@ export async function windowOf(
 ): Promise<Window> {
   const c = new HttpTrino({ server: trinoUrl, user: 'topicgate-bench' });
   const t = `${quoteIdent(catalog)}.${quoteIdent(schema)}.${quoteIdent(topic)}`;
-  const first = await c.all(`SELECT CAST(min(timestamp_broker) AS varchar) FROM ${t}`);
-  const end = await c.all(
-    `SELECT CAST(timestamp_broker AS varchar) FROM ${t} ORDER BY timestamp_broker OFFSET ${n} LIMIT 1`,
-  );
+  const first = await c.all(`SELECT CAST(min(timestamp_broker) AS varchar), count(*) FROM ${t}`);
+  // The n-th row from whichever end is nearer: a top-n of 10^7 rows takes Trino minutes, one of a few rows does not.
+  const total = Number(first.rows[0]![1]);
+  const fromEnd = total - 1 - n;
+  const end =
+    fromEnd < 0
+      ? { rows: [] }
+      : await c.all(
+          fromEnd < n
+            ? `SELECT CAST(timestamp_broker AS varchar) FROM ${t} ORDER BY timestamp_broker DESC OFFSET ${fromEnd} LIMIT 1`
+            : `SELECT CAST(timestamp_broker AS varchar) FROM ${t} ORDER BY timestamp_broker OFFSET ${n} LIMIT 1`,
+        );
   const since = String(first.rows[0]![0]);
   const until = end.rows[0] ? String(end.rows[0][0]) : undefined;
   if (!until) throw new Error(`${topic} has fewer than ${n + 1} rows`);

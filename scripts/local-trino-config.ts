@@ -102,7 +102,15 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
     ),
     'log.properties': lines('io.trino=WARN'),
     // `vast`: the VAST-shaped demo topics (memory connector: no pushdown at all, like a negative control).
-    'catalog/vast.properties': lines('connector.name=memory', 'memory.max-data-per-node=4GB'),
+    // Splits per node: each split's scan reserves all of its pages in Trino's memory pool at once, so a bench that
+    // scans 10^7 rows from 16 queries at once asks for finer splits (TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS).
+    'catalog/vast.properties': lines(
+      'connector.name=memory',
+      'memory.max-data-per-node=4GB',
+      ...(process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS
+        ? [`memory.splits-per-node=${Number(process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS)}`]
+        : []),
+    ),
     // `vastpg`: the same topics on PostgreSQL, where Trino really pushes predicates into the scan.
     'catalog/vastpg.properties': lines(
       'connector.name=postgresql',
