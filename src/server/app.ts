@@ -16,6 +16,7 @@ import { preRouteErrors } from './pre-route-errors.js';
 import openapiPlugin from './plugins/openapi.js';
 import accessPlugin from './plugins/access.js';
 import { validators } from './validators.js';
+import { closeFinishedConnections } from './close-finished.js';
 import { serverTimeouts } from '../access/http-limits.js';
 import type { JwtOptions } from '../access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -150,6 +151,7 @@ export async function buildApp(
     app.addHook('onClose', async () => services.held.close());
     app.addHook('onClose', async () => services.quotas?.close());
   }
+  closeFinishedConnections(app);
   // First: every request's span, current for all that follows (a no-op while tracing is off).
   await app.register(tracingPlugin);
   await app.register(errorsPlugin);
