@@ -21,7 +21,6 @@ const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'integration-isolated:test/integration/compression-backpressure.test.ts': 90,
   'integration:test/integration/spooling.test.ts': 80,
   'integration:test/integration/load-faults.test.ts': 60,
-  'integration:test/integration/shutdown.test.ts': 60,
   'integration:test/integration/readers.test.ts': 50,
   'integration:test/integration/slices.test.ts': 40,
   'integration:test/integration/cursor-faults.test.ts': 35,
