@@ -15,11 +15,12 @@ export function closeFinishedConnections(app: FastifyInstance): void {
   });
   app.addHook('onResponse', async (request) => {
     if (!closing) return;
-    const socket = request.raw.socket as Socket & { _httpMessage?: unknown };
+    const socket = request.raw.socket as Partial<Socket> & { _httpMessage?: unknown };
     // After the response the socket carries no message: ended gracefully (its buffered bytes flushed first), as
     // Node ends a response sent with `Connection: close`. A pipelined next request is refused with 503 anyway.
+    // An injected request's socket is a stand-in without destroySoon: nothing to end.
     setImmediate(() => {
-      if (!socket.destroyed && !socket._httpMessage) socket.destroySoon();
+      if (typeof socket.destroySoon === 'function' && !socket.destroyed && !socket._httpMessage) socket.destroySoon();
     });
   });
 }
