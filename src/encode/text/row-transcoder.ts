@@ -87,13 +87,13 @@ function transcode(
       if (c > 0) i = expect(rows, i, 0x2c); // ,
       if (src[i] !== 0x6e && src[i]! > 0x20) {
         out.writeBytes(keys[c]!);
-        i = writeValue(rows, writers[c]!, i, out);
+        i = writeValue(rows, src, writers[c]!, i, out);
       } else if (isNullAt(src, (i = skipSpace(src, i)))) {
         out.writeBytes(nulls[c]!);
         i += 4;
       } else {
         out.writeBytes(keys[c]!);
-        i = writeValue(rows, writers[c]!, i, out);
+        i = writeValue(rows, src, writers[c]!, i, out);
       }
     }
     i = expect(rows, i, 0x5d); // ]
@@ -114,18 +114,18 @@ function expect(rows: TextRows, i: number, c: number): number {
 }
 
 /** Writes the value at `i` through the text writer, or, when it declines, parsed and through the value writer. */
-function writeValue(rows: TextRows, w: ColumnWriters, i: number, out: PageBuffer): number {
+function writeValue(rows: TextRows, src: Buffer, w: ColumnWriters, i: number, out: PageBuffer): number {
   const mark = out.end;
   if (w.text) {
-    const end = w.text(rows.bytes, i, out);
+    const end = w.text(src, i, out);
     if (end > 0) return end;
     out.end = mark;
   }
-  const end = valueEnd(rows.bytes, i);
+  const end = valueEnd(src, i);
   if (end < 0) throw rows.bad();
   let value: unknown;
   try {
-    value = rows.parse(rows.bytes.toString('utf8', i, end));
+    value = rows.parse(src.toString('utf8', i, end));
   } catch {
     throw rows.bad();
   }
