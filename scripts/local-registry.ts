@@ -60,7 +60,9 @@ function log(msg: string): void {
 export function fetchRegistry(l = registryLayout()): void {
   const marker = join(l.installDir, '.complete');
   if (existsSync(marker)) return;
-  const dl = join(l.cacheDir, 'downloads-registry');
+  // Fetched and unpacked under names of this process, then moved into place whole: of two processes fetching at once
+  // (a test run and a benchmark), the first to finish is the one kept.
+  const dl = join(l.cacheDir, `downloads-registry-${process.pid}`);
   mkdirSync(dl, { recursive: true });
   const tarball = join(dl, `apicurio-registry-app-${REGISTRY_VERSION}-all.tar.gz`);
   if (!existsSync(tarball)) {
@@ -71,13 +73,20 @@ export function fetchRegistry(l = registryLayout()): void {
     if (r.error) throw new Error(`cannot run mvn (${r.error.message}); install Maven to fetch the local registry`);
     if (r.status !== 0) throw new Error(`Maven could not fetch ${ARTIFACT}`);
   }
-  const tmp = `${l.installDir}.tmp`;
+  const tmp = `${l.installDir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   execFileSync('tar', ['xzf', tarball, '-C', tmp]);
-  rmSync(l.installDir, { recursive: true, force: true });
-  renameSync(tmp, l.installDir);
-  writeFileSync(marker, new Date().toISOString());
+  writeFileSync(join(tmp, '.complete'), new Date().toISOString());
+  if (!existsSync(marker)) {
+    rmSync(l.installDir, { recursive: true, force: true });
+    try {
+      renameSync(tmp, l.installDir);
+    } catch (e) {
+      if (!existsSync(marker)) throw e;
+    }
+  }
+  rmSync(tmp, { recursive: true, force: true });
   rmSync(dl, { recursive: true, force: true });
 }
 

@@ -87,26 +87,39 @@ export function fetchTrino(l = layout()): void {
     const dl = join(l.cacheDir, `downloads-${process.pid}`);
     mkdirSync(dl, { recursive: true });
     log(`fetching the Trino plugins ${missing.join(', ')} with Maven (once; cached in ${l.cacheDir})`);
-    for (const plugin of missing) installPlugin(plugin, dl, l);
+    for (const plugin of missing) installPlugin(plugin, dl, l.installDir);
     rmSync(dl, { recursive: true, force: true });
     return;
   }
-  const dl = join(l.cacheDir, 'downloads');
+  // Staged under names of this process and moved into place whole: two processes fetching at once (a test run and
+  // a benchmark on another port) each build their own copy, and the first to finish is the one kept.
+  const dl = join(l.cacheDir, `downloads-${process.pid}`);
+  const staging = join(l.cacheDir, `staging-${process.pid}`);
   mkdirSync(dl, { recursive: true });
+  mkdirSync(staging, { recursive: true });
   log(`fetching Trino ${TRINO_VERSION} with Maven (once; cached in ${l.cacheDir})`);
   if (!mvnCopy(`io.trino:trino-server-core:${TRINO_VERSION}:tar.gz`, dl)) {
     throw new Error(`Maven could not fetch io.trino:trino-server-core:${TRINO_VERSION}:tar.gz`);
   }
-  rmSync(l.installDir, { recursive: true, force: true });
-  execFileSync('tar', ['xzf', join(dl, `trino-server-core-${TRINO_VERSION}.tar.gz`), '-C', l.cacheDir]);
-  renameSync(join(l.cacheDir, `trino-server-core-${TRINO_VERSION}`), l.installDir);
-  for (const plugin of PLUGINS) installPlugin(plugin, dl, l);
-  writeFileSync(marker, new Date().toISOString());
+  execFileSync('tar', ['xzf', join(dl, `trino-server-core-${TRINO_VERSION}.tar.gz`), '-C', staging]);
+  const staged = join(staging, `trino-server-core-${TRINO_VERSION}`);
+  for (const plugin of PLUGINS) installPlugin(plugin, dl, staged);
+  writeFileSync(join(staged, '.complete'), new Date().toISOString());
+  if (!existsSync(marker)) {
+    rmSync(l.installDir, { recursive: true, force: true });
+    try {
+      renameSync(staged, l.installDir);
+    } catch (e) {
+      if (!existsSync(marker)) throw e;
+    }
+  }
+  rmSync(staging, { recursive: true, force: true });
   rmSync(dl, { recursive: true, force: true });
 }
 
-function installPlugin(name: string, dl: string, l: LocalTrinoLayout): void {
-  const dest = join(l.installDir, 'plugin', name);
+/** Puts plugin `name` under `serverDir`/plugin, from its Maven zip or else the full server tarball. */
+function installPlugin(name: string, dl: string, serverDir: string): void {
+  const dest = join(serverDir, 'plugin', name);
   if (mvnCopy(`io.trino:trino-${name}:${TRINO_VERSION}:zip`, dl)) {
     unzipInto(join(dl, `trino-${name}-${TRINO_VERSION}.zip`), dest, `trino-${name}-${TRINO_VERSION}`);
     return;
@@ -119,7 +132,7 @@ function installPlugin(name: string, dl: string, l: LocalTrinoLayout): void {
   }
   const prefix = `trino-server-${TRINO_VERSION}/plugin/${name}`;
   // The tarball stores shared jars once, as hard links into other folders: extract it whole, keep the plugin.
-  execFileSync('tar', ['xzf', full, '-C', dl]);
+  if (!existsSync(join(dl, prefix))) execFileSync('tar', ['xzf', full, '-C', dl]);
   renameSync(join(dl, prefix), dest);
 }
 
