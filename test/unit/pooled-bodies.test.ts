@@ -13,7 +13,7 @@ import { HttpTransport } from '../../src/trino/http-transport.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { memberRows } from '../../src/trino/json-rows.js';
 import { BufferPool, pageBuffers } from '../../src/trino/buffer-pool.js';
-import { rowValues, TextRows, type RowBatch } from '../../src/core/text-rows.js';
+import { rowValues, type TextRows, type RowBatch } from '../../src/core/text-rows.js';
 
 let server: http.Server;
 let base = '';
