@@ -10,7 +10,7 @@
  * JSON.parse, which checks the rest. UTF-8 continuation bytes never equal the ASCII bytes looked for.
  */
 import { parseLosslessJson } from '../core/lossless-json.js';
-import { TextRows } from '../core/text-rows.js';
+import { BytesLease, TextRows } from '../core/text-rows.js';
 
 /** The elements of a JSON array in `bytes`, as byte ranges of `batchRows` elements each (the last one fewer). */
 export class JsonRows {
@@ -21,26 +21,31 @@ export class JsonRows {
   ) {}
 
   /**
-   * The batches, parsed one at a time, or as text (`text`: copies of their bytes, parsed by whoever needs their
+   * The batches, parsed one at a time, or as text (`text`: views of the page's bytes, parsed by whoever needs their
    * values); `lossless`: integers of 16 digits or more kept as strings. A batch that is not JSON throws `bad()`.
    */
   *batches(lossless: boolean, bad: () => Error, text = false): Generator<unknown[][] | TextRows> {
     if (this.spent) throw new Error('the rows of a page whose bytes were given back are read once only');
     const parse = lossless ? parseLosslessJson : JSON.parse;
+    const release = this.release;
+    if (release) this.spent = true;
+    this.release = undefined;
+    // Values are parsed from copies of their text: the bytes may be reused once read. Text batches are views of
+    // them: the bytes go back once every batch yielded is done too (core/text-rows.ts).
+    const lease = text ? new BytesLease(release) : undefined;
     try {
       for (const range of this.ranges)
-        yield text ? textRows(this.bytes, range, parse, bad) : parseBatch(this.bytes, range, parse, bad);
+        yield text ? textRows(this.bytes, range, parse, bad, lease) : parseBatch(this.bytes, range, parse, bad);
     } finally {
-      // Rows are parsed from copies of their text: the bytes may be reused from here on.
-      if (this.release) {
-        this.spent = true;
-        this.release();
-        this.release = undefined;
-      }
+      if (lease) lease.drop();
+      else release?.();
     }
   }
 
-  /** `release` is called once the batches have been read (or their reading stopped): the bytes are then reused. */
+  /**
+   * `release` is called once the batches have been read (or their reading stopped), and, read as text, every batch
+   * yielded is done (core/text-rows.ts): the bytes are then reused.
+   */
   releaseWhenRead(release: () => void): void {
     this.release = release;
   }
@@ -76,15 +81,25 @@ export function* arrayBatches(
   lossless: boolean,
   errors: { notArray: () => Error; notJson: () => Error },
   text = false,
+  give?: () => void,
 ): Generator<unknown[][] | TextRows> {
   const parse = lossless ? parseLosslessJson : JSON.parse;
-  const scan = structural(errors.notArray, () => new ArrayScan(bytes, skipSpace(bytes, 0), batchRows));
-  for (;;) {
-    const range = structural(errors.notArray, () => scan.next());
-    if (!range) break;
-    yield text ? textRows(bytes, range, parse, errors.notJson) : parseBatch(bytes, range, parse, errors.notJson);
+  // `give`: the bytes go back once read (or the reading stopped), and, as text, once every batch yielded is done.
+  const lease = text ? new BytesLease(give) : undefined;
+  try {
+    const scan = structural(errors.notArray, () => new ArrayScan(bytes, skipSpace(bytes, 0), batchRows));
+    for (;;) {
+      const range = structural(errors.notArray, () => scan.next());
+      if (!range) break;
+      yield text
+        ? textRows(bytes, range, parse, errors.notJson, lease)
+        : parseBatch(bytes, range, parse, errors.notJson);
+    }
+    if (skipSpace(bytes, scan.end) !== bytes.length) throw errors.notArray();
+  } finally {
+    if (lease) lease.drop();
+    else give?.();
   }
-  if (skipSpace(bytes, scan.end) !== bytes.length) throw errors.notArray();
 }
 
 /** `scan()`, its MalformedJson as `error()`. */
@@ -96,9 +111,15 @@ function structural<T>(error: () => Error, scan: () => T): T {
   }
 }
 
-/** The rows of one batch as text: a copy of their bytes, which the page's or segment's buffer may outlive. */
-function textRows(bytes: Buffer, [start, end, count]: Batch, parse: (text: string) => unknown, bad: () => Error) {
-  return new TextRows(Buffer.from(bytes.subarray(start, end)), count, parse, bad);
+/** The rows of one batch as text: a view of their bytes, holding the lease of the buffer they are in. */
+function textRows(
+  bytes: Buffer,
+  [start, end, count]: Batch,
+  parse: (text: string) => unknown,
+  bad: () => Error,
+  lease: BytesLease | undefined,
+) {
+  return new TextRows(bytes.subarray(start, end), count, parse, bad, lease);
 }
 
 /** The rows of one batch, `[start, end)` of `bytes` without the array's brackets. */

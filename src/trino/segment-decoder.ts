@@ -87,11 +87,7 @@ export function* decodeSegment(
     throw bad(`does not decompress as ${encoding}`);
   }
   // The bytes read (decompressed, or the body itself) go back to the pool when their rows have been read or the
-  // reader stopped (the pool ignores buffers not its own): rows are parsed from copies of their text.
-  try {
-    const errors = { notArray: () => bad('is not an array of rows'), notJson: () => bad('is not JSON') };
-    yield* arrayBatches(plain, batchRows, lossless, errors, text);
-  } finally {
-    segmentBuffers.give(plain);
-  }
+  // reader stopped (the pool ignores buffers not its own), and, as text, once every batch of them is done.
+  const errors = { notArray: () => bad('is not an array of rows'), notJson: () => bad('is not JSON') };
+  yield* arrayBatches(plain, batchRows, lossless, errors, text, () => segmentBuffers.give(plain));
 }

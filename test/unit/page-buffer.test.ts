@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { drainedOutput, encodedReadable } from '../../src/encode/encoder-registry.js';
 import { encodeCsv } from '../../src/encode/text/csv-encoder.js';
 import { encodeNdjson } from '../../src/encode/text/ndjson-encoder.js';
-import { PageBuffer } from '../../src/encode/text/page-buffer.js';
+import { ConstantBytes, PageBuffer } from '../../src/encode/text/page-buffer.js';
 import type { Readable } from 'node:stream';
 import type { ResultColumn } from '../../src/core/result-stream.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
@@ -149,4 +149,24 @@ describe('page buffers reused over real HTTP', () => {
       expect(received.equals(expected)).toBe(true);
     });
   }
+});
+
+describe('constants written four bytes at a time', () => {
+  it('are their bytes, at any offset, across a buffer grown or reused', () => {
+    const constants = Array.from({ length: 11 }, (_, n) => Buffer.from('{"abcdefghij'.slice(0, n)));
+    let drained = false;
+    // A 5-byte first buffer: every offset mod 4 is seen, and most writes grow the buffer (a new view).
+    const out = new PageBuffer(5, () => drained);
+    for (let round = 0; round < 3; round++) {
+      const expected: Buffer[] = [];
+      for (let k = 0; k < 40; k++) {
+        const c = constants[(k * 7) % constants.length]!;
+        out.writeConstant(new ConstantBytes(c));
+        out.writeByte(0x7c); // |
+        expected.push(c, Buffer.from('|'));
+      }
+      expect(out.take().equals(Buffer.concat(expected)), `round ${round}`).toBe(true);
+      drained = true; // the next rounds write into reused buffers
+    }
+  });
 });

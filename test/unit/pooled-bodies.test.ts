@@ -8,12 +8,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpTransport } from '../../src/trino/http-transport.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { memberRows } from '../../src/trino/json-rows.js';
 import { BufferPool, pageBuffers } from '../../src/trino/buffer-pool.js';
-import { rowValues } from '../../src/core/text-rows.js';
+import { rowValues, type TextRows, type RowBatch } from '../../src/core/text-rows.js';
 
 let server: http.Server;
 let base = '';
@@ -118,10 +118,9 @@ describe("a direct page's rows and its buffer", () => {
     expect(released).toBe(1);
   });
 
-  it('pages of two queries read at once through the shared pool keep their own rows', async () => {
-    // A fake Trino of two queries, each of 12 chunked pages of different sizes; the pages come one at a time.
-    const pages = new Map<string, Buffer>();
-    const queries = ['qa', 'qb'];
+  /** A fake Trino of two queries, each of 12 chunked pages of different sizes; the pages come one at a time. */
+  function twoQueries(tag: string): Map<string, unknown[][]> {
+    const queries = [`${tag}a`, `${tag}b`];
     const expected = new Map<string, unknown[][]>();
     for (const q of queries) {
       const all: unknown[][] = [];
@@ -133,43 +132,85 @@ describe("a direct page's rows and its buffer", () => {
           { name: 'k', type: 'varchar', typeSignature: { rawType: 'varchar', arguments: [] } },
           { name: 'n', type: 'integer', typeSignature: { rawType: 'integer', arguments: [] } },
         ];
-        pages.set(
-          `/v1/statement/executing/${q}/x/${n}`,
-          Buffer.from(JSON.stringify({ id: q, nextUri: next, columns, data, stats: { state: 'RUNNING' } })),
-        );
+        const body = Buffer.from(JSON.stringify({ id: q, nextUri: next, columns, data, stats: { state: 'RUNNING' } }));
+        bodies.set(`/v1/statement/executing/${q}/x/${n}`, { body, mode: 'chunked' });
       }
       expected.set(q, all);
     }
-    for (const [path, body] of pages) bodies.set(path, { body, mode: 'chunked' });
     let posted = 0;
     post = () => {
       const q = queries[posted++]!;
       return { id: q, nextUri: `${base}/v1/statement/executing/${q}/x/1`, stats: {} };
     };
+    return expected;
+  }
+
+  /** Reads both queries a batch of each in turn, so both queries' pages are alive while buffers come and go. */
+  async function interleaved(rowText: boolean, take: (batch: RowBatch, got: (readonly unknown[])[]) => void) {
     const trino = new HttpTrino({ server: base, user: 'gw' });
-    {
-      const [a, b] = [await trino.query('SELECT 1'), await trino.query('SELECT 2')];
-      const got = new Map<string, (readonly unknown[])[]>([
-        [a.queryId, []],
-        [b.queryId, []],
-      ]);
-      const ia = a.batches[Symbol.asyncIterator]();
-      const ib = b.batches[Symbol.asyncIterator]();
-      // Interleaved, a batch of each in turn, so both queries' pages are alive while buffers come and go.
-      for (let doneA = false, doneB = false; !doneA || !doneB;) {
-        if (!doneA) {
-          const r = await ia.next();
-          if (r.done) doneA = true;
-          else got.get(a.queryId)!.push(...rowValues(r.value));
-        }
-        if (!doneB) {
-          const r = await ib.next();
-          if (r.done) doneB = true;
-          else got.get(b.queryId)!.push(...rowValues(r.value));
+    const [a, b] = [await trino.query('SELECT 1', { rowText }), await trino.query('SELECT 2', { rowText })];
+    const got = new Map<string, (readonly unknown[])[]>([
+      [a.queryId, []],
+      [b.queryId, []],
+    ]);
+    const its = [a, b].map((r) => [r.queryId, r.batches[Symbol.asyncIterator]()] as const);
+    for (let open = its.length; open > 0;) {
+      open = 0;
+      for (const [q, it] of its) {
+        const r = await it.next();
+        if (!r.done) {
+          open++;
+          take(r.value, got.get(q)!);
         }
       }
-      for (const q of queries) expect(got.get(q)).toEqual(expected.get(q));
-      expect(pageBuffers.size).toBeGreaterThan(0); // the pages' buffers came back for the next ones
     }
+    return got;
+  }
+
+  it('pages of two queries read at once through the shared pool keep their own rows', async () => {
+    const expected = twoQueries('v');
+    const got = await interleaved(false, (batch, rows) => rows.push(...rowValues(batch)));
+    for (const [q, rows] of expected) expect(got.get(q)).toEqual(rows);
+    expect(pageBuffers.size).toBeGreaterThan(0); // the pages' buffers came back for the next ones
+  });
+
+  it('rows as text are views of their page: a page is reused only once every batch of it is done', async () => {
+    // Held, never done: no page of theirs is reused, whatever the other query reads meanwhile.
+    const expected = twoQueries('h');
+    const held: TextRows[] = [];
+    // When each buffer was given back, and when each batch came: no buffer may go back after a batch of it came.
+    const events: { given: ArrayBufferLike; at: number }[] = [];
+    const give = vi.spyOn(pageBuffers, 'give').mockImplementation(function (this: BufferPool, view) {
+      events.push({ given: view.buffer, at: events.length + held.length });
+      return BufferPool.prototype.give.call(this, view);
+    });
+    const came = new Map<ArrayBufferLike, number>();
+    await interleaved(true, (batch) => {
+      held.push(batch as TextRows);
+      const page = (batch as TextRows).bytes.buffer;
+      if (!came.has(page)) came.set(page, events.length + held.length);
+    });
+    expect(came.size).toBeGreaterThan(4); // more pages than the pool keeps: buffers were reused meanwhile
+    for (const { given, at } of events) expect(at < (came.get(given) ?? Infinity)).toBe(true);
+    const rows = new Map<string, unknown[][]>([...expected.keys()].map((q) => [q, []]));
+    for (const batch of held) {
+      const values = batch.values();
+      rows.get(String(values[0]![0]).slice(0, 2))!.push(...values);
+    }
+    for (const [q, all] of expected) expect(rows.get(q)).toEqual(all);
+    // Written and done as they come (the encoders do so): the pages come back for the next ones.
+    const again = twoQueries('d');
+    const pages = new Set<ArrayBufferLike>();
+    const got = await interleaved(true, (batch, into) => {
+      pages.add((batch as TextRows).bytes.buffer);
+      into.push(...rowValues(batch));
+      (batch as TextRows).done();
+      expect(() => (batch as TextRows).bytes).toThrow(/after it was done/);
+    });
+    for (const [q, all] of again) expect(got.get(q)).toEqual(all);
+    // Each page of both queries came back (a buffer may serve several pages in turn).
+    const given = new Set(events.map((e) => e.given));
+    for (const page of pages) expect(given.has(page)).toBe(true);
+    give.mockRestore();
   });
 });

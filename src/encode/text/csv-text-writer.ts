@@ -7,7 +7,8 @@ import { knownBase, type TrinoType } from '../../core/trino-types.js';
 import { base64Bytes, decodeBase64Into } from './base64-bytes.js';
 import { CSV_SPECIAL, csvFieldFrom } from './csv-field.js';
 import { jsonTextWriter, type TextWriter } from './json-text-writer.js';
-import { asciiStringEnd, booleanEnd, copyInto, plainIntegerEnd, plainStringEnd } from './json-token.js';
+import { booleanEnd, copyInto, plainIntegerEnd, plainStringEnd } from './json-token.js';
+import { ISO_JSON_PLAIN, isoTimestampFrom } from './timestamp-text.js';
 import { csvRoom, VarbinaryText } from './varbinary-text.js';
 
 /** A string's text as one field (quoted when RFC 4180 requires it), or an integer's digits. */
@@ -31,17 +32,11 @@ const booleanField: TextWriter = (src, i, out) => {
   return end;
 };
 
+/** Per byte: 1 when a timestamp's text may hold it to be copied into a field that needs no quotes. */
+const ISO_CSV_PLAIN = ISO_JSON_PLAIN.map((x, c) => (x === 1 && CSV_SPECIAL[c] === 0 ? 1 : 0));
+
 /** `timestamp(p)` text as ISO-8601 UTC, a field that never needs quotes (or the value path). */
-const timestampField: TextWriter = (src, i, out) => {
-  const end = asciiStringEnd(src, i);
-  if (end < i + 13 || src[i + 11] !== 0x20) return -1;
-  for (let j = i + 1; j < end - 1; j++) if (CSV_SPECIAL[src[j]!] !== 0) return -1;
-  const start = out.end;
-  copyInto(out, src, i + 1, end - 1);
-  out.bytes[start + 10] = 0x54; // T
-  out.writeByte(0x5a); // Z
-  return end;
-};
+const timestampField: TextWriter = (src, i, out) => isoTimestampFrom(src, i, out, ISO_CSV_PLAIN, false);
 
 function varbinaryField(): TextWriter {
   const varbinary = new VarbinaryText();

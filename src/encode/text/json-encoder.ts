@@ -42,6 +42,7 @@ export function encodeJson(
     page(rows) {
       if (rows instanceof TextRows) {
         (transcode ??= jsonRowTranscoder(result.columns))(rows, out, first ? firstRow : nextRow, nextRow, none);
+        rows.done(); // written: its pooled buffer may be reused
         first = false;
       } else
         for (let r = 0; r < rows.length; r++) {

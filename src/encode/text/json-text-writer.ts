@@ -10,6 +10,7 @@ import { knownBase, rowFields, typeArg, type TrinoType } from '../../core/trino-
 import { base64Bytes, decodeBase64Into } from './base64-bytes.js';
 import { booleanEnd, copyInto, isNullAt, numberTextEnd, plainIntegerEnd, plainStringEnd } from './json-token.js';
 import type { PageBuffer } from './page-buffer.js';
+import { ISO_JSON_PLAIN, isoTimestampFrom } from './timestamp-text.js';
 import { jsonRoom, VarbinaryText } from './varbinary-text.js';
 
 /**
@@ -46,35 +47,8 @@ const decimalNumber: TextWriter = (src, i, out) => {
   return end;
 };
 
-/**
- * `timestamp(p)` text as ISO-8601 UTC: `"2026-11-01 00:00:00.000"` -> `"2026-11-01T00:00:00.000Z"`, copied and
- * checked in one loop. The value path's rule (timestamp-text.ts): a space at index 10 of the text.
- */
-const isoTimestamp: TextWriter = (src, i, out) => {
-  if (src[i] !== QUOTE || src[i + 11] !== 0x20) return -1;
-  out.ensure(TIMESTAMP_ROOM);
-  const b = out.bytes;
-  const start = out.end;
-  const last = Math.min(src.length, i + TIMESTAMP_ROOM - 2);
-  let w = start;
-  for (let j = i; j < last;) {
-    b[w++] = src[j++]!;
-    const c = src[j]!;
-    if (c === QUOTE) {
-      if (j < i + 12) return -1;
-      b[start + 11] = 0x54; // T
-      b[w++] = 0x5a; // Z
-      b[w++] = QUOTE;
-      out.end = w;
-      return j + 1;
-    }
-    if (c < 0x20 || c >= 0x7f || c === 0x5c) return -1;
-  }
-  return -1;
-};
-
-/** The longest timestamp text copied here: a year of up to 6 digits and 12 fractional digits, and quotes. */
-const TIMESTAMP_ROOM = 40;
+/** `timestamp(p)` text as ISO-8601 UTC: `"2026-11-01 00:00:00.000"` -> `"2026-11-01T00:00:00.000Z"`. */
+const isoTimestamp: TextWriter = (src, i, out) => isoTimestampFrom(src, i, out, ISO_JSON_PLAIN, true);
 
 /** A varbinary: its base64 decoded into the page, then shown as varbinary-text.ts says. */
 function varbinaryJson(): TextWriter {

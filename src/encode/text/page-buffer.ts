@@ -17,6 +17,8 @@ export class PageBuffer {
   /** The page so far: `bytes[0, end)`. Read and written in place by the value writers (after `ensure`). */
   bytes: Buffer;
   end = 0;
+  /** `bytes` as a DataView, for writing constants four bytes at a time. */
+  private view: DataView;
   /** Buffers whose pages were taken and may still be on their way out (only with `drained`). */
   private lent: Buffer[] = [];
   /** Buffers whose pages have left: written into again before a new one is allocated. */
@@ -33,6 +35,7 @@ export class PageBuffer {
     private readonly drained?: () => boolean,
   ) {
     this.bytes = Buffer.allocUnsafe(initialSize);
+    this.view = viewOf(this.bytes);
   }
 
   write(text: string): void {
@@ -72,6 +75,20 @@ export class PageBuffer {
     this.end += n;
   }
 
+  /** Writes a constant (a key, a separator): four bytes at a time, cheaper than a byte loop or a call to set(). */
+  writeConstant(c: ConstantBytes): void {
+    const n = c.bytes.length;
+    this.ensure(n);
+    const e = this.end;
+    const words = c.words;
+    const view = this.view;
+    for (let k = 0; k < words.length; k++) view.setUint32(e + 4 * k, words[k]!, true);
+    const b = this.bytes;
+    const src = c.bytes;
+    for (let k = 4 * words.length; k < n; k++) b[e + k] = src[k]!;
+    this.end = e + n;
+  }
+
   /**
    * The bytes written so far (exactly; never uninitialized memory); the buffer starts empty again. The bytes stay
    * as they are until `drained` (if given) says they have left.
@@ -90,6 +107,7 @@ export class PageBuffer {
       this.lent.push(this.bytes);
       this.bytes = this.reused(size) ?? Buffer.allocUnsafe(size);
     }
+    this.view = viewOf(this.bytes);
     this.end = 0;
     return out;
   }
@@ -110,5 +128,22 @@ export class PageBuffer {
     const next = Buffer.allocUnsafe(Math.max(this.end + more, this.bytes.length * 2));
     this.bytes.copy(next, 0, 0, this.end);
     this.bytes = next;
+    this.view = viewOf(next);
+  }
+}
+
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Bytes written into many pages (a column's key, a separator), with their first `4 * floor(n / 4)` as words. */
+export class ConstantBytes {
+  /** The bytes four at a time, little-endian. */
+  readonly words: Uint32Array;
+
+  constructor(readonly bytes: Uint8Array) {
+    this.words = new Uint32Array(bytes.length >>> 2);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let k = 0; k < this.words.length; k++) this.words[k] = view.getUint32(4 * k, true);
   }
 }

@@ -16,7 +16,7 @@ import { csvValueWriter } from './csv-value-writer.js';
 import { jsonTextWriter, type TextWriter } from './json-text-writer.js';
 import { isNullAt, skipSpace, valueEnd } from './json-token.js';
 import { jsonValueWriter, type ValueWriter } from './json-value-writer.js';
-import type { PageBuffer } from './page-buffer.js';
+import { ConstantBytes, type PageBuffer } from './page-buffer.js';
 
 /** How one column's value is written: its text writer (if any), else (or when that declines) its value writer. */
 interface ColumnWriters {
@@ -27,11 +27,11 @@ interface ColumnWriters {
 /** What goes around each column's value, and around each row. */
 interface RowShape {
   /** Before each column's value: `{"name":` / `,"name":` in JSON, `,` in CSV (none before the first). */
-  keys: readonly Uint8Array[];
+  keys: readonly ConstantBytes[];
   /** A null: the key and `null` in JSON, nothing after the separator in CSV. */
-  nulls: readonly Uint8Array[];
+  nulls: readonly ConstantBytes[];
   /** After the last value: `}` in JSON, `\r\n` in CSV. */
-  close: Uint8Array;
+  close: ConstantBytes;
 }
 
 /** Writes a batch of text rows into a page; `first` before the first row, `before` before each other row. */
@@ -47,9 +47,9 @@ export type RowTranscoder = (
 export function jsonRowTranscoder(columns: readonly ResultColumn[]): RowTranscoder {
   const keys = columns.map((c, i) => Buffer.from((i === 0 ? '{' : ',') + JSON.stringify(c.name) + ':'));
   const shape: RowShape = {
-    keys,
-    nulls: keys.map((k) => Buffer.concat([k, Buffer.from('null')])),
-    close: Buffer.from(columns.length === 0 ? '{}' : '}'),
+    keys: keys.map((k) => new ConstantBytes(k)),
+    nulls: keys.map((k) => new ConstantBytes(Buffer.concat([k, Buffer.from('null')]))),
+    close: new ConstantBytes(Buffer.from(columns.length === 0 ? '{}' : '}')),
   };
   const writers = columns.map((c) => {
     const type = columnType(c.type);
@@ -60,8 +60,8 @@ export function jsonRowTranscoder(columns: readonly ResultColumn[]): RowTranscod
 
 /** The CSV record transcoder of a result's columns (as the CSV encoder writes them). */
 export function csvRowTranscoder(columns: readonly ResultColumn[]): RowTranscoder {
-  const keys = columns.map((_, i) => Buffer.from(i === 0 ? '' : ','));
-  const shape: RowShape = { keys, nulls: keys, close: Buffer.from('\r\n') };
+  const keys = columns.map((_, i) => new ConstantBytes(Buffer.from(i === 0 ? '' : ',')));
+  const shape: RowShape = { keys, nulls: keys, close: new ConstantBytes(Buffer.from('\r\n')) };
   const writers = columns.map((c) => {
     const type = columnType(c.type);
     return { text: csvTextWriter(type), value: csvValueWriter(type) };
@@ -86,18 +86,18 @@ function transcode(
     for (let c = 0; c < n; c++) {
       if (c > 0) i = expect(rows, i, 0x2c); // ,
       if (src[i] !== 0x6e && src[i]! > 0x20) {
-        out.writeBytes(keys[c]!);
-        i = writeValue(rows, writers[c]!, i, out);
+        out.writeConstant(keys[c]!);
+        i = writeValue(rows, src, writers[c]!, i, out);
       } else if (isNullAt(src, (i = skipSpace(src, i)))) {
-        out.writeBytes(nulls[c]!);
+        out.writeConstant(nulls[c]!);
         i += 4;
       } else {
-        out.writeBytes(keys[c]!);
-        i = writeValue(rows, writers[c]!, i, out);
+        out.writeConstant(keys[c]!);
+        i = writeValue(rows, src, writers[c]!, i, out);
       }
     }
     i = expect(rows, i, 0x5d); // ]
-    out.writeBytes(close);
+    out.writeConstant(close);
     out.writeBytes(after!);
     if (i < src.length && src[i] !== 0x2c) i = skipSpace(src, i);
     if (i < src.length) i = skipSpace(src, expect(rows, i, 0x2c));
@@ -114,18 +114,18 @@ function expect(rows: TextRows, i: number, c: number): number {
 }
 
 /** Writes the value at `i` through the text writer, or, when it declines, parsed and through the value writer. */
-function writeValue(rows: TextRows, w: ColumnWriters, i: number, out: PageBuffer): number {
+function writeValue(rows: TextRows, src: Buffer, w: ColumnWriters, i: number, out: PageBuffer): number {
   const mark = out.end;
   if (w.text) {
-    const end = w.text(rows.bytes, i, out);
+    const end = w.text(src, i, out);
     if (end > 0) return end;
     out.end = mark;
   }
-  const end = valueEnd(rows.bytes, i);
+  const end = valueEnd(src, i);
   if (end < 0) throw rows.bad();
   let value: unknown;
   try {
-    value = rows.parse(rows.bytes.toString('utf8', i, end));
+    value = rows.parse(src.toString('utf8', i, end));
   } catch {
     throw rows.bad();
   }
