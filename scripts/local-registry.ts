@@ -8,7 +8,8 @@
  * `up` prints, last, the URL to put in `schemaRegistry.url`.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { moveIntoPlace } from './install-dir.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,8 +61,7 @@ function log(msg: string): void {
 export function fetchRegistry(l = registryLayout()): void {
   const marker = join(l.installDir, '.complete');
   if (existsSync(marker)) return;
-  // Fetched and unpacked under names of this process, then moved into place whole: of two processes fetching at once
-  // (a test run and a benchmark), the first to finish is the one kept.
+  // Fetched and unpacked under names of this process, then moved into place whole (install-dir.ts).
   const dl = join(l.cacheDir, `downloads-registry-${process.pid}`);
   mkdirSync(dl, { recursive: true });
   const tarball = join(dl, `apicurio-registry-app-${REGISTRY_VERSION}-all.tar.gz`);
@@ -77,15 +77,7 @@ export function fetchRegistry(l = registryLayout()): void {
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   execFileSync('tar', ['xzf', tarball, '-C', tmp]);
-  writeFileSync(join(tmp, '.complete'), new Date().toISOString());
-  if (!existsSync(marker)) {
-    rmSync(l.installDir, { recursive: true, force: true });
-    try {
-      renameSync(tmp, l.installDir);
-    } catch (e) {
-      if (!existsSync(marker)) throw e;
-    }
-  }
+  moveIntoPlace(tmp, l.installDir);
   rmSync(tmp, { recursive: true, force: true });
   rmSync(dl, { recursive: true, force: true });
 }

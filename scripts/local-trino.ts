@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { moveIntoPlace } from './install-dir.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -91,8 +92,7 @@ export function fetchTrino(l = layout()): void {
     rmSync(dl, { recursive: true, force: true });
     return;
   }
-  // Staged under names of this process and moved into place whole: two processes fetching at once (a test run and
-  // a benchmark on another port) each build their own copy, and the first to finish is the one kept.
+  // Staged under names of this process and moved into place whole (install-dir.ts).
   const dl = join(l.cacheDir, `downloads-${process.pid}`);
   const staging = join(l.cacheDir, `staging-${process.pid}`);
   mkdirSync(dl, { recursive: true });
@@ -104,15 +104,7 @@ export function fetchTrino(l = layout()): void {
   execFileSync('tar', ['xzf', join(dl, `trino-server-core-${TRINO_VERSION}.tar.gz`), '-C', staging]);
   const staged = join(staging, `trino-server-core-${TRINO_VERSION}`);
   for (const plugin of PLUGINS) installPlugin(plugin, dl, staged);
-  writeFileSync(join(staged, '.complete'), new Date().toISOString());
-  if (!existsSync(marker)) {
-    rmSync(l.installDir, { recursive: true, force: true });
-    try {
-      renameSync(staged, l.installDir);
-    } catch (e) {
-      if (!existsSync(marker)) throw e;
-    }
-  }
+  moveIntoPlace(staged, l.installDir);
   rmSync(staging, { recursive: true, force: true });
   rmSync(dl, { recursive: true, force: true });
 }
