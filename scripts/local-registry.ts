@@ -9,10 +9,10 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { moveIntoPlace } from './install-dir.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
 
 export const REGISTRY_VERSION = '2.6.13.Final';
@@ -59,8 +59,7 @@ function log(msg: string): void {
 
 /** Downloads the registry once; later calls find it in the cache. */
 export function fetchRegistry(l = registryLayout()): void {
-  const marker = join(l.installDir, '.complete');
-  if (existsSync(marker)) return;
+  if (existsSync(completeMarker(l.installDir))) return;
   // Fetched and unpacked under names of this process, then moved into place whole (install-dir.ts).
   const dl = join(l.cacheDir, `downloads-registry-${process.pid}`);
   mkdirSync(dl, { recursive: true });

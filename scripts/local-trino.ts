@@ -6,11 +6,11 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
-import { moveIntoPlace } from './install-dir.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
+import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
 import { prepareLake } from './local-lake.js';
@@ -81,7 +81,7 @@ function unzipInto(zip: string, destDir: string, stripPrefix: string): void {
  * the server was fetched is fetched alone (moved into place whole, so a Trino starting meanwhile sees it or not).
  */
 export function fetchTrino(l = layout()): void {
-  const marker = join(l.installDir, '.complete');
+  const marker = completeMarker(l.installDir);
   if (existsSync(marker)) {
     const missing = PLUGINS.filter((p) => !existsSync(join(l.installDir, 'plugin', p)));
     if (missing.length === 0) return;

@@ -35,10 +35,8 @@ export function arrowBatches(result: ResultStream): ArrowBatches {
     schema,
     batch(rows) {
       let length: number;
-      if (rows instanceof TextRows) {
-        length = appendTextRows(rows, texts, builders);
-        rows.done(); // copied into the builders: its pooled buffer may be reused
-      } else {
+      if (rows instanceof TextRows) length = appendTextRows(rows, texts, builders);
+      else {
         for (const row of rows) for (let i = 0; i < n; i++) builders[i]!.append(row[i]);
         length = rows.length;
       }

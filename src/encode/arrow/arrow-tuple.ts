@@ -59,7 +59,7 @@ export function appendTuple(
 
 /**
  * Appends every row of a batch of text rows to the builders of the result's columns; returns the number of rows.
- * Throws the batch's `bad()` when the text is not rows.
+ * Throws the batch's `bad()` when the text is not rows. The batch is done afterwards (its bytes are not read again).
  */
 export function appendTextRows(
   rows: TextRows,
@@ -79,6 +79,7 @@ export function appendTextRows(
       if (i >= src.length) throw rows.bad(); // a trailing comma
     }
   }
+  rows.done(); // copied into the builders: a pooled buffer may go back (core/text-rows.ts)
   return count;
 }
 

@@ -45,7 +45,6 @@ export function encodeCsv(
     page(rows) {
       if (rows instanceof TextRows) {
         (transcode ??= csvRowTranscoder(result.columns))(rows, out, none, none, none);
-        rows.done(); // written: its pooled buffer may be reused
         return out.take();
       }
       for (let r = 0; r < rows.length; r++) {

@@ -42,7 +42,6 @@ export function encodeJson(
     page(rows) {
       if (rows instanceof TextRows) {
         (transcode ??= jsonRowTranscoder(result.columns))(rows, out, first ? firstRow : nextRow, nextRow, none);
-        rows.done(); // written: its pooled buffer may be reused
         first = false;
       } else
         for (let r = 0; r < rows.length; r++) {

@@ -30,10 +30,8 @@ export function encodeNdjson(
   return frameBatches<string | Uint8Array>(result.batches, {
     start: () => undefined,
     page(rows) {
-      if (rows instanceof TextRows) {
-        (transcode ??= jsonRowTranscoder(result.columns))(rows, out, none, none, newline);
-        rows.done(); // written: its pooled buffer may be reused
-      } else for (let r = 0; r < rows.length; r++) writeRow(rows[r]!, out, none, newline);
+      if (rows instanceof TextRows) (transcode ??= jsonRowTranscoder(result.columns))(rows, out, none, none, newline);
+      else for (let r = 0; r < rows.length; r++) writeRow(rows[r]!, out, none, newline);
       return out.take();
     },
     end: () => '\n',

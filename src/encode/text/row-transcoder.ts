@@ -34,7 +34,10 @@ interface RowShape {
   close: ConstantBytes;
 }
 
-/** Writes a batch of text rows into a page; `first` before the first row, `before` before each other row. */
+/**
+ * Writes a batch of text rows into a page; `first` before the first row, `before` before each other row. The batch
+ * is done afterwards (its bytes are not read again).
+ */
 export type RowTranscoder = (
   rows: TextRows,
   out: PageBuffer,
@@ -81,10 +84,10 @@ function transcode(
   const { keys, nulls, close } = shape;
   let i = skipSpace(src, 0);
   for (let r = 0; i < src.length; r++) {
-    i = expect(rows, i, 0x5b); // [
+    i = expect(rows, src, i, 0x5b); // [
     out.writeBytes(r === 0 ? first! : before!);
     for (let c = 0; c < n; c++) {
-      if (c > 0) i = expect(rows, i, 0x2c); // ,
+      if (c > 0) i = expect(rows, src, i, 0x2c); // ,
       if (src[i] !== 0x6e && src[i]! > 0x20) {
         out.writeConstant(keys[c]!);
         i = writeValue(rows, src, writers[c]!, i, out);
@@ -96,17 +99,17 @@ function transcode(
         i = writeValue(rows, src, writers[c]!, i, out);
       }
     }
-    i = expect(rows, i, 0x5d); // ]
+    i = expect(rows, src, i, 0x5d); // ]
     out.writeConstant(close);
     out.writeBytes(after!);
     if (i < src.length && src[i] !== 0x2c) i = skipSpace(src, i);
-    if (i < src.length) i = skipSpace(src, expect(rows, i, 0x2c));
+    if (i < src.length) i = skipSpace(src, expect(rows, src, i, 0x2c));
   }
+  rows.done(); // its bytes are written: a pooled buffer may go back (core/text-rows.ts)
 }
 
 /** The index after the byte `c` at `i` (JSON white space before it skipped); throws the batch's `bad()` if absent. */
-function expect(rows: TextRows, i: number, c: number): number {
-  const src = rows.bytes;
+function expect(rows: TextRows, src: Buffer, i: number, c: number): number {
   if (src[i] === c) return i + 1;
   const j = skipSpace(src, i);
   if (src[j] !== c) throw rows.bad();
