@@ -35,8 +35,10 @@ export async function pacedGets(
     });
   const loop = async (i: number) => {
     for (let due = start + (gapMs * i) / o.connections; due < end; due += gapMs) {
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // A timer may fire a little before its time (it rounds to whole milliseconds): never send before due.
+      for (let wait = due - performance.now(); wait > 0; wait = due - performance.now()) {
+        await new Promise((r) => setTimeout(r, wait));
+      }
       try {
         const code = await once();
         codes[code] = (codes[code] ?? 0) + 1;
