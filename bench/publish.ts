@@ -42,6 +42,8 @@ export interface Facts {
   trinoVersion: string;
   anchors: { cli: string; python: string };
   features: GatewayFeatures;
+  /** `--pin`: Trino on CPU 0, the clients on CPU 1 (bench/pin.ts). */
+  pin?: boolean;
 }
 
 const RATE_SVG = 'bench-rows-per-second.svg';
@@ -92,7 +94,11 @@ function machine(f: Facts): string[] {
     `- Node ${process.version}, ${os.type()} ${os.release()}; ${f.anchors.cli}; ${f.anchors.python}`,
     `- gateway at commit ${gitCommit()} (its limit=all: ${f.features.limitAll ? 'yes' : 'no'}, parallel=N: ${f.features.parallel ? 'yes' : 'no'})`,
     `- Trino ${f.trinoVersion} (local single node, heap ${process.env.TOPICGATE_LOCAL_TRINO_HEAP ?? '6G'})`,
-    `- load average (1 min) ${f.load0.toFixed(1)} at the start, ${f.load1.toFixed(1)} at the end (Trino, the clients and the gateways share the 2 cores)`,
+    `- load average (1 min) ${f.load0.toFixed(1)} at the start, ${f.load1.toFixed(1)} at the end ${
+      f.pin
+        ? '(`--pin`: Trino and its S3 server on CPU 0; the bench, every client and the gateways on CPU 1, as when Trino runs on machines of its own)'
+        : '(Trino, the clients and the gateways share the 2 cores)'
+    }`,
   ];
 }
 
@@ -116,11 +122,14 @@ function raceMethod(f: Facts): string[] {
     '',
     'Seconds run from sending the query to the last byte (the CLI: from starting the JVM to its exit, since that is what running it costs). ' +
       "Ratio to raw is rows/s over the raw trino-client's at the same size. CPU µs/row is the CPU the client process used (the gateway " +
-      'process for gateway cases; Trino is not counted), per row, in the best run: Trino and every client share the same 2 cores, so ' +
-      "a client that needs more CPU also slows Trino down. Trino CPU µs/row is the Trino server's CPU in the same run, per row. " +
+      'process for gateway cases; Trino is not counted), per row, in the best run: ' +
+      (f.pin
+        ? 'Trino has CPU 0 to itself and the client (with the bench reading the gateway) CPU 1, so a client keeps up with Trino as long as its work per row fits in one core. '
+        : 'Trino and every client share the same 2 cores, so a client that needs more CPU also slows Trino down. ') +
+      "Trino CPU µs/row is the Trino server's CPU in the same run, per row. " +
       "First byte is when the gateway's first body byte arrived: an ordered read sorts (the first slice of) the window before it. " +
       "Machine busy is the share of both cores' time in use during that run (Trino, the client, everything): near 100%, the cores are the limit, and more concurrency (`parallel=N`) cannot add throughput. Peak RSS is the client process's (VmHWM of a fresh process per size, or " +
-      "ru_maxrss of the CLI's JVM and of the python process). Each case is the best of a few runs, run round-robin across the cases. Trino queries and rows read by Trino are per response, from Trino's query statistics (each gateway sends its queries as a Trino user of its own); the other clients send the one query.",
+      "ru_maxrss of the CLI's JVM and of the python process). Each case is the best of a few runs, run round-robin across the cases, after an untimed warm-up run of each case whose process lives across runs (the gateways, the raw client, the ceilings: a running gateway is warm; the CLI and python start a process per run, as their users do). Trino queries and rows read by Trino are per response, from Trino's query statistics (each gateway sends its queries as a Trino user of its own); the other clients send the one query.",
   ];
 }
 
@@ -201,22 +210,21 @@ export async function writeDocs(
     '',
     ...raceMethod(f),
     '',
-    `![rows/s by client and size](${RATE_SVG})`,
-    '',
+    ...(f.pin ? [] : [`![rows/s by client and size](${RATE_SVG})`, '']),
     ...raceSection(results),
     ...pgSection(pgResults),
     ...pagingSection(paging, f),
     '## Not run',
     '',
     '- At 10^7 rows only the cases `--huge-cases` names (default: both ceilings, the raw client, the CLI over spooling, the ' +
-      'gateway in each format over spooling, NDJSON direct, and NDJSON `parallel=4` over spooling), once each: every case reads ' +
+      'gateway in each format over spooling, NDJSON direct, and NDJSON `parallel=4` over spooling), `--huge-reps` times each (default once) and without a warm-up (the read is its own): every case reads ' +
       '10^7 rows from a Trino on the same 2 cores, and the python client, at its 10^6-row pace, would take about 7 minutes per mode.',
     '',
   ].join('\n');
   if (write) {
-    plots(results, paging);
+    if (!f.pin) plots(results, paging);
     writeFileSync(
-      join(ROOT, 'docs', 'benchmarks.md'),
+      join(ROOT, 'docs', f.pin ? 'benchmarks-pinned.md' : 'benchmarks.md'),
       await prettierFormat(doc, { parser: 'markdown', ...prettierOptions() }),
     );
   }

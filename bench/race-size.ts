@@ -43,12 +43,18 @@ interface Race {
   gateways: Map<CaseId, Gateway>;
 }
 
+/**
+ * `warmups`: untimed rounds before the timed ones, of every case whose process lives across runs (the gateways,
+ * the raw client, the ceilings), so that what is timed is a warm server (V8's optimized code, a warm Trino), as
+ * a running gateway is; the CLI and python start a process per run, as their users do, and are not warmed.
+ */
 export async function raceSize(
   s: RaceSetup,
   w: Window,
   reps: number,
   profile = false,
   only?: readonly string[],
+  warmups = 0,
 ): Promise<CaseResult[]> {
   const { anchors, gateway: gcases } = selectCases(s.features, only);
   if (!anchors.includes('raw')) throw new Error('every race needs the raw client: ratios are to it');
@@ -70,8 +76,15 @@ export async function raceSize(
     const single = race.gateways.values().next().value!;
     const explain = eventsPath(s.topic, w, { format: 'ndjson', parallel: 1, spooled: false }, s.features);
     race.sql = (await getJson<{ sql: string }>(`${single.url}${explain}&explain=true`)).sql;
+    const warmed = ids.filter((id) => pidOf(id) !== undefined);
+    for (let i = 0; i < warmups; i++) {
+      for (const id of warmed) {
+        const { run } = await runCase(race, id);
+        s.log(`${w.rows} ${id.padEnd(13)} warm-up ${i + 1}/${warmups}: ${run.seconds.toFixed(2)}s`);
+      }
+    }
     const { runs, anchorPeak } = await repeat(race, ids, reps);
-    const trino = await trinoQueries(s, users, reps);
+    const trino = await trinoQueries(s, users, reps + warmups);
     return ids.map((id) => {
       const rs = runs.get(id)!;
       const pid = pidOf(id);

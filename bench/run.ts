@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: the race of issue 12 item 6, in one run, on the same windows of the same topic.
  *
- *   npm run bench [-- --sizes 100000,1000000,10000000] [--reps 3] [--big-reps 2] [--paging-rows 1000000]
+ *   npm run bench [-- --sizes 100000,1000000,10000000] [--reps 3] [--big-reps 2] [--huge-reps 1] [--warmups 1]
+ *                    [--paging-rows 1000000]
  *                    [--cases raw,ndjson@spool,...] [--huge-cases raw,...] [--pg-race-rows 0] [--no-race] [--no-paging]
- *                    [--profile]
+ *                    [--profile] [--pin]
  *   npm run bench -- --publish bench/last-run.json   (the docs again from the last run's results)
  *
  * 1. The race (bench/race.ts): the ceiling (Trino's protocol read and thrown away), the Trino CLI, the python
@@ -18,7 +19,9 @@
  *    total time and rows Trino read, on the memory catalog and on PostgreSQL (`vastpg`), the latter also replayed
  *    with TopN pushdown off (bench/replay.ts), as VAST behaves.
  * Results: a table on stdout; docs/benchmarks.md and two SVG plots in docs/ (not with --profile, which starts the
- * gateways with `--cpu-prof`, profiles in bench/profiles/, see bench/profile-summary.ts).
+ * gateways with `--cpu-prof`, profiles in bench/profiles/, see bench/profile-summary.ts). `--pin` runs Trino on
+ * CPU 0 and every client on CPU 1 (bench/pin.ts, as when Trino has machines of its own) and writes
+ * docs/benchmarks-pinned.md instead.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -43,6 +46,7 @@ import { raceSize } from './race-size.js';
 import { detectFeatures, writeDocs } from './publish.js';
 import { replay } from './replay.js';
 import { windowOf } from './window.js';
+import { pinBench, pinTrino, unpin } from './pin.js';
 
 const TOPIC = 'clicks';
 
@@ -50,10 +54,16 @@ export interface Options {
   sizes: number[];
   reps: number;
   bigReps: number;
+  /** Runs of each case at sizes above 10^6. */
+  hugeReps: number;
+  /** Untimed rounds of the cases with a long-lived process before the timed ones, at sizes up to 10^6. */
+  warmups: number;
   pagingRows: number;
   race: boolean;
   paging: boolean;
   profile: boolean;
+  /** Trino on CPU 0, the clients on CPU 1 (bench/pin.ts). */
+  pin: boolean;
   cases?: string[];
   hugeCases: string[];
   /** Rows of the race on `vastpg` (ranges reach the scan there), 0 for none. */
@@ -93,10 +103,13 @@ function parseArgs(argv: string[]): Options {
     sizes: [100_000, 1_000_000],
     reps: 3,
     bigReps: 2,
+    hugeReps: 1,
+    warmups: 1,
     pagingRows: 1_000_000,
     race: true,
     paging: true,
     profile: false,
+    pin: false,
     hugeCases: HUGE_CASES,
     pgRaceRows: 1_000_000,
   };
@@ -110,10 +123,13 @@ function parseArgs(argv: string[]): Options {
     if (a === '--sizes') o.sizes = v().split(',').map(Number);
     else if (a === '--reps') o.reps = Number(v());
     else if (a === '--big-reps') o.bigReps = Number(v());
+    else if (a === '--huge-reps') o.hugeReps = Number(v());
+    else if (a === '--warmups') o.warmups = Number(v());
     else if (a === '--paging-rows') o.pagingRows = Number(v());
     else if (a === '--no-race') o.race = false;
     else if (a === '--no-paging') o.paging = false;
     else if (a === '--profile') o.profile = true;
+    else if (a === '--pin') o.pin = true;
     else if (a === '--cases') o.cases = v().split(',');
     else if (a === '--huge-cases') o.hugeCases = v().split(',');
     else if (a === '--pg-race-rows') o.pgRaceRows = Number(v());
@@ -123,7 +139,9 @@ function parseArgs(argv: string[]): Options {
   for (const s of [...o.sizes, o.pagingRows])
     if (!Number.isInteger(s) || s < 1 || s > BIG_ROWS - 1) throw new Error(`sizes: 1..${BIG_ROWS - 1}`);
   if (o.pagingRows > max) throw new Error(`--paging-rows: 1..${max} (the bench topic's rows)`);
-  if (!(o.reps >= 1 && o.bigReps >= 1)) throw new Error('--reps and --big-reps must be at least 1');
+  if (!(o.reps >= 1 && o.bigReps >= 1 && o.hugeReps >= 1))
+    throw new Error('--reps, --big-reps and --huge-reps: at least 1');
+  if (!(Number.isInteger(o.warmups) && o.warmups >= 0)) throw new Error('--warmups: 0 or more');
   return o;
 }
 
@@ -143,8 +161,10 @@ async function main(): Promise<void> {
   const load0 = os.loadavg();
   // 10^7 rows: about 1.3 GB more in the memory connector, and one query sorting the whole window.
   if (o.sizes.some((x) => x > HUGE)) process.env.TOPICGATE_LOCAL_TRINO_HEAP ??= '16G';
+  if (o.pin) pinBench();
   const trino = await up();
   log(`Trino ${trino.url} (${trino.started ? 'started by the bench' : 'already running'})`);
+  if (o.pin) log(`pinned: ${pinTrino()} Trino processes on CPU 0, the bench and its clients on CPU 1`);
   let pgStarted = false;
   try {
     const data = await ensureBenchData(trino.url, log, [TOPIC]);
@@ -181,8 +201,9 @@ async function main(): Promise<void> {
           tableText: `"${schema}"`,
           log,
         };
-        const reps = huge ? 1 : size >= 1_000_000 ? o.bigReps : o.reps;
-        results.push(...(await raceSize(setup, w, reps, o.profile, huge ? o.hugeCases : o.cases)));
+        const reps = huge ? o.hugeReps : size >= 1_000_000 ? o.bigReps : o.reps;
+        const warmups = huge ? 0 : o.warmups;
+        results.push(...(await raceSize(setup, w, reps, o.profile, huge ? o.hugeCases : o.cases, warmups)));
       }
     }
     const pgResults: CaseResult[] = [];
@@ -229,6 +250,7 @@ async function main(): Promise<void> {
       trinoVersion: info.nodeVersion?.version ?? '?',
       anchors,
       features,
+      pin: o.pin,
       o,
     };
     // Kept before the docs are written: `npm run bench -- --publish bench/last-run.json` writes them again.
@@ -238,9 +260,10 @@ async function main(): Promise<void> {
     log(
       o.profile
         ? 'CPU profiles in bench/profiles/ (docs not written: profiling slows the gateway)'
-        : 'wrote docs/benchmarks.md and docs/bench-*.svg',
+        : `wrote ${o.pin ? 'docs/benchmarks-pinned.md' : 'docs/benchmarks.md and docs/bench-*.svg'}`,
     );
   } finally {
+    if (o.pin) unpin();
     if (pgStarted) await pgDown(pgLayout());
     if (trino.started) {
       log('stopping the Trino the bench started');
