@@ -252,14 +252,33 @@ describe('a load whose gateway is killed (SIGKILL) during its INSERT', () => {
       const appendEnd = Date.now() + APPEND_MS;
       const producer = produce(fq, () => Date.now() > appendEnd && stats.appended >= 100, stats);
       for (let i = 0; i < 3; i++) {
-        await sleep(2_000);
-        const cut = post(`/v1/loads/${name}/runs`, {}).catch((err: unknown) => err);
-        const seen = await whenInserting(name, async () => {
-          await gateway.kill();
-          stats.kills++;
-        });
+        // A run whose INSERT ends between two looks at Trino's query list is not killed: it ends normally, and the
+        // next run is watched instead (a CI run once saw a small window's INSERT come and go unseen).
+        let seen = false;
+        for (let attempt = 0; !seen && attempt < 5; attempt++) {
+          await sleep(2_000);
+          const watch = { on: true };
+          const cut = post(`/v1/loads/${name}/runs`, {}).then(
+            (r) => r,
+            (err: unknown) => err,
+          );
+          void cut.finally(() => (watch.on = false));
+          // Killed only while the run is still going: an INSERT listed in the look that crossed its end is not.
+          await whenInserting(
+            name,
+            async () => {
+              if (!watch.on) return;
+              await gateway.kill();
+              stats.kills++;
+              seen = true;
+            },
+            watch,
+          );
+          const ended = await cut;
+          if (seen) expect(ended).toBeInstanceOf(Error);
+          else expect(ended, 'a run not killed ends normally').toMatchObject({ status: 200 });
+        }
         expect(seen, 'the INSERT was seen running').toBe(true);
-        expect(await cut).toBeInstanceOf(Error);
         await gateway.restart();
         const again = await post(`/v1/loads/${name}/runs`, {});
         expect(again.status, again.body).toBe(200);
