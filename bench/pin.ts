@@ -7,8 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { recordedPid } from '../scripts/pid-file.js';
-import { s3Layout } from '../scripts/local-s3.js';
+import { s3Layout, s3ServerPid } from '../scripts/local-s3.js';
 import { layout, serverPids } from '../scripts/local-trino.js';
 
 /** Every CPU of the machine (os.cpus(): availableParallelism follows the affinity set here). */
@@ -21,7 +20,7 @@ function pin(pid: number, cpus: string): void {
 /** The local Trino's server and its S3 server, found by their command line and pid file. */
 function trinoPids(): number[] {
   const l = layout();
-  const s3 = recordedPid(s3Layout(l.runDir, l.port).pidFile, 'moto.server');
+  const s3 = s3ServerPid(s3Layout(l.runDir, l.port));
   return [...serverPids(l), ...(s3 !== undefined ? [s3] : [])];
 }
 

@@ -44,7 +44,8 @@ async function bucketReady(l: LocalS3Layout, bucket: string): Promise<boolean> {
 const bucketsReady = async (l: LocalS3Layout) =>
   (await Promise.all(BUCKETS.map((b) => bucketReady(l, b)))).every(Boolean);
 
-const readPid = (l: LocalS3Layout) => recordedPid(l.pidFile, 'moto.server');
+/** The pid of this layout's S3 server, as its pid file records it (and only while that process is moto's). */
+export const s3ServerPid = (l: LocalS3Layout) => recordedPid(l.pidFile, 'moto.server');
 
 /**
  * Starts the server (unless it runs) and creates the spool's and the lake's buckets; resolves when they answer.
@@ -53,7 +54,7 @@ const readPid = (l: LocalS3Layout) => recordedPid(l.pidFile, 'moto.server');
 export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ started: boolean }> {
   if (await bucketsReady(l)) return { started: false };
   let started = false;
-  let pid = readPid(l);
+  let pid = s3ServerPid(l);
   if (pid === undefined || !alive(pid)) {
     mkdirSync(join(l.pidFile, '..'), { recursive: true });
     const out = openSync(l.logFile, 'a');
@@ -86,7 +87,7 @@ export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ star
 
 /** Stops the server this script started (by its recorded pid) and nothing else. */
 export async function s3Down(l: LocalS3Layout): Promise<boolean> {
-  const pid = readPid(l);
+  const pid = s3ServerPid(l);
   rmSync(l.pidFile, { force: true });
   if (pid === undefined || !alive(pid)) return false;
   await stopProcess(pid, 10_000);

@@ -258,10 +258,7 @@ describe('a load whose gateway is killed (SIGKILL) during its INSERT', () => {
         for (let attempt = 0; !seen && attempt < 5; attempt++) {
           await sleep(2_000);
           const watch = { on: true };
-          const cut = post(`/v1/loads/${name}/runs`, {}).then(
-            (r) => r,
-            (err: unknown) => err,
-          );
+          const cut = post(`/v1/loads/${name}/runs`, {}).catch((err: unknown) => err);
           void cut.finally(() => (watch.on = false));
           // Killed only while the run is still going: an INSERT listed in the look that crossed its end is not.
           await whenInserting(

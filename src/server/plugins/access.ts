@@ -146,8 +146,9 @@ async function registerHeaders(app: FastifyInstance, config: Config): Promise<vo
       directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
     },
   });
+  // fastify's `done` is helmet's `next` as it is (helmet calls it with an Error or nothing): no closure per request.
   app.addHook('onRequest', (request, reply, done) =>
-    securityHeaders(request.raw, reply.raw, (err?: unknown) => done(err as Error | undefined)),
+    securityHeaders(request.raw, reply.raw, done as (err?: unknown) => void),
   );
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
