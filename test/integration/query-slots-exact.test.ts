@@ -75,10 +75,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Queries of the gateway's user Trino lists as not over. */
+/**
+ * Queries of the gateway's user Trino lists as not over, but for its catalog lookups (read/topic-catalog.ts): those
+ * take no query slot (a listing past its time reloads in the background, and a CI run once saw one beside a read).
+ */
 async function running(): Promise<number> {
   const { rows } = await checker.all(
-    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED')`,
+    `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED') ` +
+      `AND query NOT LIKE '%.information_schema.%'`,
   );
   return Number(rows[0]![0]);
 }
