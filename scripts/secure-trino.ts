@@ -299,6 +299,10 @@ export async function secureUp(
   for (let attempt = 1; ; attempt++) {
     log(`starting on ${l.url}`);
     const before = serverLogs(l);
+    // A pid file left by a server that was killed (the fault test's SIGKILL) names a dead process: read before the
+    // new server has written its own, it made a start look failed and a second server was launched beside it.
+    const recorded = pidInFile(l.pidFile);
+    if (recorded !== undefined && !alive(recorded)) rmSync(l.pidFile, { force: true });
     launch(l, jdk);
     if (await untilReady(l, deadline)) return { url: l.url, started: true };
     // Seen once under load: the server gone before it wrote a line of its log. A server that fails on its
@@ -323,12 +327,18 @@ function serverLogs(l: SecureTrinoLayout): Map<string, number> {
   return logs;
 }
 
+/** How long a launched server may take to write its pid file before the start counts as failed. */
+const PID_FILE_WAIT_MS = 30_000;
+
 /** Waits until the secure Trino answers (true) or its process is gone (false); stops it at the deadline. */
 async function untilReady(l: SecureTrinoLayout, deadline: number): Promise<boolean> {
+  const launchedAt = Date.now();
   while (!(await ready(l))) {
-    // The pid just written is this start's (no check of its command line, which changes as the launcher execs).
+    // The pid written is this start's (no check of its command line, which changes as the launcher execs); the
+    // launcher may return before its server has written it (a loaded machine): no pid file yet is not an exit.
     const pid = pidInFile(l.pidFile);
-    if (pid === undefined || !alive(pid)) return false;
+    if (pid !== undefined && !alive(pid)) return false;
+    if (pid === undefined && Date.now() > launchedAt + PID_FILE_WAIT_MS) return false;
     if (Date.now() > deadline) {
       await secureDown(l);
       throw new Error(`the secure Trino did not become ready; see ${l.runDir}/server.log`);
