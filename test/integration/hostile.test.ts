@@ -71,6 +71,20 @@ function assert4xxOr200(res: { statusCode: number; body: string }, what: string)
   if (res.statusCode >= 400) expect(JSON.parse(res.body).error.code, what).toMatch(/^TG_[A-Z_]+$/);
 }
 
+/**
+ * A page read in ascending broker time runs as time slices, up to three Trino queries for a page that finds nothing
+ * (read/sliced-result.ts, tested in paging and slices): the corpus reads in descending order where it sets no order
+ * of its own, one query a read, so each accepted text still reaches Trino, in a third of the queries.
+ */
+function oneQuery(url: string): string {
+  return url.includes('/events?') && !url.includes('order=') ? `${url}&order=timestamp_broker.desc` : url;
+}
+function oneQueryBody(body: Record<string, unknown>): Record<string, unknown> {
+  const aggregates = Array.isArray(body.select) && body.select.some((s) => typeof s === 'object');
+  if (body.order || body.groupBy || aggregates) return body;
+  return { ...body, order: [{ field: 'timestamp_broker', dir: 'desc' }] };
+}
+
 /** Runs `fn` over `items` a few at a time (the requests that reach Trino overlap); each answer is checked. */
 async function some<T>(items: readonly T[], fn: (item: T) => Promise<void>, width = 6): Promise<void> {
   let next = 0;
@@ -140,7 +154,7 @@ describe('hostile corpus', () => {
         `or=(value->>${e}.eq.${e},value->"${e}".is.null)`,
       ].map((q) => `/v1/topics/orders/events?${q}&since=2026-11-01T00:00:00Z&until=2026-11-01T01:00:00Z`),
     ];
-    await some(urls, async (url) => assert4xxOr200(await app.inject(`${url}&limit=5`), url));
+    await some(urls, async (url) => assert4xxOr200(await app.inject(`${oneQuery(url)}&limit=5`), url));
     const bodies = [
       { where: { field: s, op: 'eq', value: 1 } },
       { where: { field: 'key', op: 'eq', value: s } },
@@ -175,7 +189,7 @@ describe('hostile corpus', () => {
       const res = await app.inject({
         method: 'POST',
         url: '/v1/topics/orders/query',
-        payload: { ...payload, limit: 5 },
+        payload: { ...oneQueryBody(payload), limit: 5 },
       });
       assert4xxOr200(res, JSON.stringify(payload));
     });
