@@ -65,10 +65,10 @@ describe('local Trino configuration', () => {
     expect(() => jitMode('TOPICGATE_LOCAL_TRINO_JIT', 'fast')).toThrow(/TOPICGATE_LOCAL_TRINO_JIT: "fast"/);
   });
 
-  it('finished tasks are forgotten after a minute, queries kept listed for ten', () => {
+  it('finished tasks are forgotten after a minute, finished queries kept listed for two', () => {
     const config = configFiles(target, s3)['config.properties'];
     expect(config).toContain('task.info.max-age=1m\n');
-    expect(config).toContain('query.min-expire-age=10m\n');
+    expect(config).toContain('query.min-expire-age=2m\n');
   });
 
   it('the stamp is stable for one configuration and differs for another (the secret is kept per run folder)', () => {
