@@ -1,7 +1,8 @@
 /**
  * The gateway against a Trino configured like production (scripts/secure-trino.ts, issue 11): HTTPS with a
  * certificate from a CA the test made, password and JWT authentication, file-based access control with
- * impersonation and table rules. Started once for this file (its own port), stopped after.
+ * impersonation and table rules. Started once for this file (its own port), stopped after; the denied load's cases
+ * (test/secure-load-cases.ts) run on it too, so a test run starts one such Trino for both.
  */
 import { request as httpsRequest } from 'node:https';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import {
   SECURE_SCHEMA,
   type SecureUser,
 } from '../../scripts/secure-trino.js';
+import { describeDeniedLoad } from '../secure-load-cases.js';
 
 // Light queries only: C1 alone compiles them for less CPU (scripts/secure-trino.ts, `jit`).
 const l = secureLayout({ ...process.env, TOPICGATE_SECURE_TRINO_PORT: '18443', TOPICGATE_SECURE_TRINO_JIT: 'quick' });
@@ -317,3 +319,5 @@ describe('impersonation, source and client tags', () => {
     expect((await queryInfo(String(rows.rows[0]![0]))).session.clientTags).toContain('infer');
   });
 });
+
+describeDeniedLoad(l);
