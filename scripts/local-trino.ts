@@ -134,9 +134,12 @@ function javaMajor(javaBin: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** JAVA_HOME first, then every JVM installed in the system's JVM folder; the newest qualifying one wins. */
 /** Starts a Trino server as a daemon with Trino's own launcher (its files under `runDir`), on the JDK given. */
 export function launch(l: { installDir: string; etcDir: string; runDir: string; pidFile: string }, jdk: string): void {
+  // A pid file left by a server that was killed (SIGKILL leaves it) names a dead process: read as this start's
+  // before the new server's pid is in it, a start looked failed (secure-trino.ts launched a second server beside it).
+  const recorded = pidInFile(l.pidFile);
+  if (recorded !== undefined && !alive(recorded)) rmSync(l.pidFile, { force: true });
   const r = spawnSync(
     join(l.installDir, 'bin', 'launcher'),
     [
@@ -152,6 +155,7 @@ export function launch(l: { installDir: string; etcDir: string; runDir: string; 
   if (r.status !== 0) throw new Error(`Trino launcher failed: ${(r.stderr || r.stdout).trim()}`);
 }
 
+/** JAVA_HOME first, then every JVM installed in the system's JVM folder; the newest qualifying one wins. */
 export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
   const seen: string[] = [];
   const candidates: string[] = [];

@@ -257,6 +257,18 @@ export function secureClient(l: SecureTrinoLayout, user: SecureUser = 'admin'): 
   return new HttpTrino({ server: l.url, user, password, ca: readFileSync(l.caFile) });
 }
 
+/** A gateway's settings for the secure Trino of `l`: as the user `topicgate`, over HTTPS with its CA, on its topics. */
+export function secureGatewayEnv(l: SecureTrinoLayout): Record<string, string> {
+  return {
+    TOPICGATE_TRINO_URL: l.url,
+    TOPICGATE_TRINO_CA_FILE: l.caFile,
+    TOPICGATE_TRINO_USER: 'topicgate',
+    TOPICGATE_TRINO_PASSWORD_FILE: l.passwordFile('topicgate'),
+    TOPICGATE_CATALOG: SECURE_CATALOG,
+    TOPICGATE_SCHEMAS: SECURE_SCHEMA,
+  };
+}
+
 /** A JWT (RS256) that the secure Trino accepts, for `sub`; `key` another PEM key makes one it refuses. */
 export function secureJwt(l: SecureTrinoLayout, sub: string, o: { ttlS?: number; keyPem?: string } = {}): string {
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -299,10 +311,6 @@ export async function secureUp(
   for (let attempt = 1; ; attempt++) {
     log(`starting on ${l.url}`);
     const before = serverLogs(l);
-    // A pid file left by a server that was killed (the fault test's SIGKILL) names a dead process: read before the
-    // new server has written its own, it made a start look failed and a second server was launched beside it.
-    const recorded = pidInFile(l.pidFile);
-    if (recorded !== undefined && !alive(recorded)) rmSync(l.pidFile, { force: true });
     launch(l, jdk);
     if (await untilReady(l, deadline)) return { url: l.url, started: true };
     // Seen once under load: the server gone before it wrote a line of its log. A server that fails on its

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOPIC_COLUMNS } from '../scripts/demo-data.js';
-import { secureClient, SECURE_SCHEMA, type SecureTrinoLayout } from '../scripts/secure-trino.js';
+import { secureClient, secureGatewayEnv, type SecureTrinoLayout } from '../scripts/secure-trino.js';
 import { buildApp } from '../src/server/app.js';
 import { loadConfig } from '../src/server/load-config.js';
 
@@ -27,13 +27,8 @@ export function describeDeniedLoad(l: SecureTrinoLayout): void {
       await admin.all(`CREATE TABLE IF NOT EXISTS vast.landing.orders (${TOPIC_COLUMNS})`);
       app = await buildApp(
         loadConfig({
-          TOPICGATE_TRINO_URL: l.url,
+          ...secureGatewayEnv(l),
           TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
-          TOPICGATE_TRINO_CA_FILE: l.caFile,
-          TOPICGATE_TRINO_USER: 'topicgate',
-          TOPICGATE_TRINO_PASSWORD_FILE: l.passwordFile('topicgate'),
-          TOPICGATE_CATALOG: 'vast',
-          TOPICGATE_SCHEMAS: SECURE_SCHEMA,
           TOPICGATE_STATE_URL: `sqlite:${join(dir, 'state.db')}`,
         }),
         { logger: false },

@@ -20,10 +20,10 @@ import { pgDown, pgLayout, pgUp } from '../../scripts/local-postgres.js';
 import {
   loadSecureTopics,
   secureDown,
+  secureGatewayEnv,
   secureLayout,
   securePid,
   secureUp,
-  SECURE_SCHEMA,
 } from '../../scripts/secure-trino.js';
 
 // C1 only (scripts/secure-trino.ts, `jit`): the streams read unordered and the reads after the restart sort 10,000
@@ -65,14 +65,9 @@ beforeAll(async () => {
   );
   const started = await startServer(
     loadConfig({
-      TOPICGATE_TRINO_URL: l.url,
+      ...secureGatewayEnv(l),
       // The gateway runs in the test's process, whose event loop the test itself holds at times.
       TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
-      TOPICGATE_TRINO_CA_FILE: l.caFile,
-      TOPICGATE_TRINO_USER: 'topicgate',
-      TOPICGATE_TRINO_PASSWORD_FILE: l.passwordFile('topicgate'),
-      TOPICGATE_CATALOG: 'vast',
-      TOPICGATE_SCHEMAS: SECURE_SCHEMA,
       TOPICGATE_STATE_URL: pgl.url,
       TOPICGATE_STATE_TIMEOUT_MS: String(STATE_TIMEOUT_MS),
       TOPICGATE_MAX_LIMIT: '200000',

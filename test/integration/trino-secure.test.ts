@@ -19,10 +19,10 @@ import {
   loadSecureTopics,
   secureClient,
   secureDown,
+  secureGatewayEnv,
   secureJwt,
   secureLayout,
   secureUp,
-  SECURE_SCHEMA,
   type SecureUser,
 } from '../../scripts/secure-trino.js';
 import { describeDeniedLoad } from '../secure-load-cases.js';
@@ -47,14 +47,9 @@ const password = (user: SecureUser) => readFileSync(l.passwordFile(user), 'utf8'
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    TOPICGATE_TRINO_URL: l.url,
+    ...secureGatewayEnv(l),
     // The gateway runs in the test's process, whose event loop the test itself holds at times.
     TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
-    TOPICGATE_TRINO_CA_FILE: l.caFile,
-    TOPICGATE_TRINO_USER: 'topicgate',
-    TOPICGATE_TRINO_PASSWORD_FILE: l.passwordFile('topicgate'),
-    TOPICGATE_CATALOG: 'vast',
-    TOPICGATE_SCHEMAS: SECURE_SCHEMA,
     TOPICGATE_STATE_URL: 'sqlite::memory:',
     ...extra,
   };
