@@ -350,8 +350,8 @@ describe('the PostgreSQL cursor store partitioned, then down', () => {
   it('503 TG_STATE_UNAVAILABLE in bounded time, data routes work, /readyz names the store, recovery by itself', async () => {
     const put = await open(cursor, { method: 'PUT', body: { topic: 'orders', start: 'earliest' } }).done;
     expect(put.status, put.body.toString()).toBe(201);
-    const g0 = await get(cursor);
-    expect(g0.status, g0.body.toString().slice(0, 400)).toBe(200);
+    const first = await get(cursor);
+    expect(first.status, first.body.toString().slice(0, 400)).toBe(200);
 
     // Partitioned: the server's processes stopped, so connections open but nothing answers.
     const pids = pgProcesses();
