@@ -5,7 +5,7 @@
  *   tsx scripts/local-trino.ts up | down | status | fetch
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -271,18 +271,46 @@ export async function up(
   if (s3) await storageUp(l, s3);
   const etc = writeConfig(l.runDir, files);
   log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}${s3 ? `, spooling to ${s3.url}` : ''}`);
-  launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
-  const started = readPidFile(l);
-  if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
-  try {
-    await waitReady(l, started, timeoutMs);
-  } catch (err) {
-    // Whoever called up() gets no handle on a server that failed to come up: stop it here.
-    await down(l).catch(() => undefined);
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    const before = serverLogs(l.runDir);
+    launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
+    const started = readPidFile(l);
+    if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
+    try {
+      await waitReady(l, started, timeoutMs);
+      return { url: l.url, started: true };
+    } catch (err) {
+      // Seen under load (here and for the secure Trino): the server gone before it wrote a line of its log. That
+      // one is started again; a server that fails on its configuration logs why, and is not.
+      const silent = err instanceof TrinoExited && !logWritten(before, l.runDir);
+      if (!silent || attempt >= 3) {
+        // Whoever called up() gets no handle on a server that failed to come up: stop it here.
+        await down(l).catch(() => undefined);
+        throw err;
+      }
+      log(`Trino exited before it wrote its log (attempt ${attempt}); starting it again`);
+    }
   }
-  return { url: l.url, started: true };
 }
+
+/** The server log files in `runDir` (each start begins a new one) and their sizes. */
+export function serverLogs(runDir: string): Map<string, number> {
+  const logs = new Map<string, number>();
+  if (!existsSync(runDir)) return logs;
+  for (const name of readdirSync(runDir)) {
+    if (name.startsWith('server.log'))
+      logs.set(name, statSync(join(runDir, name), { throwIfNoEntry: false })?.size ?? -1);
+  }
+  return logs;
+}
+
+/** Whether a server log in `runDir` is new or has grown since `before` (serverLogs). */
+export function logWritten(before: Map<string, number>, runDir: string): boolean {
+  return [...serverLogs(runDir)].some(([name, size]) => before.get(name) !== size);
+}
+
+/** The server's process ended before it answered. */
+class TrinoExited extends Error {}
 
 /**
  * A server of this layout answers but the pid file does not name it (seen once in a test run: the file named a
@@ -307,7 +335,7 @@ async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): P
   while (Date.now() < deadline) {
     if (await trinoReady(l.url)) return;
     if (!alive(pid) && serverPids(l).length === 0) {
-      throw new Error(`Trino exited during start-up; see ${join(l.runDir, 'server.log')}`);
+      throw new TrinoExited(`Trino exited during start-up; see ${join(l.runDir, 'server.log')}`);
     }
     await new Promise((r) => setTimeout(r, 1000));
   }

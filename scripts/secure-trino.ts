@@ -12,11 +12,11 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createPrivateKey, randomBytes, sign } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { fetchTrino, findJdk, jitMode, launch, layout as localLayout } from './local-trino.js';
+import { fetchTrino, findJdk, jitMode, launch, layout as localLayout, logWritten, serverLogs } from './local-trino.js';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
@@ -310,29 +310,18 @@ export async function secureUp(
   const deadline = Date.now() + (o.timeoutMs ?? 240_000);
   for (let attempt = 1; ; attempt++) {
     log(`starting on ${l.url}`);
-    const before = serverLogs(l);
+    const before = serverLogs(l.runDir);
     launch(l, jdk);
     if (await untilReady(l, deadline)) return { url: l.url, started: true };
     // Seen once under load: the server gone before it wrote a line of its log. A server that fails on its
     // configuration logs why, and is not started again.
-    const logged = [...serverLogs(l)].some(([name, size]) => before.get(name) !== size);
+    const logged = logWritten(before, l.runDir);
     if (logged || attempt >= 3) {
       const why = logged ? `see ${l.runDir}/server.log` : `it wrote no server log, ${attempt} times`;
       throw new Error(`the secure Trino exited; ${why}`);
     }
     log(`the secure Trino exited before it wrote its log (attempt ${attempt}); starting it again`);
   }
-}
-
-/** The server's log files (a restart starts a new one) and their sizes. */
-function serverLogs(l: SecureTrinoLayout): Map<string, number> {
-  const logs = new Map<string, number>();
-  if (!existsSync(l.runDir)) return logs;
-  for (const name of readdirSync(l.runDir)) {
-    if (name.startsWith('server.log'))
-      logs.set(name, statSync(join(l.runDir, name), { throwIfNoEntry: false })?.size ?? -1);
-  }
-  return logs;
 }
 
 /** How long a launched server may take to write its pid file before the start counts as failed. */
