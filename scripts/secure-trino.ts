@@ -16,6 +16,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
+import { TrinoQueryError } from '../src/trino/trino-errors.js';
+import type { TrinoRows } from '../src/trino/trino-port.js';
 import { fetchTrino, findJdk, jitMode, launch, layout as localLayout, logWritten, serverLogs } from './local-trino.js';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
@@ -359,7 +361,8 @@ const TOPIC_COLUMNS =
 
 /**
  * Two topic tables in the VAST topic layout, as admin: `orders` (small) and `clicks` (`clicks` rows, one every
- * 10 ms from 2026-11-01, long enough for responses that are still streaming when Trino dies).
+ * 10 ms from 2026-11-01, long enough for responses that are still streaming when Trino dies); resolves once both
+ * scan whole (counted), so a read right after it is served.
  */
 export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500, clicks: 200_000 }): Promise<void> {
   const admin = secureClient(l, 'admin');
@@ -378,6 +381,32 @@ export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500
         `FROM (SELECT a * 1000 + b AS i FROM UNNEST(sequence(0, ${Math.ceil(n / 1000) - 1})) AS x(a) ` +
         `CROSS JOIN UNNEST(sequence(0, 999)) AS y(b)) WHERE i < ${n}`,
     );
+  }
+  for (const [table, n] of Object.entries(sizes)) {
+    const [[count]] = (await scanned(admin, `SELECT count(*) FROM ${schema}.${table}`)).rows as [[number]];
+    if (Number(count) !== n) throw new Error(`the secure Trino's ${table} holds ${count} rows, not ${n}`);
+  }
+}
+
+/** How long a freshly started Trino may take to scan its memory tables (measured here: about 3 s). */
+const SCANNABLE_WITHIN_MS = 60_000;
+
+/**
+ * Runs `sql`, a scan of a memory table, again while Trino answers NO_NODES_AVAILABLE. A Trino just started
+ * answers /v1/info as ready and runs DDL and INSERTs, but for a few seconds more its scheduler finds no node for
+ * the catalog's splits (about 3 s after readiness here). A gateway's read then is rightly a 503 with Retry-After;
+ * a test's first read must come after that, so the load ends with a scan that has run.
+ */
+async function scanned(trino: HttpTrino, sql: string): Promise<TrinoRows> {
+  const deadline = Date.now() + SCANNABLE_WITHIN_MS;
+  for (;;) {
+    try {
+      return await trino.all(sql);
+    } catch (err) {
+      const starting = err instanceof TrinoQueryError && err.info.errorName === 'NO_NODES_AVAILABLE';
+      if (!starting || Date.now() > deadline) throw err;
+      await new Promise((res) => setTimeout(res, 250));
+    }
   }
 }
 

@@ -97,12 +97,12 @@ function queryInfo(queryId: string): Promise<{
 
 describe('TLS', () => {
   it('verified against TOPICGATE_TRINO_CA_FILE: the gateway starts and reads', async () => {
-    const { app: a } = await app();
+    const { app: a, logs } = await app();
     try {
       const ready = await a.inject('/readyz');
       expect([ready.statusCode, ready.json().status]).toEqual([200, 'ready']);
       const r = await a.inject(`/v1/topics/orders/events?${SINCE}&limit=3&format=ndjson`);
-      expect(r.statusCode).toBe(200);
+      expect(r.statusCode, `${r.body.slice(0, 400)}\n${logs.join('').slice(-2000)}`).toBe(200);
       expect(r.body.trimEnd().split('\n')).toHaveLength(3);
     } finally {
       await a.close();
