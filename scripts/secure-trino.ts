@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { TrinoQueryError } from '../src/trino/trino-errors.js';
 import type { TrinoRows } from '../src/trino/trino-port.js';
+import { TOPIC_COLUMNS } from './demo-data.js';
 import { fetchTrino, findJdk, jitMode, launch, layout as localLayout, logWritten, serverLogs } from './local-trino.js';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
@@ -354,10 +355,6 @@ export async function secureDown(l = secureLayout()): Promise<boolean> {
   await stopProcess(pid, 20_000);
   return true;
 }
-
-const TOPIC_COLUMNS =
-  'key varbinary, value varbinary, timestamp_broker timestamp(3), timestamp_producer timestamp(3), ' +
-  'headers array(row(key varchar, value varbinary))';
 
 /**
  * Two topic tables in the VAST topic layout, as admin: `orders` (small) and `clicks` (`clicks` rows, one every
