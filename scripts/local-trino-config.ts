@@ -26,6 +26,9 @@ export interface ConfigTarget {
   jit?: 'full' | 'quick';
 }
 
+/** The memory catalog of the demo topics. */
+export const MEMORY_CATALOG = 'vast';
+
 /** File name (relative to etc/) -> contents. */
 export type ConfigFiles = Record<string, string>;
 
@@ -106,7 +109,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
     // `vast`: the VAST-shaped demo topics (memory connector: no pushdown at all, like a negative control).
     // Splits per node: each split's scan reserves all of its pages in Trino's memory pool at once, so a bench that
     // scans 10^7 rows from 16 queries at once asks for finer splits (TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS).
-    'catalog/vast.properties': lines(
+    [`catalog/${MEMORY_CATALOG}.properties`]: lines(
       'connector.name=memory',
       'memory.max-data-per-node=4GB',
       ...(process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS

@@ -12,8 +12,10 @@ import { pathToFileURL } from 'node:url';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
-import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
+import { configFiles, configStamp, MEMORY_CATALOG, readStamp, writeConfig } from './local-trino-config.js';
 import { prepareLake } from './local-lake.js';
+import { untilScannable } from './trino-scannable.js';
+import { HttpTrino } from '../src/trino/http-trino.js';
 
 export const TRINO_VERSION = '476';
 /** Oldest Java feature release that Trino 476 runs on. */
@@ -254,6 +256,7 @@ export async function up(
       if (!ready) {
         log(`Trino (pid ${pid}) is starting; waiting`);
         await waitReady(l, pid!, timeoutMs);
+        await scannable(l);
       }
       return { url: l.url, started: false };
     }
@@ -278,6 +281,7 @@ export async function up(
     if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
     try {
       await waitReady(l, started, timeoutMs);
+      await scannable(l);
       return { url: l.url, started: true };
     } catch (err) {
       // Seen under load (here and for the secure Trino): the server gone before it wrote a line of its log. That
@@ -340,6 +344,11 @@ async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): P
     await new Promise((r) => setTimeout(r, 1000));
   }
   throw new Error(`Trino did not become ready within ${timeoutMs / 1000}s; see ${join(l.runDir, 'server.log')}`);
+}
+
+/** Waits until the Trino just started schedules scans (trino-scannable.ts). */
+function scannable(l: LocalTrinoLayout): Promise<void> {
+  return untilScannable(new HttpTrino({ server: l.url, user: 'topicgate-start' }), MEMORY_CATALOG);
 }
 
 /** Stops the Trino this script started (by its recorded pid) and nothing else. */

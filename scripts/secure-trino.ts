@@ -16,10 +16,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
-import { TrinoQueryError } from '../src/trino/trino-errors.js';
-import type { TrinoRows } from '../src/trino/trino-port.js';
 import { TOPIC_COLUMNS } from './demo-data.js';
 import { fetchTrino, findJdk, jitMode, launch, layout as localLayout, logWritten, serverLogs } from './local-trino.js';
+import { untilScannable } from './trino-scannable.js';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
@@ -300,7 +299,8 @@ export function securePid(l: SecureTrinoLayout): number | undefined {
 
 /**
  * Starts the secure Trino (a fresh configuration unless `keepConfig`: a restart keeps certificates and
- * passwords) and resolves when it answers over https; `started` is false when it already ran.
+ * passwords) and resolves when it answers over https and schedules scans (trino-scannable.ts); `started` is false
+ * when it already ran.
  */
 export async function secureUp(
   l = secureLayout(),
@@ -315,7 +315,13 @@ export async function secureUp(
     log(`starting on ${l.url}`);
     const before = serverLogs(l.runDir);
     launch(l, jdk);
-    if (await untilReady(l, deadline)) return { url: l.url, started: true };
+    if (await untilReady(l, deadline)) {
+      await untilScannable(secureClient(l, 'admin'), SECURE_CATALOG).catch(async (err: unknown) => {
+        await secureDown(l);
+        throw err;
+      });
+      return { url: l.url, started: true };
+    }
     // Seen once under load: the server gone before it wrote a line of its log. A server that fails on its
     // configuration logs why, and is not started again.
     const logged = logWritten(before, l.runDir);
@@ -358,8 +364,8 @@ export async function secureDown(l = secureLayout()): Promise<boolean> {
 
 /**
  * Two topic tables in the VAST topic layout, as admin: `orders` (small) and `clicks` (`clicks` rows, one every
- * 10 ms from 2026-11-01, long enough for responses that are still streaming when Trino dies); resolves once both
- * scan whole (counted), so a read right after it is served.
+ * 10 ms from 2026-11-01, long enough for responses that are still streaming when Trino dies); each is counted
+ * back once loaded.
  */
 export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500, clicks: 200_000 }): Promise<void> {
   const admin = secureClient(l, 'admin');
@@ -380,30 +386,8 @@ export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500
     );
   }
   for (const [table, n] of Object.entries(sizes)) {
-    const [[count]] = (await scanned(admin, `SELECT count(*) FROM ${schema}.${table}`)).rows as [[number]];
+    const [[count]] = (await admin.all(`SELECT count(*) FROM ${schema}.${table}`)).rows as [[number]];
     if (Number(count) !== n) throw new Error(`the secure Trino's ${table} holds ${count} rows, not ${n}`);
-  }
-}
-
-/** How long a freshly started Trino may take to scan its memory tables (measured here: about 3 s). */
-const SCANNABLE_WITHIN_MS = 60_000;
-
-/**
- * Runs `sql`, a scan of a memory table, again while Trino answers NO_NODES_AVAILABLE. A Trino just started
- * answers /v1/info as ready and runs DDL and INSERTs, but for a few seconds more its scheduler finds no node for
- * the catalog's splits (about 3 s after readiness here). A gateway's read then is rightly a 503 with Retry-After;
- * a test's first read must come after that, so the load ends with a scan that has run.
- */
-async function scanned(trino: HttpTrino, sql: string): Promise<TrinoRows> {
-  const deadline = Date.now() + SCANNABLE_WITHIN_MS;
-  for (;;) {
-    try {
-      return await trino.all(sql);
-    } catch (err) {
-      const starting = err instanceof TrinoQueryError && err.info.errorName === 'NO_NODES_AVAILABLE';
-      if (!starting || Date.now() > deadline) throw err;
-      await new Promise((res) => setTimeout(res, 250));
-    }
   }
 }
 
