@@ -7,6 +7,7 @@
  * 3.1 s on. A gateway's read in that window is rightly a 503 with Retry-After; a started Trino handed to the tests or
  * the demo must already serve reads.
  */
+import { randomBytes } from 'node:crypto';
 import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { TrinoQueryError } from '../src/trino/trino-errors.js';
 import type { TrinoPort } from '../src/trino/trino-port.js';
@@ -17,17 +18,17 @@ const RETRY_MS = 250;
 
 /**
  * Resolves once a scan of a table in `catalog` (a memory catalog) runs: a probe table is made in a schema of its
- * own, scanned until the scan is scheduled, and dropped with its schema. Any other failure rejects at once.
+ * own (named afresh each time, so two starts waiting on one Trino do not meet), scanned until the scan is
+ * scheduled, and dropped with its schema. Any other failure rejects at once.
  */
 export async function untilScannable(
   trino: TrinoPort,
   catalog: string,
   timeoutMs = SCANNABLE_WITHIN_MS,
 ): Promise<void> {
-  const schema = `${quoteIdent(catalog)}.${quoteIdent('topicgate_start')}`;
+  const schema = `${quoteIdent(catalog)}.${quoteIdent(`topicgate_start_${randomBytes(4).toString('hex')}`)}`;
   const probe = `${schema}.${quoteIdent('probe')}`;
-  await trino.all(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-  await trino.all(`DROP TABLE IF EXISTS ${probe}`);
+  await trino.all(`CREATE SCHEMA ${schema}`);
   await trino.all(`CREATE TABLE ${probe} AS SELECT 1 AS x`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -18,22 +18,29 @@ function scripted(scanFailures: Error[]): { port: TrinoPort; statements: string[
   return { port: { all } as unknown as TrinoPort, statements };
 }
 
-const probe = '"vast"."topicgate_start"."probe"';
-
 describe('untilScannable', () => {
   it('scans again while Trino answers NO_NODES_AVAILABLE, then drops the probe and its schema', async () => {
     const { port, statements } = scripted([fail('NO_NODES_AVAILABLE'), fail('NO_NODES_AVAILABLE')]);
     await untilScannable(port, 'vast');
+    const schema = /^CREATE SCHEMA ("vast"\."topicgate_start_[0-9a-f]{8}")$/.exec(statements[0]!)?.[1];
+    expect(schema, statements[0]).toBeDefined();
+    const probe = `${schema}."probe"`;
     expect(statements).toEqual([
-      'CREATE SCHEMA IF NOT EXISTS "vast"."topicgate_start"',
-      `DROP TABLE IF EXISTS ${probe}`,
+      `CREATE SCHEMA ${schema}`,
       `CREATE TABLE ${probe} AS SELECT 1 AS x`,
       `SELECT count(*) FROM ${probe}`,
       `SELECT count(*) FROM ${probe}`,
       `SELECT count(*) FROM ${probe}`,
       `DROP TABLE ${probe}`,
-      'DROP SCHEMA "vast"."topicgate_start"',
+      `DROP SCHEMA ${schema}`,
     ]);
+  });
+
+  it('each wait makes a schema of its own: two starts waiting on one Trino do not meet', async () => {
+    const a = scripted([]);
+    const b = scripted([]);
+    await Promise.all([untilScannable(a.port, 'vast'), untilScannable(b.port, 'vast')]);
+    expect(a.statements[0]).not.toBe(b.statements[0]);
   });
 
   it('any other failure rejects at once, with no second scan', async () => {
