@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { SPOOL_BUCKET, type LocalS3Layout } from './local-s3.js';
 import { lakeProperties } from './local-lake.js';
+import { DEMO_CATALOG } from './demo-data.js';
 
 export interface ConfigTarget {
   port: number;
@@ -25,9 +26,6 @@ export interface ConfigTarget {
    */
   jit?: 'full' | 'quick';
 }
-
-/** The memory catalog of the demo topics. */
-export const MEMORY_CATALOG = 'vast';
 
 /** File name (relative to etc/) -> contents. */
 export type ConfigFiles = Record<string, string>;
@@ -109,7 +107,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
     // `vast`: the VAST-shaped demo topics (memory connector: no pushdown at all, like a negative control).
     // Splits per node: each split's scan reserves all of its pages in Trino's memory pool at once, so a bench that
     // scans 10^7 rows from 16 queries at once asks for finer splits (TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS).
-    [`catalog/${MEMORY_CATALOG}.properties`]: lines(
+    [`catalog/${DEMO_CATALOG}.properties`]: lines(
       'connector.name=memory',
       'memory.max-data-per-node=4GB',
       ...(process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS

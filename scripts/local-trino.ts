@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
-import { configFiles, configStamp, MEMORY_CATALOG, readStamp, writeConfig } from './local-trino-config.js';
+import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
+import { DEMO_CATALOG } from './demo-data.js';
 import { prepareLake } from './local-lake.js';
 import { untilScannable } from './trino-scannable.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
@@ -348,7 +349,7 @@ async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): P
 
 /** Waits until the Trino just started schedules scans (trino-scannable.ts). */
 function scannable(l: LocalTrinoLayout): Promise<void> {
-  return untilScannable(new HttpTrino({ server: l.url, user: 'topicgate-start' }), MEMORY_CATALOG);
+  return untilScannable(new HttpTrino({ server: l.url, user: 'topicgate-start' }), DEMO_CATALOG);
 }
 
 /** Stops the Trino this script started (by its recorded pid) and nothing else. */
