@@ -364,8 +364,8 @@ export async function secureDown(l = secureLayout()): Promise<boolean> {
 
 /**
  * Two topic tables in the VAST topic layout, as admin: `orders` (small) and `clicks` (`clicks` rows, one every
- * 10 ms from 2026-11-01, long enough for responses that are still streaming when Trino dies); each is counted
- * back once loaded.
+ * 10 ms from 2026-11-01, long enough for responses that are still streaming when Trino dies); each INSERT's row
+ * count is checked.
  */
 export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500, clicks: 200_000 }): Promise<void> {
   const admin = secureClient(l, 'admin');
@@ -375,7 +375,7 @@ export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500
     await admin.all(`DROP TABLE IF EXISTS ${schema}.${table}`);
     await admin.all(`CREATE TABLE ${schema}.${table} (${TOPIC_COLUMNS})`);
     // sequence() makes at most 10000 values: a cross join of two makes up to 100 million.
-    await admin.all(
+    const inserted = await admin.all(
       `INSERT INTO ${schema}.${table} SELECT to_utf8('${table}-' || CAST(i AS varchar)), ` +
         `to_utf8('{"n":' || CAST(i AS varchar) || ',"kind":"${table}","pad":"${'x'.repeat(40)}"}'), ` +
         `date_add('millisecond', i * 10, TIMESTAMP '2026-11-01 00:00:00.000'), ` +
@@ -384,10 +384,8 @@ export async function loadSecureTopics(l = secureLayout(), sizes = { orders: 500
         `FROM (SELECT a * 1000 + b AS i FROM UNNEST(sequence(0, ${Math.ceil(n / 1000) - 1})) AS x(a) ` +
         `CROSS JOIN UNNEST(sequence(0, 999)) AS y(b)) WHERE i < ${n}`,
     );
-  }
-  for (const [table, n] of Object.entries(sizes)) {
-    const [[count]] = (await admin.all(`SELECT count(*) FROM ${schema}.${table}`)).rows as [[number]];
-    if (Number(count) !== n) throw new Error(`the secure Trino's ${table} holds ${count} rows, not ${n}`);
+    const count = Number(inserted.rows[0]?.[0]);
+    if (count !== n) throw new Error(`the secure Trino's ${table} took ${count} rows, not ${n}`);
   }
 }
 
