@@ -13,9 +13,10 @@ const ISOLATED = [
 ];
 
 const integration = {
-  // Starts the local Trino (and PostgreSQL) and loads the demo topics once for the whole run; the second project's
-  // setup finds them running and loaded.
+  // Starts the local Trino, PostgreSQL and the registry, and loads the topics, once for the whole run and in the
+  // background: the unit files run meanwhile, and each integration file waits for them (its setup file).
   globalSetup: ['test/global-setup.ts'],
+  setupFiles: ['test/services-ready.ts'],
   testTimeout: 60_000,
   hookTimeout: 300_000,
 };

@@ -4,9 +4,13 @@
  * local Schema Registry (Apicurio) holding the schemas of the Avro demo topic. Each is loaded once per run, and not
  * again while it is there.
  * Stops afterwards only what it started, so a developer's running servers are left alone.
- * PostgreSQL is not optional: when it cannot start, the whole setup fails (the pushdown tests never skip).
+ * PostgreSQL is not optional: when it cannot start, every integration file fails with that error (the pushdown tests
+ * never skip).
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { pgDown, pgUp } from '../scripts/local-postgres.js';
@@ -15,7 +19,7 @@ import { DEFAULT_DEMO_EVENTS, loadDemo, PG_CATALOG, PG_SCHEMA } from '../scripts
 import { DEMO_CATALOG, DEMO_SCHEMA, demoStatements } from '../scripts/demo-data.js';
 import { quoteIdent } from '../src/query/sql/sql-text.js';
 import { loadAvroDemo } from '../scripts/load-demo-avro.js';
-import { registryDown, registryUp } from '../scripts/local-registry.js';
+import { registryDown, registryLayout, registryUp } from '../scripts/local-registry.js';
 import { PROJECT_ROOT } from '../scripts/start-command.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 
@@ -34,17 +38,62 @@ declare module 'vitest' {
     trinoUrl: string;
     /** The Confluent-compatible base URL of the local Schema Registry. */
     registryUrl: string;
+    /** The file that says the services are up and loaded, or why they are not (test/services-ready.ts). */
+    servicesFile: string;
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/** The services of this run, shared by the projects that name this setup (each project runs its global setup). */
+interface Services {
+  /** Settles once the services are up and loaded: to what stops what this run started. */
+  started: Promise<() => Promise<void>>;
+  file: string;
+  /** Projects whose teardown has not run yet: the last one stops the services. */
+  users: number;
+}
+const SERVICES = Symbol.for('topicgate.test-services');
+const shared = globalThis as { [SERVICES]?: Services };
+
+/**
+ * Starts the services in the background and returns at once: vitest runs every project's global setup before any
+ * file, so a setup that waited kept the unit files (which need no service) from running while the services start,
+ * about 20 s in which the two cores were 40% idle. The integration files wait for the services themselves
+ * (test/services-ready.ts); a setup that fails fails each of them with its error.
+ */
+export default function setup(project: TestProject): () => Promise<void> {
+  const trinoLayout = layout({ TOPICGATE_LOCAL_TRINO_JIT: 'quick', ...process.env });
+  let services = shared[SERVICES];
+  if (!services) {
+    const file = join(mkdtempSync(join(tmpdir(), 'topicgate-test-')), 'services');
+    const started = startServices(trinoLayout);
+    started.then(
+      () => writeFileSync(file, 'ready'),
+      (err: unknown) => writeFileSync(file, `failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    services = shared[SERVICES] = { started, file, users: 0 };
+  }
+  services.users++;
+  project.provide('trinoUrl', trinoLayout.url);
+  project.provide('registryUrl', registryLayout().url);
+  project.provide('servicesFile', services.file);
+  const mine = services;
+  return async () => {
+    if (--mine.users > 0) return;
+    delete shared[SERVICES];
+    const stop = await mine.started.catch(() => undefined);
+    rmSync(dirname(mine.file), { recursive: true, force: true });
+    await stop?.();
+  };
+}
+
+/** Starts PostgreSQL, Trino and the registry, and loads the topics; to what stops what it started. */
+async function startServices(trinoLayout: ReturnType<typeof layout>): Promise<() => Promise<void>> {
   const pg = await pgUp().catch((err: unknown) => {
     throw new Error(
       `[test] PostgreSQL (for the vastpg catalog) did not start: ${err instanceof Error ? err.message : String(err)}`,
     );
   });
   // C1 alone (scripts/local-trino-config.ts, `jit`) when this run starts the Trino; a running one is reused as is.
-  const trinoLayout = layout({ TOPICGATE_LOCAL_TRINO_JIT: 'quick', ...process.env });
   let trino: Awaited<ReturnType<typeof up>> | undefined;
   let registry: Awaited<ReturnType<typeof registryUp>> | undefined;
   const teardown = async () => {
@@ -93,12 +142,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       `[test] ${BULK_SCHEMA} ${bulkSeconds === undefined ? 'already loaded' : `loaded in ${bulkSeconds.toFixed(1)}s`}\n`,
     );
   } catch (err) {
-    // A failed setup returns no teardown to vitest: stop here what this run started.
+    // A failed start leaves nothing behind: stop here what it started.
     await teardown().catch(() => {});
     throw err;
   }
-  project.provide('trinoUrl', trino.url);
-  project.provide('registryUrl', registry.url);
   return teardown;
 }
 

@@ -35,10 +35,11 @@ const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Longest expected first across the projects of a group: the two integration projects share the two workers. The
- * unit files come after all of them. vitest keeps a worker of a project that shares its workers (`isolate: false`)
- * only while the next file in the queue is of the same project: interleaved by size, unit and integration files made
- * it start a fresh worker, and import the app again, for most files (37-39 worker processes in a run; 12 now).
+ * The unit files first, while the global setup starts the services in the background (test/global-setup.ts); then
+ * the integration files, longest expected first across the projects of a group: the two integration projects share
+ * the two workers. vitest keeps a worker of a project that shares its workers (`isolate: false`) only while the next
+ * file in the queue is of the same project: interleaved by size, unit and integration files made it start a fresh
+ * worker, and import the app again, for most files (37-39 worker processes in a run; 12 with the unit files apart).
  */
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -47,11 +48,11 @@ export default class LongestFirstSequencer extends BaseSequencer {
     const expectedMs = (f: TestSpecification) =>
       (EXPECTED_SECONDS[key(f)] ?? 0) * 1000 || (this.ctx.cache.getFileTestResults(key(f))?.duration ?? 0);
     const size = (f: TestSpecification) => this.ctx.cache.getFileStats(key(f))?.size ?? 0;
-    const unitLast = (f: TestSpecification) => (f.project.name === 'unit' ? 1 : 0);
+    const unitFirst = (f: TestSpecification) => (f.project.name === 'unit' ? 0 : 1);
     return [...files].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        unitLast(a) - unitLast(b) ||
+        unitFirst(a) - unitFirst(b) ||
         expectedMs(b) - expectedMs(a) ||
         size(b) - size(a),
     );
