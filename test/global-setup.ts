@@ -96,10 +96,15 @@ async function startServices(trinoLayout: ReturnType<typeof layout>): Promise<()
   // C1 alone (scripts/local-trino-config.ts, `jit`) when this run starts the Trino; a running one is reused as is.
   let trino: Awaited<ReturnType<typeof up>> | undefined;
   let registry: Awaited<ReturnType<typeof registryUp>> | undefined;
+  // All three stop at once (each waits for its process to exit), and each is stopped even when another fails.
   const teardown = async () => {
-    if (registry?.started) await registryDown();
-    if (trino?.started) await down(trinoLayout);
-    if (pg.started) await pgDown();
+    const stops = await Promise.allSettled([
+      registry?.started && registryDown(),
+      trino?.started && down(trinoLayout),
+      pg.started && pgDown(),
+    ]);
+    const failed = stops.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
   };
   try {
     // Both start at once; whichever started is stopped by the teardown if the other fails. Meanwhile dist/ is
