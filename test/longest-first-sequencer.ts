@@ -10,12 +10,13 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that start first, in this order. Two long files mostly wait: compression-backpressure on its slow client,
- * schemathesis on its one request at a time. Side by side (as by their times alone), the two cores were 60-85% busy
- * for the minute they overlapped. Here compression-backpressure starts first, beside hostile (the file that sends
- * Trino the most queries) and then trino-faults; schemathesis comes after them, beside spooling, compression and
- * load-faults. schemathesis must not run beside hostile: it fails a response slower than 10 s. Measured in three
- * runs (idle CPU-seconds of the two cores over the run): the two waiting files side by side 91 and 100, this order 74.
+ * The files that start first, in this order. Two long files mostly wait: compression-backpressure on its slow
+ * clients, schemathesis on its one request at a time. Side by side (as by their times alone), the two cores were
+ * 60-85% busy for the minute they overlapped. Here compression-backpressure starts first, beside hostile (the file
+ * that sends Trino the most queries); schemathesis comes after it, beside trino-faults, spooling and compression.
+ * schemathesis must not run beside hostile: it fails a response slower than 10 s. Idle CPU-seconds of the two cores
+ * over a run: 91 and 100 with the two side by side, 74 in this order, 53 once compression-backpressure paused its
+ * four reads together.
  */
 const FIRST = [
   'integration-isolated:test/integration/compression-backpressure.test.ts',

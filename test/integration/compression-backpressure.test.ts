@@ -145,7 +145,8 @@ describe('a slow client of a large compressed read', () => {
       await sleep(1_000);
       const now = await Promise.all(ids.map(progress));
       // Trino's statistics lag: a count of 0 (not reported yet) is no standstill.
-      now.forEach((n, k) => (still[k] = n.rows > 0 && n.rows - before[k]!.rows < 10_000 ? still[k]! + 1 : 0));
+      for (const [k, n] of now.entries())
+        still[k] = n.rows > 0 && n.rows - before[k]!.rows < 10_000 ? still[k]! + 1 : 0;
       before = now;
     }
     const rss0 = process.memoryUsage.rss();
@@ -156,9 +157,9 @@ describe('a slow client of a large compressed read', () => {
     }
     grewMb = (peak - rss0) / 2 ** 20;
     const after = await Promise.all(ids.map(progress));
-    CODINGS.forEach((coding, k) =>
-      paused.set(coding, { ...opened[k]!, id: ids[k]!, still: before[k]!, after: after[k]! }),
-    );
+    for (const [k, coding] of CODINGS.entries()) {
+      paused.set(coding, { ...opened[k]!, id: ids[k]!, still: before[k]!, after: after[k]! });
+    }
   }, 120_000);
 
   afterAll(() => {
