@@ -9,11 +9,11 @@ import { inject } from 'vitest';
 /** Longer than a first run's downloads of Trino, the registry and PostgreSQL's packages take. */
 const WAIT_MS = 20 * 60_000;
 
-export async function servicesReady(file: string, waitMs = WAIT_MS, pollMs = 100): Promise<void> {
-  const deadline = Date.now() + waitMs;
+async function servicesReady(file: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
   while (!existsSync(file)) {
-    if (Date.now() > deadline) throw new Error(`[test] the services did not start in ${waitMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, pollMs));
+    if (Date.now() > deadline) throw new Error(`[test] the services did not start in ${WAIT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
   }
   const state = readFileSync(file, 'utf8');
   if (state !== 'ready') throw new Error(`[test] the services did not start: ${state.replace(/^failed: /, '')}`);

@@ -40,10 +40,10 @@ export function compiledOnce<R extends { schema?: unknown }, F>(
   };
 }
 
-const textAjv = AjvCompiler();
-const jsonAjv = AjvCompiler();
+/** Fastify's pool of Ajv instances, one per set of options and shared schemas (so one for text, one for bodies). */
+const ajvPool = AjvCompiler();
 const serializer = SerializerSelector();
-const validatorCache = new Map<string, Map<string, ReturnType<ReturnType<typeof textAjv>>>>();
+const validatorCache = new Map<string, Map<string, ReturnType<ReturnType<typeof ajvPool>>>>();
 const serializerCache = new Map<string, Map<string, ReturnType<ReturnType<typeof serializer>>>>();
 
 export const validators: Pick<FastifyServerOptions, 'ajv' | 'schemaController'> = {
@@ -54,8 +54,8 @@ export const validators: Pick<FastifyServerOptions, 'ajv' | 'schemaController'> 
         const custom: AjvCompiler.Options = { ...options?.customOptions, coerceTypes: false };
         const jsonOptions = { plugins: options?.plugins, customOptions: custom };
         const key = JSON.stringify([externalSchemas, options?.customOptions]);
-        const text = compiledOnce(validatorCache, `text ${key}`, textAjv(externalSchemas, options));
-        const json = compiledOnce(validatorCache, `json ${key}`, jsonAjv(externalSchemas, jsonOptions));
+        const text = compiledOnce(validatorCache, `text ${key}`, ajvPool(externalSchemas, options));
+        const json = compiledOnce(validatorCache, `json ${key}`, ajvPool(externalSchemas, jsonOptions));
         return (route) => (route.httpPart === 'body' ? json(route) : text(route));
       },
       buildSerializer(externalSchemas, options) {

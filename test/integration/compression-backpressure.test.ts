@@ -127,6 +127,8 @@ describe('a slow client of a large compressed read', () => {
   // identity: the uncompressed path, as a control.
   const CODINGS = ['gzip', 'zstd', 'br', 'identity'];
   const paused = new Map<string, Paused>();
+  /** Every read opened, left at the end even when the setup below failed part way. */
+  const requests: http.ClientRequest[] = [];
   /** How much this process grew while all four reads stood paused. */
   let grewMb = 0;
 
@@ -134,7 +136,13 @@ describe('a slow client of a large compressed read', () => {
   // fill instead of four (each is mostly waiting on Trino's count to stand still), and the RSS is sampled with all
   // four held at once.
   beforeAll(async () => {
-    const opened = await Promise.all(CODINGS.map((coding) => openPaused(coding)));
+    const opened = await Promise.all(
+      CODINGS.map(async (coding) => {
+        const read = await openPaused(coding);
+        requests.push(read.req);
+        return read;
+      }),
+    );
     // Let the buffers between Trino and the clients fill (Trino's own stages buffer some 10^6 of these rows per query,
     // the sockets as many again once compressed): until every query's count stands still for three seconds (on a
     // loaded machine this takes a while), or a query finishes, which would mean nothing held it back.
@@ -163,7 +171,7 @@ describe('a slow client of a large compressed read', () => {
   }, 120_000);
 
   afterAll(() => {
-    for (const { req } of paused.values()) req.destroy();
+    for (const req of requests) req.destroy();
   });
 
   it.each(CODINGS)(
