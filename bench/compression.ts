@@ -115,7 +115,7 @@ function table(results: Result[]): string {
 async function main(): Promise<void> {
   const o = args(process.argv.slice(2));
   const load0 = os.loadavg();
-  const trinoUrl = process.env.TOPICGATE_TRINO_URL ?? (await up(undefined, undefined, { anyJit: true })).url;
+  const trinoUrl = process.env.TOPICGATE_TRINO_URL ?? (await up(undefined, undefined, { anyJvm: true })).url;
   const data = await ensureBenchData(trinoUrl, log, ['clicks']);
   log(data.reused ? 'bench data already loaded' : `bench data loaded in ${data.seconds.toFixed(1)}s`);
   const w = await windowOf(trinoUrl, BENCH_CATALOG, BENCH_SCHEMA, 'clicks', o.rows);

@@ -18,7 +18,7 @@ const WINDOW = 'since=2026-11-01T00:00:00Z&until=2026-11-03T00:00:00Z';
 
 async function main(): Promise<void> {
   const l = layout();
-  const trino = await up(l, undefined, { anyJit: true });
+  const trino = await up(l, undefined, { anyJvm: true });
   try {
     await loadDemo(trino.url, undefined, { reuse: true });
     await bundleExplore();

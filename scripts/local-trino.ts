@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
-import { configFiles, configStamp, readStamp, writeConfig } from './local-trino-config.js';
+import { configFiles, configStamp, JVM_MODES, readStamp, writeConfig, type JvmModes } from './local-trino-config.js';
 import { DEMO_CATALOG } from './demo-data.js';
 import { prepareLake } from './local-lake.js';
 import { untilScannable } from './trino-scannable.js';
@@ -33,7 +33,9 @@ export interface LocalTrinoLayout {
   pidFile: string;
   pgPort: number;
   /** TOPICGATE_LOCAL_TRINO_JIT (local-trino-config.ts): the test suite asks for `quick`, benchmarks keep `full`. */
-  jit: 'full' | 'quick';
+  jit: JvmModes['jit'];
+  /** TOPICGATE_LOCAL_TRINO_GC (local-trino-config.ts): the test suite asks for `parallel`, benchmarks keep `g1`. */
+  gc: JvmModes['gc'];
 }
 
 export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
@@ -49,13 +51,20 @@ export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
     pidFile: join(runDir, 'trino.pid'),
     pgPort: Number(env.TOPICGATE_LOCAL_PG_PORT ?? 15432),
     jit: jitMode('TOPICGATE_LOCAL_TRINO_JIT', env.TOPICGATE_LOCAL_TRINO_JIT),
+    gc: gcMode('TOPICGATE_LOCAL_TRINO_GC', env.TOPICGATE_LOCAL_TRINO_GC),
   };
 }
 
 /** A JIT mode setting: `full` (C1 then C2, the default) or `quick` (C1 only). */
-export function jitMode(name: string, value: string | undefined): 'full' | 'quick' {
+export function jitMode(name: string, value: string | undefined): JvmModes['jit'] {
   if (value === undefined || value === 'full' || value === 'quick') return value ?? 'full';
   throw new Error(`${name}: ${JSON.stringify(value)} is not full or quick`);
+}
+
+/** A collector setting: `g1` (the default) or `parallel`. */
+export function gcMode(name: string, value: string | undefined): JvmModes['gc'] {
+  if (value === undefined || value === 'g1' || value === 'parallel') return value ?? 'g1';
+  throw new Error(`${name}: ${JSON.stringify(value)} is not g1 or parallel`);
 }
 
 function log(msg: string): void {
@@ -240,7 +249,7 @@ function spoolStorage(l: LocalTrinoLayout): LocalS3Layout | undefined {
 export async function up(
   l = layout(),
   timeoutMs = 240_000,
-  o: { anyJit?: boolean } = {},
+  o: { anyJvm?: boolean } = {},
 ): Promise<{ url: string; started: boolean }> {
   const s3 = spoolStorage(l);
   const files = configFiles(l, s3);
@@ -248,10 +257,10 @@ export async function up(
   const pid = readPid(l);
   const ours = pid !== undefined && alive(pid);
   if (ready || ours) {
-    // `anyJit` (the test suite): a developer's running Trino is reused whichever JIT mode it was started with.
-    const other = configFiles({ ...l, jit: l.jit === 'quick' ? 'full' : 'quick' }, s3);
+    // `anyJvm` (the test suite): a developer's running Trino is reused whichever JVM modes it was started with.
+    const stamps = [files, ...(o.anyJvm ? JVM_MODES.map((m) => configFiles({ ...l, ...m }, s3)) : [])].map(configStamp);
     const stamp = readStamp(l.runDir);
-    if (stamp === configStamp(files) || (o.anyJit && stamp === configStamp(other))) {
+    if (stamp !== undefined && stamps.includes(stamp)) {
       if (!ours) adoptServer(l);
       if (s3) await storageUp(l, s3);
       if (!ready) {

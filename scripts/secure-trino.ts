@@ -17,8 +17,18 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { TOPIC_COLUMNS } from './demo-data.js';
-import { fetchTrino, findJdk, jitMode, launch, layout as localLayout, logWritten, serverLogs } from './local-trino.js';
+import {
+  fetchTrino,
+  findJdk,
+  gcMode,
+  jitMode,
+  launch,
+  layout as localLayout,
+  logWritten,
+  serverLogs,
+} from './local-trino.js';
 import { untilScannable } from './trino-scannable.js';
+import { jvmConfig, type JvmModes } from './local-trino-config.js';
 import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
@@ -50,7 +60,9 @@ export interface SecureTrinoLayout {
    * `quick` halved its CPU to get ready (21 s to 11 s) and to load and scan 200,000 events five times (14 s to
    * 7 s); sorting large results for many clients at once is slower with it.
    */
-  jit: 'full' | 'quick';
+  jit: JvmModes['jit'];
+  /** TOPICGATE_SECURE_TRINO_GC: `g1` (the default) or `parallel` (local-trino-config.ts, `JvmModes`). */
+  gc: JvmModes['gc'];
 }
 
 export function secureLayout(env: NodeJS.ProcessEnv = process.env): SecureTrinoLayout {
@@ -70,6 +82,7 @@ export function secureLayout(env: NodeJS.ProcessEnv = process.env): SecureTrinoL
     passwordFile: (user) => join(runDir, 'secrets', `${user}.password`),
     jwtKeyFile: join(runDir, 'secrets', 'jwt.key'),
     jit: jitMode('TOPICGATE_SECURE_TRINO_JIT', env.TOPICGATE_SECURE_TRINO_JIT),
+    gc: gcMode('TOPICGATE_SECURE_TRINO_GC', env.TOPICGATE_SECURE_TRINO_GC),
   };
 }
 
@@ -203,20 +216,7 @@ function writeSecureConfig(l: SecureTrinoLayout): void {
       'node.bind-ip=127.0.0.1',
     ].join('\n') + '\n',
   );
-  writeFileSync(
-    join(l.etcDir, 'jvm.config'),
-    [
-      '-server',
-      `-Xmx${heap}`,
-      '-XX:+UseG1GC',
-      ...(l.jit === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
-      '-XX:+ExitOnOutOfMemoryError',
-      '-XX:-UsePerfData',
-      '-Djdk.attach.allowAttachSelf=true',
-      '-XX:+EnableDynamicAgentLoading',
-      '-Dfile.encoding=UTF-8',
-    ].join('\n') + '\n',
-  );
+  writeFileSync(join(l.etcDir, 'jvm.config'), jvmConfig(heap, l));
   writeFileSync(
     join(l.etcDir, 'config.properties'),
     [

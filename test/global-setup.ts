@@ -61,7 +61,11 @@ const shared = globalThis as { [SERVICES]?: Services };
  * (test/services-ready.ts); a setup that fails fails each of them with its error.
  */
 export default function setup(project: TestProject): () => Promise<void> {
-  const trinoLayout = layout({ TOPICGATE_LOCAL_TRINO_JIT: 'quick', ...process.env });
+  const trinoLayout = layout({
+    TOPICGATE_LOCAL_TRINO_JIT: 'quick',
+    TOPICGATE_LOCAL_TRINO_GC: 'parallel',
+    ...process.env,
+  });
   let services = shared[SERVICES];
   if (!services) {
     const file = join(mkdtempSync(join(tmpdir(), 'topicgate-test-')), 'services');
@@ -93,7 +97,8 @@ async function startServices(trinoLayout: ReturnType<typeof layout>): Promise<()
       `[test] PostgreSQL (for the vastpg catalog) did not start: ${err instanceof Error ? err.message : String(err)}`,
     );
   });
-  // C1 alone (scripts/local-trino-config.ts, `jit`) when this run starts the Trino; a running one is reused as is.
+  // C1 alone and the parallel collector (scripts/local-trino-config.ts, `JvmModes`) when this run starts the Trino;
+  // a running one is reused as is.
   let trino: Awaited<ReturnType<typeof up>> | undefined;
   let registry: Awaited<ReturnType<typeof registryUp>> | undefined;
   // All three stop at once (each waits for its process to exit), and each is stopped even when another fails.
@@ -109,7 +114,7 @@ async function startServices(trinoLayout: ReturnType<typeof layout>): Promise<()
   try {
     // Both start at once; whichever started is stopped by the teardown if the other fails. Meanwhile dist/ is
     // built when stale: the tests that start the server as a process run it as `npm start` does.
-    const [t, r, b] = await Promise.allSettled([up(trinoLayout, undefined, { anyJit: true }), registryUp(), build()]);
+    const [t, r, b] = await Promise.allSettled([up(trinoLayout, undefined, { anyJvm: true }), registryUp(), build()]);
     if (t.status === 'fulfilled') trino = t.value;
     if (r.status === 'fulfilled') registry = r.value;
     if (t.status === 'rejected') throw t.reason;

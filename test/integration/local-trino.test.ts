@@ -1,6 +1,6 @@
 /**
- * The project's local Trino: `up` while one runs is a no-op that finds it, whichever JIT mode the suite started it
- * with (`anyJit`); afterwards its pid file names that server (written again from the server's command line if it
+ * The project's local Trino: `up` while one runs is a no-op that finds it, whichever JVM modes the suite started it
+ * with (`anyJvm`); afterwards its pid file names that server (written again from the server's command line if it
  * did not).
  */
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ describe('local Trino', () => {
     const l = layout();
     const before = serverPids(l);
     expect(before, trinoProcesses()).toHaveLength(1);
-    const again = await up(l, undefined, { anyJit: true });
+    const again = await up(l, undefined, { anyJvm: true });
     expect(again).toEqual({ url: l.url, started: false });
     expect(serverPids(l), trinoProcesses()).toEqual(before);
     const recorded = Number(readFileSync(l.pidFile, 'utf8').trim());

@@ -28,7 +28,12 @@ import {
 
 // C1 only (scripts/secure-trino.ts, `jit`): the streams read unordered and the reads after the restart sort 10,000
 // rows at most, while the start, the restart and the loads are what the JIT's CPU goes to on two cores.
-const l = secureLayout({ ...process.env, TOPICGATE_SECURE_TRINO_PORT: '18453', TOPICGATE_SECURE_TRINO_JIT: 'quick' });
+const l = secureLayout({
+  ...process.env,
+  TOPICGATE_SECURE_TRINO_PORT: '18453',
+  TOPICGATE_SECURE_TRINO_JIT: 'quick',
+  TOPICGATE_SECURE_TRINO_GC: 'parallel',
+});
 const pgl = pgLayout({ ...process.env, TOPICGATE_LOCAL_PG_PORT: '15442' });
 const STATE_TIMEOUT_MS = 2000;
 /** Streams at once: one caller's (anonymous), within its default `limits.concurrentQueries` (16). */

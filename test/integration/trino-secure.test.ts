@@ -28,7 +28,12 @@ import {
 import { describeDeniedLoad } from '../secure-load-cases.js';
 
 // Light queries only: C1 alone compiles them for less CPU (scripts/secure-trino.ts, `jit`).
-const l = secureLayout({ ...process.env, TOPICGATE_SECURE_TRINO_PORT: '18443', TOPICGATE_SECURE_TRINO_JIT: 'quick' });
+const l = secureLayout({
+  ...process.env,
+  TOPICGATE_SECURE_TRINO_PORT: '18443',
+  TOPICGATE_SECURE_TRINO_JIT: 'quick',
+  TOPICGATE_SECURE_TRINO_GC: 'parallel',
+});
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-secure-'));
 const SINCE = 'since=2026-11-01T00:00:00Z';
 let started = false;

@@ -4,8 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { s3Layout } from '../../scripts/local-s3.js';
-import { configFiles, configStamp, heapMb, readStamp, writeConfig } from '../../scripts/local-trino-config.js';
-import { jitMode } from '../../scripts/local-trino.js';
+import {
+  configFiles,
+  configStamp,
+  heapMb,
+  JVM_MODES,
+  jvmConfig,
+  readStamp,
+  writeConfig,
+} from '../../scripts/local-trino-config.js';
+import { gcMode, jitMode } from '../../scripts/local-trino.js';
 
 const runDir = mkdtempSync(join(tmpdir(), 'tg-trino-config-'));
 const target = { port: 18790, runDir, pgPort: 15432 };
@@ -63,6 +71,28 @@ describe('local Trino configuration', () => {
     expect(jitMode('X', undefined)).toBe('full');
     expect(jitMode('X', 'quick')).toBe('quick');
     expect(() => jitMode('TOPICGATE_LOCAL_TRINO_JIT', 'fast')).toThrow(/TOPICGATE_LOCAL_TRINO_JIT: "fast"/);
+  });
+
+  it('GC: G1 by default, the parallel collector when asked (the test suite), one collector only', () => {
+    const g1 = configFiles(target, s3)['jvm.config']!;
+    const parallel = configFiles({ ...target, gc: 'parallel' }, s3)['jvm.config']!;
+    expect(g1).toContain('-XX:+UseG1GC\n');
+    expect(g1).not.toContain('Parallel');
+    expect(parallel).toContain('-XX:+UseParallelGC\n');
+    expect(parallel).not.toContain('G1');
+    expect(gcMode('X', undefined)).toBe('g1');
+    expect(gcMode('X', 'parallel')).toBe('parallel');
+    expect(() => gcMode('TOPICGATE_SECURE_TRINO_GC', 'zgc')).toThrow(/TOPICGATE_SECURE_TRINO_GC: "zgc" is not g1/);
+  });
+
+  it('every combination of the JVM modes is its own configuration, with its own stamp', () => {
+    expect(JVM_MODES).toHaveLength(4);
+    const stamps = new Set(JVM_MODES.map((m) => configStamp(configFiles({ ...target, ...m }, s3))));
+    expect(stamps.size).toBe(4);
+    // The secure Trinos write the same JVM options (secure-trino.ts), with their own heap.
+    expect(jvmConfig('2G', { jit: 'quick', gc: 'parallel' })).toBe(
+      configFiles({ ...target, jit: 'quick', gc: 'parallel' }, s3)['jvm.config']!.replace('-Xmx6G', '-Xmx2G'),
+    );
   });
 
   it('finished tasks are forgotten after a minute, finished queries kept listed for two', () => {
