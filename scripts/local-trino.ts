@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
+import { alive, pidInFile, PID_FILE_WAIT_MS, pidWritten, recordedPid, stopProcess } from './pid-file.js';
 import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, JVM_MODES, readStamp, writeConfig, type JvmModes } from './local-trino-config.js';
@@ -194,8 +194,6 @@ export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
   return best.home;
 }
 
-const readPidFile = (l: LocalTrinoLayout) => pidInFile(l.pidFile);
-
 /**
  * The recorded pid, if it is still this Trino. Right after `launcher start` the process may not have become java
  * yet, so the launcher itself counts too.
@@ -287,8 +285,10 @@ export async function up(
   for (let attempt = 1; ; attempt++) {
     const before = serverLogs(l.runDir);
     launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
-    const started = readPidFile(l);
-    if (started === undefined) throw new Error(`Trino launcher wrote no pid file at ${l.pidFile}`);
+    const started = await pidWritten(l.pidFile, PID_FILE_WAIT_MS);
+    if (started === undefined) {
+      throw new Error(`Trino launcher wrote no pid file at ${l.pidFile} within ${PID_FILE_WAIT_MS / 1000} s`);
+    }
     try {
       await waitReady(l, started, timeoutMs);
       await scannable(l);

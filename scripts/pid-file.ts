@@ -20,6 +20,23 @@ export function pidInFile(file: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
+/** How long a launched server may take to write its pid file before the start counts as failed. */
+export const PID_FILE_WAIT_MS = 30_000;
+
+/**
+ * The pid a launcher wrote, waiting up to `waitMs` for it: Trino's launcher returns once it has started its daemon,
+ * which writes the file itself, so on a loaded machine (the unit files run while the services start) the file
+ * may come a moment after the launcher has returned. Undefined if none came.
+ */
+export async function pidWritten(file: string, waitMs: number): Promise<number | undefined> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const pid = pidInFile(file);
+    if (pid !== undefined || Date.now() > until) return pid;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /**
  * The recorded pid if its command line still contains one of `marks`: after a reboot the number may belong to
  * another program. Without /proc at all, the file is trusted.

@@ -29,7 +29,7 @@ import {
 } from './local-trino.js';
 import { untilScannable } from './trino-scannable.js';
 import { jvmConfig, type JvmModes } from './local-trino-config.js';
-import { alive, pidInFile, recordedPid, stopProcess } from './pid-file.js';
+import { alive, pidInFile, PID_FILE_WAIT_MS, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
 export const SECURE_USERS = ['topicgate', 'admin', 'alice', 'bob'] as const;
@@ -332,9 +332,6 @@ export async function secureUp(
     log(`the secure Trino exited before it wrote its log (attempt ${attempt}); starting it again`);
   }
 }
-
-/** How long a launched server may take to write its pid file before the start counts as failed. */
-const PID_FILE_WAIT_MS = 30_000;
 
 /** Waits until the secure Trino answers (true) or its process is gone (false); stops it at the deadline. */
 async function untilReady(l: SecureTrinoLayout, deadline: number): Promise<boolean> {
