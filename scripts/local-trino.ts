@@ -256,7 +256,7 @@ export async function up(
   const ours = pid !== undefined && alive(pid);
   if (ready || ours) {
     // `anyJvm` (the test suite): a developer's running Trino is reused whichever JVM modes it was started with.
-    const stamps = [files, ...(o.anyJvm ? JVM_MODES.map((m) => configFiles({ ...l, ...m }, s3)) : [])].map(configStamp);
+    const stamps = (o.anyJvm ? JVM_MODES.map((m) => configFiles({ ...l, ...m }, s3)) : [files]).map(configStamp);
     const stamp = readStamp(l.runDir);
     if (stamp !== undefined && stamps.includes(stamp)) {
       if (!ours) adoptServer(l);

@@ -29,7 +29,7 @@ import {
 } from './local-trino.js';
 import { untilScannable } from './trino-scannable.js';
 import { jvmConfig, type JvmModes } from './local-trino-config.js';
-import { alive, pidInFile, PID_FILE_WAIT_MS, recordedPid, stopProcess } from './pid-file.js';
+import { alive, PID_FILE_WAIT_MS, pidWritten, recordedPid, stopProcess } from './pid-file.js';
 
 /** The users of the secure Trino: the gateway, an administrator (loads data, reads system tables), two callers. */
 export const SECURE_USERS = ['topicgate', 'admin', 'alice', 'bob'] as const;
@@ -335,13 +335,12 @@ export async function secureUp(
 
 /** Waits until the secure Trino answers (true) or its process is gone (false); stops it at the deadline. */
 async function untilReady(l: SecureTrinoLayout, deadline: number): Promise<boolean> {
-  const launchedAt = Date.now();
+  // The pid written is this start's (no check of its command line, which changes as the launcher execs); it may
+  // come a moment after the launcher has returned (pid-file.ts).
+  const pid = await pidWritten(l.pidFile, PID_FILE_WAIT_MS);
+  if (pid === undefined) return false;
   while (!(await ready(l))) {
-    // The pid written is this start's (no check of its command line, which changes as the launcher execs); the
-    // launcher may return before its server has written it (a loaded machine): no pid file yet is not an exit.
-    const pid = pidInFile(l.pidFile);
-    if (pid !== undefined && !alive(pid)) return false;
-    if (pid === undefined && Date.now() > launchedAt + PID_FILE_WAIT_MS) return false;
+    if (!alive(pid)) return false;
     if (Date.now() > deadline) {
       await secureDown(l);
       throw new Error(`the secure Trino did not become ready; see ${l.runDir}/server.log`);
