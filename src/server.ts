@@ -1,15 +1,16 @@
 /**
  * Starts the API: settings validated once, Trino and the served schemas checked, then listen; SIGINT/SIGTERM
- * close gracefully. Any start-up problem is one line on stderr and exit code 1, never a stack trace.
+ * close gracefully, SIGHUP reloads the access blocks. Any start-up problem is one line on stderr and exit code 1, never a stack trace.
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, type Config } from './config/config.js';
 import { loadConfig } from './server/load-config.js';
 import { redactUserinfo } from './config/read-settings.js';
-import { startupProblems, startupWarnings } from './access/startup-checks.js';
-import { rowPolicyProblems } from './access/policy-check.js';
+import { devKeyWarning, startupProblems, startupWarnings } from './access/startup-checks.js';
+import { decodedForPolicies, rowPolicyProblems } from './access/policy-check.js';
 import { buildApp } from './server/app.js';
+import { reloadOnHangup } from './server/access-reload.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
 /** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
@@ -29,9 +30,12 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   try {
     await app.tg.catalog.verify();
     // Row policies name columns: each must exist on every served table it applies to, or no caller could read it.
-    const refused = await policyProblems(app, config);
+    const { refused, warnings } = await policyProblems(app, config);
     if (refused.length) throw new ConfigError(refused);
-    for (const warning of startupWarnings(config)) app.log.warn(`${warning} (TOPICGATE_CONFIG=${config.configFile})`);
+    for (const warning of [...startupWarnings(config), ...warnings])
+      app.log.warn(`${warning} (TOPICGATE_CONFIG=${config.configFile})`);
+    const devKey = devKeyWarning(config);
+    if (devKey) app.log.warn(devKey);
   } catch (err) {
     await app.close();
     throw err;
@@ -66,11 +70,16 @@ export async function shutdown(app: FastifyInstance, graceMs: number): Promise<'
   return outcome;
 }
 
-/** Problems of the configured row policies against the served tables (access/policy-check.ts). */
-async function policyProblems(app: FastifyInstance, config: Config): Promise<string[]> {
+/**
+ * Problems of the configured row policies against the served tables, decoded Avro fields included
+ * (access/policy-check.ts), and warnings for the topics whose decoded fields the registry did not give.
+ */
+async function policyProblems(app: FastifyInstance, config: Config, rowPolicies = app.access.rowPolicies) {
   const tables = await app.tg.catalog.tables();
+  const { decoded, unchecked, warnings } = await decodedForPolicies(rowPolicies, config, app.tg.registry);
   const where = `TOPICGATE_CONFIG=${config.configFile}`;
-  return rowPolicyProblems(app.access.rowPolicies, tables, config).map((p) => `${where}: ${p}`);
+  const refused = rowPolicyProblems(rowPolicies, tables, config, decoded, unchecked).map((p) => `${where}: ${p}`);
+  return { refused, warnings };
 }
 
 export function describeStartupError(err: unknown): string {
@@ -93,6 +102,11 @@ async function main(): Promise<void> {
   }
   const { app, url } = started;
   app.log.info({ url }, 'topicgate listening');
+  // SIGHUP reloads the config file's access blocks, checked as at start-up (server/access-reload.ts).
+  reloadOnHangup(app, {
+    load: () => loadConfig(),
+    policyProblems: async (config, access) => (await policyProblems(app, config, access.rowPolicies)).refused,
+  });
   const { shutdownGraceMs } = app.tg.config;
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -66,6 +66,7 @@ function startGateway(config: string): Promise<string> {
       TOPICGATE_TRINO_URL: trinoUrl(),
       TOPICGATE_SCHEMAS: SCHEMA,
       TOPICGATE_CONFIG: config,
+      TOPICGATE_CURSOR_SECRET: 'heap-attack-cursor-secret-0123456789abcdef',
       TOPICGATE_STATE_URL: 'sqlite::memory:',
       TOPICGATE_PORT: '0',
       TOPICGATE_LOG_LEVEL: 'info',

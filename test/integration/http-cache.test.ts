@@ -46,6 +46,7 @@ beforeAll(async () => {
   gateway = await startServer(
     testConfig({
       TOPICGATE_CONFIG: file,
+      TOPICGATE_CURSOR_SECRET: 'http-cache-cursor-secret-0123456789abcdef',
       TOPICGATE_PORT: '0',
       TOPICGATE_LOG_LEVEL: 'silent',
       TOPICGATE_TRINO_USER: USER,

@@ -130,9 +130,8 @@ describe('exact paging', () => {
     expect(other.json().error.code).toBe('TG_BAD_CURSOR');
     expect(other.json().error.message).toContain('another query');
     const [kind, kid, body, sig] = token.split('.');
-    const forged = Buffer.from(
-      JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: 0 }),
-    ).toString('base64url');
+    // The body is sealed (not readable): a forger can only write a body of its own in its place.
+    const forged = Buffer.from(JSON.stringify({ m: 'offset', s: 0 })).toString('base64url');
     for (const bad of [`${kind}.${kid}.${forged}.${sig}`, 'garbage', `${token}x`, '..', `${kind}.${kid}.${body}.`]) {
       const res = await app.inject(`/v1/topics/orders/events?${WINDOW}&limit=5&cursor=${encodeURIComponent(bad)}`);
       expect(res.statusCode, bad).toBe(400);

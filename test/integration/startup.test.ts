@@ -142,6 +142,8 @@ describe('the server process with bad settings', () => {
 });
 
 describe('start-up refusals of access control (issue 10)', () => {
+  /** A gateway with an auth block needs its own cursor secret. */
+  const SECRET = { TOPICGATE_CURSOR_SECRET: 'startup-test-cursor-secret-0123456789abcdef' };
   const refusal = async (env: Record<string, string>) => {
     const err = await startServer(testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent', ...env })).then(
       async ({ app }) => {
@@ -169,7 +171,7 @@ describe('start-up refusals of access control (issue 10)', () => {
           '',
         ].join('\n'),
       );
-      expect(await refusal({ TOPICGATE_CONFIG: file })).toEqual([
+      expect(await refusal({ TOPICGATE_CONFIG: file, ...SECRET })).toEqual([
         `TOPICGATE_CONFIG=${file}: rowPolicies.orders[0].filter: orders has no column "nope"`,
         `TOPICGATE_CONFIG=${file}: rowPolicies.ghost: no such topic is served`,
       ]);
@@ -198,23 +200,36 @@ describe('start-up refusals of access control (issue 10)', () => {
     };
     try {
       const inherited = write('inherited.yaml', []);
-      expect(await refusal({ TOPICGATE_CONFIG: inherited })).toEqual([
+      expect(await refusal({ TOPICGATE_CONFIG: inherited, ...SECRET })).toEqual([
         `TOPICGATE_CONFIG=${inherited}: rowPolicies.orders[0].filter applies to orders_expanded too (the same events): orders_expanded has no column "country"; give orders_expanded row policies of its own (rowPolicies.orders_expanded)`,
         `TOPICGATE_CONFIG=${inherited}: rowPolicies.orders[1].filter applies to orders_expanded too (the same events): orders_expanded has no column "key"; give orders_expanded row policies of its own (rowPolicies.orders_expanded)`,
       ]);
       const partial = write('partial.yaml', [
         '  orders_expanded: [{ roles: [a], filter: "customer__address__country=in.(DE,FR)" }]',
       ]);
-      expect(await refusal({ TOPICGATE_CONFIG: partial })).toEqual([
+      expect(await refusal({ TOPICGATE_CONFIG: partial, ...SECRET })).toEqual([
         `TOPICGATE_CONFIG=${partial}: rowPolicies.orders_expanded: role b is restricted on orders (the same events) but has no policy here; give it one, or set rowPolicies.default: deny`,
       ]);
       const own = write('own.yaml', [
         '  orders_expanded: [{ roles: [a, b], filter: "customer__address__country=in.(DE,FR)" }]',
       ]);
       const { app } = await startServer(
-        testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent', TOPICGATE_CONFIG: own }),
+        testConfig({ TOPICGATE_PORT: '0', TOPICGATE_LOG_LEVEL: 'silent', TOPICGATE_CONFIG: own, ...SECRET }),
       );
       await app.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an auth block without a cursor secret of its own, even on loopback: the public key would seal any token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topicgate-startup-'));
+    try {
+      const file = join(dir, 'auth.yaml');
+      writeFileSync(file, `auth:\n  apiKeys: [{ principal: p, sha256: "${'a'.repeat(64)}", roles: [a] }]\n`);
+      expect(await refusal({ TOPICGATE_CONFIG: file })).toEqual([
+        'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when the config has an auth block: the built-in development key is public',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/server/load-config.js';
 import { redactUserinfo } from '../../src/config/read-settings.js';
 import { DEV_CURSOR_SECRET } from '../../src/config/serving-settings.js';
 import { createAccess } from '../../src/access/access.js';
-import { startupProblems } from '../../src/access/startup-checks.js';
+import { devKeyWarning, startupProblems } from '../../src/access/startup-checks.js';
 import { isLoopback } from '../../src/config/is-loopback.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-access-config-'));
@@ -343,8 +343,28 @@ describe('start-up refusals (startupProblems)', () => {
       'exposed with the development secret (even with auth)',
       { host: '10.0.0.5', auth: AUTH, allowAnonymous: false, cursorSecret: DEV_CURSOR_SECRET },
       [
-        'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when TOPICGATE_HOST=10.0.0.5 is not a loopback address: the built-in development key is public',
+        'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when the config has an auth block: the built-in development key is public',
       ],
+    ],
+    [
+      // Anyone reaching the port could seal a presigned stream carrying any roles and claims with the public key.
+      'loopback with auth and the development secret',
+      { host: '127.0.0.1', auth: AUTH, allowAnonymous: false, cursorSecret: DEV_CURSOR_SECRET },
+      [
+        'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when the config has an auth block: the built-in development key is public',
+      ],
+    ],
+    [
+      'loopback with an empty auth block and the development secret',
+      { host: 'localhost', auth: {}, allowAnonymous: false, cursorSecret: DEV_CURSOR_SECRET },
+      [
+        'TOPICGATE_CURSOR_SECRET must be set (at least 32 random bytes, the same on every instance) when the config has an auth block: the built-in development key is public',
+      ],
+    ],
+    [
+      'loopback with auth and a strong secret',
+      { host: '127.0.0.1', auth: AUTH, allowAnonymous: false, cursorSecret: STRONG },
+      [],
     ],
     [
       'exposed, anonymous allowed, development secret',
@@ -369,6 +389,13 @@ describe('start-up refusals (startupProblems)', () => {
   ])('%s', (_label, config, problems) => {
     expect(startupProblems(config)).toEqual(problems);
     for (const p of startupProblems(config)) expect(p).not.toContain(config.cursorSecret);
+  });
+
+  it('warns that the development key is in use, and only then', () => {
+    expect(devKeyWarning({ cursorSecret: DEV_CURSOR_SECRET })).toMatch(
+      /^TOPICGATE_CURSOR_SECRET is not set: .*development key/,
+    );
+    expect(devKeyWarning({ cursorSecret: STRONG })).toBeNull();
   });
 });
 

@@ -8,7 +8,7 @@ import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { PageTokens } from '../../src/query/page-tokens.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../../src/query/tree/page-position.js';
 import { queryHash } from '../../src/query/passes/paging.js';
-import { Keyring } from '../../src/core/signed-token.js';
+import { Keyring, sealBytes } from '../../src/core/signed-token.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { apiError } from '../cases/api-error.js';
 import { GatewayMemory } from '../../src/read/gateway-memory.js';
@@ -81,10 +81,7 @@ describe('PageTokens', () => {
     ],
     [
       'signed, but not JSON',
-      (() => {
-        const signed = `${head}.${Buffer.from('not json').toString('base64url')}`;
-        return `${signed}.${Keyring.fromSecrets('test-secret').mac(signed)}`;
-      })(),
+      sealBytes(Keyring.fromSecrets('test-secret'), 'p1', Buffer.from('not json')),
       'cursor: not a page cursor',
     ],
   ];
