@@ -19,6 +19,8 @@ export class StallProxy {
   private server: http.Server | undefined;
   /** Which submissions to stall; none by default. */
   hold: (q: Submitted) => boolean = () => false;
+  /** How long every answer is held back, as a busy Trino answers late; none by default. */
+  delayMs = 0;
 
   constructor(private readonly target: string) {}
 
@@ -67,8 +69,12 @@ export class StallProxy {
         upRes.on('end', () => {
           const answer = Buffer.concat(parts);
           if (req.method === 'POST' && url.startsWith('/v1/statement')) this.record(body, req, answer);
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-          res.end(answer);
+          const send = () => {
+            res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+            res.end(answer);
+          };
+          if (this.delayMs > 0) setTimeout(send, this.delayMs);
+          else send();
         });
       },
     );

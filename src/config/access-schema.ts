@@ -108,9 +108,12 @@ export const LimitsSchema = Type.Object(
       Type.Integer({ minimum: 1, description: 'Trino queries running at once per principal (default 16)' }),
     ),
     maxConcurrentQueries: count(32, 100_000, 'Trino queries running at once for the whole gateway'),
-    /** Queries that may wait for a free slot, and for how long, before a 429. */
+    /**
+     * Queries that may wait for a free slot, and for how long, before a 429: a burst waits for its slots, as a
+     * database pool's caller waits up to its acquisition timeout (30 s) for a connection.
+     */
     queuedQueries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 64 })),
-    queueWaitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000 })),
+    queueWaitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000, default: 30_000 })),
     // Per-request caps (a 422 TG_TOO_EXPENSIVE naming the cap; query/passes/request-caps.ts).
     maxSelectItems: count(200, CAP_CEILINGS.selectItems, 'columns and aggregates a request selects'),
     maxOrderItems: count(20, CAP_CEILINGS.orderItems, 'sort keys of a request'),

@@ -1,8 +1,10 @@
 /**
  * Concurrent Trino queries (API.md "Access", `limits`): at most `concurrentQueries` per caller and
- * `maxConcurrentQueries` for the whole gateway. A query over either waits in a short FIFO queue (at most
- * `queuedQueries` waiting, each at most `queueWaitMs`); past that it is a 429 TG_TOO_MANY_REQUESTS with
- * Retry-After, so one caller cannot occupy the whole Trino cluster and a burst does not pile up unboundedly.
+ * `maxConcurrentQueries` for the whole gateway. A query over either waits in a FIFO queue for its slot, as a
+ * database pool's caller waits for a connection (at most `queuedQueries` waiting, each at most `queueWaitMs`, 30 s
+ * by default); only a full queue or a wait run out is a 429 TG_TOO_MANY_REQUESTS with Retry-After, whose message
+ * and `details.limit` name which, so one caller cannot occupy the whole Trino cluster and a burst does not pile up
+ * unboundedly. A waiter whose request ends (its client gone: the signal) leaves the queue at once.
  *
  * The limits hold for the queries Trino runs, not only for the slots handed out: a query given up (its client gone,
  * a parked query evicted) keeps its slot until Trino has answered its cancellation, so the query a freed slot lets
@@ -10,7 +12,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import type { Limits } from '../config/access-schema.js';
-import { callerAtLimit } from './shared-slots.js';
+import { callerAtLimit, retryAfter } from './shared-slots.js';
 
 /**
  * Gives the slot back; calling it again does nothing. `ended`: the holder's query is still on its way out of Trino
@@ -78,7 +80,7 @@ export class QueryLimiter {
     this.reclaim(key, n);
     if (this.fits(key, n)) return Promise.resolve(this.take(key, n));
     if (this.queue.length >= this.limits.queuedQueries && !this.fits(key, n, true)) {
-      return Promise.reject(this.tooMany(key));
+      return Promise.reject(this.queueFull());
     }
     return new Promise<Release>((resolve, reject) => {
       const done = () => {
@@ -102,7 +104,7 @@ export class QueryLimiter {
         },
       };
       const onAbort = () => waiter.fail(signal?.reason);
-      const timer = setTimeout(() => waiter.fail(this.tooMany(key)), this.limits.queueWaitMs);
+      const timer = setTimeout(() => waiter.fail(this.waitedOut(key)), this.limits.queueWaitMs);
       timer.unref?.();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
@@ -208,16 +210,30 @@ export class QueryLimiter {
     }
   }
 
-  private tooMany(key: string): ApiError {
-    const per = this.limits.concurrentQueries;
-    if (per !== undefined && this.active(key) + this.endingCount(key) >= per) {
-      return callerAtLimit(per, this.limits.queueWaitMs);
-    }
-    const retryAfterS = Math.max(1, Math.ceil(this.limits.queueWaitMs / 1000));
+  /** The 429 of a query that found the queue full: it never waited. */
+  private queueFull(): ApiError {
+    const { queuedQueries } = this.limits;
+    const retryAfterS = retryAfter(this.limits.queueWaitMs);
     return new ApiError(
       'TG_TOO_MANY_REQUESTS',
-      `the gateway already runs ${this.limits.maxConcurrentQueries} queries at once (its limit); retry after ${retryAfterS}s`,
-      { limit: 'maxConcurrentQueries' },
+      `${queuedQueries} queries already wait for a slot (limits.queuedQueries, the queue is full); retry after ${retryAfterS}s`,
+      { limit: 'queuedQueries', max: queuedQueries },
+      undefined,
+      retryAfterS,
+    );
+  }
+
+  /** The 429 of a query that waited `queueWaitMs` for a slot: it names the limit that kept it waiting. */
+  private waitedOut(key: string): ApiError {
+    const per = this.limits.concurrentQueries;
+    const { queueWaitMs, maxConcurrentQueries } = this.limits;
+    if (per !== undefined && this.active(key) + this.endingCount(key) >= per) return callerAtLimit(per, queueWaitMs);
+    const retryAfterS = retryAfter(queueWaitMs);
+    return new ApiError(
+      'TG_TOO_MANY_REQUESTS',
+      `waited ${queueWaitMs} ms (limits.queueWaitMs) for one of the gateway's ${maxConcurrentQueries} query slots ` +
+        `(limits.maxConcurrentQueries, all taken); retry after ${retryAfterS}s`,
+      { limit: 'maxConcurrentQueries', max: maxConcurrentQueries, waitedMs: queueWaitMs },
       undefined,
       retryAfterS,
     );

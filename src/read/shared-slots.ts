@@ -48,16 +48,22 @@ export async function takeShared(slots: SharedSlots, hold: SharedHold, n: number
   }
 }
 
-/** The 429 of a caller whose `concurrentQueries` are all taken (the limiter's own words). */
+/** The 429 of a query that waited `waitMs` for one of its caller's `concurrentQueries` slots, all taken. */
 export function callerAtLimit(limit: number, waitMs: number): ApiError {
-  const retryAfterS = Math.max(1, Math.ceil(waitMs / 1000));
+  const retryAfterS = retryAfter(waitMs);
   return new ApiError(
     'TG_TOO_MANY_REQUESTS',
-    `this caller already runs ${limit} queries at once (its limit); retry after ${retryAfterS}s`,
-    { limit: 'concurrentQueries' },
+    `waited ${waitMs} ms (limits.queueWaitMs) for one of this caller's ${limit} query slots ` +
+      `(limits.concurrentQueries, all taken); retry after ${retryAfterS}s`,
+    { limit: 'concurrentQueries', max: limit, waitedMs: waitMs },
     undefined,
     retryAfterS,
   );
+}
+
+/** Seconds a refused caller is told to wait: the queue's wait, at least one. */
+export function retryAfter(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

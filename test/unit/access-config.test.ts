@@ -85,7 +85,7 @@ limits:
       concurrentQueries: 4,
       maxConcurrentQueries: 32,
       queuedQueries: 64,
-      queueWaitMs: 2000,
+      queueWaitMs: 30_000,
       maxSelectItems: 200,
       maxOrderItems: 20,
       maxGroupByItems: 20,
@@ -107,7 +107,7 @@ limits:
     expect(c.limits).toEqual({
       maxConcurrentQueries: 32,
       queuedQueries: 64,
-      queueWaitMs: 2000,
+      queueWaitMs: 30_000,
       maxSelectItems: 200,
       maxOrderItems: 20,
       maxGroupByItems: 20,

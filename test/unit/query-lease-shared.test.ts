@@ -73,7 +73,10 @@ describe('QueryLease with slots shared by instances', () => {
     await l2.hold(1);
     expect(shared.taken.get('alice')).toBe(2);
     const err = await refusal(a.lease().hold(1));
-    expect([err.code, err.details]).toEqual(['TG_TOO_MANY_REQUESTS', { limit: 'concurrentQueries' }]);
+    expect([err.code, err.details]).toEqual([
+      'TG_TOO_MANY_REQUESTS',
+      { limit: 'concurrentQueries', max: 2, waitedMs: 0 },
+    ]);
     expect(a.limiter.active('alice')).toBe(1);
     // Another caller has its own slots.
     await b.lease('bob').hold(2);

@@ -2,7 +2,7 @@
  * Concurrent queries (issue 10 item 5): per caller and for the whole gateway, with a short bounded FIFO wait;
  * past it a 429 TG_TOO_MANY_REQUESTS with Retry-After. Slots always come back.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { QueryLimiter } from '../../src/read/query-limiter.js';
 import { createAccess } from '../../src/access/access.js';
@@ -93,9 +93,11 @@ describe('QueryLimiter', () => {
       'TG_TOO_MANY_REQUESTS',
       429,
       5,
-      { limit: 'concurrentQueries' },
+      { limit: 'queuedQueries', max: 2 },
     ]);
-    expect(err.message).toBe('this caller already runs 2 queries at once (its limit); retry after 5s');
+    expect(err.message).toBe(
+      '2 queries already wait for a slot (limits.queuedQueries, the queue is full); retry after 5s',
+    );
     for (const h of held) h();
     for (const w of waiting) (await w)();
     expect(q.active()).toBe(0);
@@ -107,8 +109,10 @@ describe('QueryLimiter', () => {
     const t0 = Date.now();
     const err = await rejection(q.acquire('b'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
-    expect(err.message).toBe('the gateway already runs 1 queries at once (its limit); retry after 1s');
-    expect(err.details).toEqual({ limit: 'maxConcurrentQueries' });
+    expect(err.message).toBe(
+      "waited 50 ms (limits.queueWaitMs) for one of the gateway's 1 query slots (limits.maxConcurrentQueries, all taken); retry after 1s",
+    );
+    expect(err.details).toEqual({ limit: 'maxConcurrentQueries', max: 1, waitedMs: 50 });
     expect(q.waiting()).toBe(0);
     held();
     (await q.acquire('b'))();
@@ -181,13 +185,69 @@ describe('QueryLimiter', () => {
 });
 
 describe('the per-caller limit has a default (issue 31 item 2)', () => {
-  it('without concurrentQueries in the config, one caller runs at most 16 queries at once', async () => {
+  it('without concurrentQueries in the config, one caller runs at most 16 queries at once; the 17th waits', async () => {
     const { queries } = createAccess(loadConfig({ TOPICGATE_TRINO_URL: 'http://127.0.0.1:1' }));
     const held = await Promise.all(Array.from({ length: 16 }, () => queries.acquire('principal:key:a')));
-    const ninth = await rejection(queries.acquire('principal:key:a', undefined, 1).then((r) => r));
-    expect([ninth.code, ninth.details]).toEqual(['TG_TOO_MANY_REQUESTS', { limit: 'concurrentQueries' }]);
+    const seventeenth = queries.acquire('principal:key:a');
+    await tick();
+    expect([queries.active('principal:key:a'), queries.waiting()]).toEqual([16, 1]);
     // Another caller is not held back by it.
     (await queries.acquire('principal:key:b'))();
+    held.shift()!();
+    (await seventeenth)();
     for (const release of held) release();
+    expect([queries.active(), queries.waiting()]).toEqual([0, 0]);
+  });
+});
+
+describe('a burst waits for its slots, as a database pool lets its callers wait', () => {
+  it('the default queue wait is 30 s: a caller 29 s behind its slots is still waiting, not refused', async () => {
+    vi.useFakeTimers();
+    try {
+      const { queries } = createAccess(loadConfig({ TOPICGATE_TRINO_URL: 'http://127.0.0.1:1' }));
+      const held = await Promise.all(Array.from({ length: 16 }, () => queries.acquire('principal:key:a')));
+      let outcome = 'waiting';
+      const w = queries.acquire('principal:key:a').then(
+        (release) => {
+          outcome = 'granted';
+          return release;
+        },
+        (err: ApiError) => {
+          outcome = err.message;
+          return undefined;
+        },
+      );
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(outcome).toBe('waiting');
+      held.pop()!();
+      (await w)?.();
+      expect(outcome).toBe('granted');
+      for (const release of held) release();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('past the wait, the 429 says it waited and for which limit', async () => {
+    vi.useFakeTimers();
+    try {
+      const q = limiter({ queueWaitMs: 30_000 });
+      const held = [await q.acquire('a'), await q.acquire('a')];
+      const w = rejection(q.acquire('a'));
+      await vi.advanceTimersByTimeAsync(30_000);
+      const err = await w;
+      expect([err.status, err.retryAfterS, err.details]).toEqual([
+        429,
+        30,
+        { limit: 'concurrentQueries', max: 2, waitedMs: 30_000 },
+      ]);
+      expect(err.message).toBe(
+        "waited 30000 ms (limits.queueWaitMs) for one of this caller's 2 query slots (limits.concurrentQueries, all taken); retry after 30s",
+      );
+      expect(q.waiting()).toBe(0);
+      for (const h of held) h();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
