@@ -9,6 +9,8 @@ import type { HttpTrino } from '../src/trino/http-trino.js';
 
 export interface FollowEvent {
   id?: string;
+  /** The `event:` field (absent: a message). */
+  event?: string;
   data: string;
 }
 
@@ -20,16 +22,24 @@ export interface EventStream {
   /** The id of the last whole block that had one. */
   lastId?: string;
   comments: number;
+  /** The server ended the response (or the connection). */
+  ended: boolean;
   /** Resolves once `ok(this)` holds (checked on each chunk); rejects after `timeoutMs` or when the stream ends. */
   waitFor(ok: (s: EventStream) => boolean, timeoutMs?: number): Promise<void>;
   /** Cuts the connection (the client goes away). */
   cut(): void;
 }
 
-/** Opens `url` as an event stream (with `Last-Event-ID` when given); resolves once the headers are in. */
-export function openEvents(url: string, o: { lastEventId?: string } = {}): Promise<EventStream> {
+/**
+ * Opens `url` as an event stream (with `Last-Event-ID` when given, and `headers`, credentials say); resolves once
+ * the headers are in.
+ */
+export function openEvents(
+  url: string,
+  o: { lastEventId?: string; headers?: Record<string, string> } = {},
+): Promise<EventStream> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...o.headers };
     if (o.lastEventId !== undefined) headers['last-event-id'] = o.lastEventId;
     const req = http.get(url, { headers }, (res) => {
       let pending = '';
@@ -40,6 +50,7 @@ export function openEvents(url: string, o: { lastEventId?: string } = {}): Promi
         text: '',
         events: [],
         comments: 0,
+        ended: false,
         waitFor(ok, timeoutMs = 10_000) {
           return new Promise<void>((done, fail) => {
             const timer = setTimeout(
@@ -74,6 +85,7 @@ export function openEvents(url: string, o: { lastEventId?: string } = {}): Promi
       });
       const over = () => {
         ended = true;
+        s.ended = true;
         for (const w of [...waiters]) w();
       };
       res.on('end', over);
@@ -89,14 +101,16 @@ export function openEvents(url: string, o: { lastEventId?: string } = {}): Promi
 
 function block(s: EventStream, text: string): void {
   let id: string | undefined;
+  let event: string | undefined;
   const data: string[] = [];
   for (const line of text.split('\n')) {
     if (line.startsWith(':')) s.comments++;
     else if (line.startsWith('id: ')) id = line.slice(4);
+    else if (line.startsWith('event: ')) event = line.slice(7);
     else if (line.startsWith('data: ')) data.push(line.slice(6));
   }
   if (id !== undefined) s.lastId = id;
-  if (data.length) s.events.push({ id, data: data.join('\n') });
+  if (data.length) s.events.push({ id, ...(event !== undefined && { event }), data: data.join('\n') });
 }
 
 /** The ids of the queries of Trino user `user` naming `table` that have not ended (a follower's polls). */

@@ -6,6 +6,8 @@ export class GatewayProcess {
   private proc: ChildProcess | undefined;
   url = '';
   restarts = 0;
+  /** What it wrote on stdout and stderr since it last started (its log lines). */
+  output = '';
   constructor(private readonly env: Record<string, string>) {}
 
   async start(): Promise<void> {
@@ -16,6 +18,7 @@ export class GatewayProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.proc = proc;
+    this.output = '';
     this.url = await new Promise<string>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 60_000);
@@ -28,9 +31,16 @@ export class GatewayProcess {
         }
       });
       proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      proc.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
+      proc.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
       proc.on('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)));
     });
     proc.stdout!.resume();
+  }
+
+  /** Sends `signal` (SIGHUP: a reload of the access blocks). */
+  signal(signal: NodeJS.Signals): void {
+    this.proc?.kill(signal);
   }
 
   /** SIGKILL: no graceful shutdown, whatever it was doing is cut. */

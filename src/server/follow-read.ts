@@ -2,7 +2,8 @@
  * A follow from request to response (API.md "Following a topic"): negotiated as Server-Sent Events or NDJSON,
  * planned (query/follow/follow-plan.ts: every refusal before the response starts), counted against
  * `limits.maxFollowers`, then streamed: the poll loop (read/follow/follow-loop.ts) in the follow's framing, with
- * keep-alives, until the client leaves (each poll's query cancelled then) or `until` is reached.
+ * keep-alives, until the client leaves (each poll's query cancelled then) or `until` is reached, or the caller's
+ * credential, grant or row scope is lost (follow-access.ts): an error event naming why, and the end.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { quotaKey } from '../access/principal.js';
@@ -18,6 +19,7 @@ import { followLoop } from '../read/follow/follow-loop.js';
 import type { Followers } from '../read/follow/followers.js';
 import { openPage } from '../read/open-page.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
+import { FollowAccess } from './follow-access.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { callerOf, requestTrino } from './request-caller.js';
 import { keyFramesOf, type ReadOptions } from './run-read.js';
@@ -90,11 +92,15 @@ export async function runFollow(
   );
   const trino = requestTrino(request);
   const gone = new AbortController();
+  const guard = new FollowAccess(app, request, o.topic, o.rows);
+  // A credential already past its expiry (within the verifier's clock tolerance) is refused before the response.
+  guard.checkExpiry();
   const leave = followers.enter(quotaKey(request.principal, request.ip), () => reply.raw.destroy());
   // What its polls hold in the gateway (look-ahead, decoded sorts) is given back when the follow ends.
   const memory = gateway.account();
   reply.raw.once('close', () => {
     leave();
+    guard.close();
     memory.close();
     if (!reply.raw.writableFinished) gone.abort(new ApiError('TG_BAD_REQUEST', 'the client went away'));
   });
@@ -113,7 +119,10 @@ export async function runFollow(
   };
   const items = followLoop({
     start: planner.start,
-    poll: (from, now, width) => planner.poll(from, now, width),
+    poll: async (from, now, width) => {
+      await guard.check();
+      return planner.poll(from, now, width);
+    },
     open: (plan, lease) => openPage({ ...ctx, trino: lease }, plan, pageOptions),
     trino,
     pollMs: config.followPollMs,
@@ -134,9 +143,11 @@ export async function runFollow(
   const onError = (err: unknown) => {
     const e = toApiError(err);
     if (!gone.signal.aborted) logFailure(request.log, e, err);
+    // The follow ends here: what its loop still runs (a poll's query, a pause) is let go of at once.
+    gone.abort(e);
     return { code: e.code, message: e.message, status: e.status, ...(e.queryId ? { queryId: e.queryId } : {}) };
   };
-  const chunks = followBody(items, counted, { keepAliveMs: config.followKeepAliveMs, onError });
+  const chunks = followBody(items, counted, { keepAliveMs: config.followKeepAliveMs, onError, guard });
   body = encodedReadable(flushThenAbort(chunks, reply.raw));
   body.on('error', (err) => request.log.debug({ err }, 'follow ended'));
   // A proxy must pass each event on as it comes (nginx buffers responses unless told not to).

@@ -7,19 +7,32 @@
  * A position reached without rows is written at once the first time (the start of the window, pinned however
  * `since` was written), then with the next keep-alive: only positions the client has been sent everything before
  * are ever written, so a reconnection from the last one misses nothing.
+ *
+ * A guard (server/follow-access.ts) is asked before each write of rows whether the follow may still deliver, and
+ * ends it when its credential expires even while nothing comes: its refusal is the body's cut mark.
  */
 import type { StreamError } from '../../encode/encoder.js';
 import type { FollowPoint } from '../../query/follow/follow-ids.js';
 import type { FollowFraming } from './follow-frames.js';
 import type { FollowItem } from './follow-loop.js';
 
+/** Whether a follow may still deliver (its caller's credential, grant and row scope). */
+export interface FollowGuard {
+  /** Rejects with why the follow may no longer deliver rows; resolves when it still may. */
+  check(): Promise<void>;
+  /** Rejects when the follow must end even with nothing to write (its credential expired). */
+  readonly ended: Promise<never>;
+}
+
 export interface FollowBodyOptions {
   keepAliveMs: number;
+  guard?: FollowGuard;
   /** Maps a failure to what the body says of it (the error catalog: no internals). */
   onError(err: unknown): StreamError & { queryId?: string };
 }
 
 const TICK = Symbol('keep-alive');
+const NEVER = new Promise<never>(() => undefined);
 
 /** The body's chunks: the framing's start, the items as they come, keep-alives between, and its end or cut mark. */
 export async function* followBody(
@@ -37,7 +50,7 @@ export async function* followBody(
       let r: IteratorResult<FollowItem, void> | typeof TICK;
       for (;;) {
         const tick = ticking(o.keepAliveMs);
-        r = await Promise.race([pending, tick.promise]);
+        r = await Promise.race([pending, tick.promise, o.guard?.ended ?? NEVER]);
         tick.cancel();
         if (r !== TICK) break;
         yield framing.keepAlive();
@@ -48,6 +61,7 @@ export async function* followBody(
       if (r.done) break;
       const item = r.value;
       if (item.kind === 'rows') {
+        await o.guard?.check();
         unmarked = undefined;
         yield framing.rows(item);
       } else if (!marked) {

@@ -26,8 +26,8 @@ export type FollowItem =
 
 export interface FollowLoopOptions {
   start: FollowPoint;
-  /** The next poll (query/follow/follow-plan.ts FollowPlanner.poll). */
-  poll(from: FollowPoint, now: number, width?: number | 'whole'): Poll;
+  /** The next poll (query/follow/follow-plan.ts FollowPlanner.poll), once the caller may still follow. */
+  poll(from: FollowPoint, now: number, width?: number | 'whole'): Poll | Promise<Poll>;
   /** Opens a poll's page (read/open-page.ts) on `trino`, the poll's own port. */
   open(plan: PlannedRead, trino: RequestTrino): Promise<Page>;
   /** The request's port: each poll runs on a fork of it. */
@@ -61,7 +61,7 @@ export async function* followLoop(o: FollowLoopOptions): AsyncGenerator<FollowIt
   while (!o.signal.aborted) {
     while (!o.drained() && !o.signal.aborted) await pause(o.pollMs, o.signal);
     if (o.signal.aborted) return;
-    const poll = o.poll(at, now(), width);
+    const poll = await o.poll(at, now(), width);
     if (poll === 'done') return;
     let full = false;
     if (poll !== 'wait') {

@@ -10,8 +10,8 @@
  * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT);
  * - on data routes (`config.data`), `request.trino`: the request's own Trino port, whose queries take the caller's
  *   query slots and are cancelled when the client goes away (read/query-lease.ts), and one audit line.
- * It decorates `app.access` (grants, row policies, query limiter) for the routes and the planner. Route groups
- * come from each route's `config` (access/route-groups.ts).
+ * It decorates `app.access` (grants, row policies, query limiter), `app.accessHolder`'s state in force at each use
+ * (server/access-reload.ts swaps it). Route groups come from each route's `config` (access/route-groups.ts).
  */
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -23,6 +23,7 @@ import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-
 import type { Config } from '../../config/config.js';
 import { ApiError } from '../../core/errors.js';
 import { createAccess, type Access } from '../../access/access.js';
+import { AccessHolder } from '../../access/access-holder.js';
 import { AuthRefused } from '../../access/authenticate.js';
 import { WriteIdleWatch } from '../../access/http-limits.js';
 import type { JwtOptions } from '../../access/jwt.js';
@@ -35,7 +36,9 @@ import type { RouteGroup } from '../../config/access-schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The access state in force (accessHolder's current one). */
     access: Access;
+    accessHolder: AccessHolder;
   }
   interface FastifyRequest {
     /** Who is calling (the anonymous principal on public routes, or when there is no `auth` block). */
@@ -83,8 +86,9 @@ const EXPOSED_HEADERS = ['X-Trino-Query-Id', 'Link', 'Topicgate-Next-Cursor', 'T
 
 async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Promise<void> {
   const { config } = opts;
-  const access = opts.access ?? createAccess(config, opts.jwt);
-  app.decorate('access', access);
+  const holder = new AccessHolder(opts.access ?? createAccess(config, opts.jwt));
+  app.decorate('accessHolder', holder);
+  app.decorate('access', { getter: () => holder.current });
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('audit', null as unknown as AuditFacts);
   app.decorateRequest('trino', null as unknown as RequestTrino);
@@ -130,8 +134,8 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     config.limits.requestsPerMinute === undefined
       ? undefined
       : await registerRateLimit(app, config.limits.requestsPerMinute, opts.quotas?.rateStore);
-  app.addHook('onRequest', authenticating(app, { access, hosts: new Set(config.allowedHosts), writeIdle, limit }));
-  app.addHook('preHandler', leasingData(app, access, opts.quotas?.slots));
+  app.addHook('onRequest', authenticating(app, { hosts: new Set(config.allowedHosts), writeIdle, limit }));
+  app.addHook('preHandler', leasingData(app, opts.quotas?.slots));
 }
 
 /** Security headers on every response, and CORS when origins are configured. */
@@ -167,10 +171,11 @@ type RateLimit = Awaited<ReturnType<typeof registerRateLimit>>;
 /** The onRequest hook: the Host allowlist, the write-idle watch, authentication and the rate limit. */
 function authenticating(
   app: FastifyInstance,
-  edge: { access: Access; hosts: ReadonlySet<string>; writeIdle: WriteIdleWatch; limit: RateLimit | undefined },
+  edge: { hosts: ReadonlySet<string>; writeIdle: WriteIdleWatch; limit: RateLimit | undefined },
 ) {
-  const { access, hosts, writeIdle, limit } = edge;
+  const { hosts, writeIdle, limit } = edge;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const access = app.access;
     request.principal = ANONYMOUS;
     request.audit = {};
     const group = routeGroup(request.routeOptions.config);
@@ -208,7 +213,7 @@ function authenticating(
  * slots (query-lease.ts) and are cancelled when the client goes away, and one audit line when the request ends,
  * however it ends.
  */
-function leasingData(app: FastifyInstance, access: Access, slots: SharedSlots | undefined) {
+function leasingData(app: FastifyInstance, slots: SharedSlots | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!isDataRoute(request.routeOptions.config)) return;
     const started = Date.now();
@@ -217,7 +222,7 @@ function leasingData(app: FastifyInstance, access: Access, slots: SharedSlots | 
     const socketBytes = socket?.bytesWritten ?? 0;
     const gone = new AbortController();
     const key = quotaKey(request.principal, request.ip);
-    const lease = new QueryLease(app.tg.trino, access.queries, key, gone.signal, slots);
+    const lease = new QueryLease(app.tg.trino, app.access.queries, key, gone.signal, slots);
     request.trino = lease;
     let finished = false;
     reply.raw.once('finish', () => {
