@@ -2,12 +2,13 @@
  * Row policies (API.md "Access", `rowPolicies`): per topic, filters tied to roles. A role with a policy on a
  * topic restricts whoever holds it; a caller holding several such roles sees the union of their rows (OR). The
  * planner ANDs the result onto the request's own filters, so nothing a request says can widen it. A caller
- * holding none of a topic's policy roles sees every row under `rowPolicies.default: allow` (the default) and none
- * under `deny`.
+ * holding none of a topic's policy roles sees none of its rows under `rowPolicies.default: deny` (the default) and
+ * every row under `allow`.
  *
- * A topic's policies follow its events (issue 31): its native expansion table (policy-tables.ts) gets them, bound
- * to the table's own columns, unless the config gives that table policies of its own. A policy that cannot be bound
- * there refuses the read (403), never serves it unrestricted.
+ * Policies follow the events: a topic and its native expansion table hold the same events (policy-tables.ts), so
+ * the policies of either, bound to the other's own columns, restrict the other too, unless the config gives it
+ * policies of its own. A policy that cannot be bound there is refused at start-up (policy-check.ts) and refuses the
+ * read (403), never serves it unrestricted.
  */
 import { ApiError } from '../core/errors.js';
 import { resolver } from '../query/request/resolver.js';
@@ -16,7 +17,7 @@ import { and, type PredicateNode } from '../query/tree/nodes.js';
 import type { RowPolicyDefault, RowPolicyRule } from '../config/access-schema.js';
 import type { TopicSettings } from '../config/config.js';
 import type { Principal } from './principal.js';
-import { eventsOf } from './policy-tables.js';
+import { sameEvents } from './policy-tables.js';
 import {
   bindRowFilter,
   claimNames,
@@ -70,15 +71,15 @@ export class RowPolicies {
         rules.map((r) => ({ roles: new Set(r.roles), template: parseRowFilter(r.filter) })),
       ]),
     );
-    this.deny = opts.default === 'deny';
+    this.deny = opts.default !== 'allow';
     this.topicSettings = opts.topics ?? {};
   }
 
-  /** The policy sets that apply to a table: its own, else one per topic whose events it serves. */
+  /** The policy sets that apply to a table: its own, else one per table holding the same events. */
   private setsFor(tableId: string): PolicySet[] {
     const own = this.byTopic.get(tableId);
     if (own) return [{ topic: tableId, rules: own }];
-    return eventsOf(tableId, this.byTopic.keys(), this.topicSettings).map((topic) => ({
+    return sameEvents(tableId, this.byTopic.keys(), this.topicSettings).map((topic) => ({
       topic,
       rules: this.byTopic.get(topic)!,
     }));
@@ -158,14 +159,15 @@ export class RowPolicies {
   }
 
   /**
-   * Under `default: allow`, a table with policies of its own that serves a topic's events must restrict every role
-   * the topic's policies restrict: a role it leaves out would read there every row it cannot read on the topic.
+   * Under `default: allow`, a table with policies of its own that holds the same events as another with policies
+   * of its own (a topic and its expansion table) must restrict every role the other restricts: a role it leaves out
+   * would read there every row it cannot read on the other.
    */
   uncovered(tableId: string): string[] {
     const own = this.byTopic.get(tableId);
     if (!own || this.deny) return [];
     const covered = new Set(own.flatMap((p) => [...p.roles]));
-    return eventsOf(tableId, this.byTopic.keys(), this.topicSettings).flatMap((topic) =>
+    return sameEvents(tableId, this.byTopic.keys(), this.topicSettings).flatMap((topic) =>
       [...new Set(this.byTopic.get(topic)!.flatMap((p) => [...p.roles]))]
         .filter((role) => !covered.has(role))
         .map(

@@ -77,7 +77,7 @@ const RowPolicy = Type.Object(
 );
 /**
  * What a caller holding none of a topic's policy roles sees on a topic that has policies (`rowPolicies.default`):
- * `allow` every row (when left out, so configs written before it keep working; start-up warns), `deny` none.
+ * `allow` every row, `deny` none (also when left out: start-up says so, as the default was `allow` before).
  */
 export const ROW_POLICY_DEFAULTS = ['allow', 'deny'] as const;
 export type RowPolicyDefault = (typeof ROW_POLICY_DEFAULTS)[number];

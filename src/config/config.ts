@@ -98,7 +98,7 @@ export type Config = Readonly<
     readonly access: readonly AccessRule[] | undefined;
     /** The topics' row policies, by topic id (`rowPolicies` without `default`). */
     readonly rowPolicies: Readonly<Record<string, readonly RowPolicyRule[]>>;
-    /** `rowPolicies.default`; undefined (not set) is `allow`. */
+    /** `rowPolicies.default`; undefined (not set) is `deny`. */
     readonly rowPoliciesDefault: RowPolicyDefault | undefined;
     readonly limits: Limits;
     /** The Schema Registry of Avro / json-sr topics; undefined when none is configured. */

@@ -52,7 +52,7 @@ beforeAll(async () => {
         public: ['health', 'docs'],
       },
       access: [{ roles: ['analyst-de'], topics: ['orders'], actions: ['read', 'explain', 'infer'] }],
-      rowPolicies: { orders: [{ roles: ['analyst-de'], filter: 'country=eq.DE' }] },
+      rowPolicies: { default: 'allow', orders: [{ roles: ['analyst-de'], filter: 'country=eq.DE' }] },
     }),
   );
   app = await buildApp(testConfig({ TOPICGATE_CONFIG: file }), { logger: false });

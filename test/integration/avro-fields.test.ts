@@ -210,7 +210,7 @@ describe('row policies on an Avro key', () => {
       topics: TOPICS,
       auth: { apiKeys: [{ principal: 'p7', sha256: apiKeyHash(KEY), roles: ['seven'] }] },
       access: [{ roles: ['seven'], topics: ['payments_avro'], actions: ['read', 'explain'] }],
-      rowPolicies: { payments_avro: [{ roles: ['seven'], filter: 'key=in.(pay-7,pay-8)' }] },
+      rowPolicies: { default: 'allow', payments_avro: [{ roles: ['seven'], filter: 'key=in.(pay-7,pay-8)' }] },
     });
     const secured = await buildApp(testConfig({ TOPICGATE_CONFIG: f }), { logger: false });
     try {

@@ -90,6 +90,7 @@ const demoTopics = {
     payments_avro: { key: { format: 'avro' }, value: { format: 'avro' } },
   },
   rowPolicies: {
+    default: 'allow',
     orders: [{ roles: ['eu'], filter: 'country=in.(DE,FR)' }],
     // orders_expanded serves the same events: its own policy, on its own column (refused at start-up otherwise).
     orders_expanded: [{ roles: ['eu'], filter: 'customer__address__country=in.(DE,FR)' }],

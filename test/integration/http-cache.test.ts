@@ -38,6 +38,7 @@ beforeAll(async () => {
       access: [{ roles: ['analyst'], topics: ['orders'], actions: ['read'] }],
       // orders_expanded serves the same events: its own policy, on its own column (refused at start-up otherwise).
       rowPolicies: {
+        default: 'allow',
         orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }],
         orders_expanded: [{ roles: ['analyst-eu'], filter: 'customer__address__country=in.(DE,FR)' }],
       },

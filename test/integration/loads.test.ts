@@ -69,7 +69,7 @@ function configFile(grant: boolean): string {
         ],
       },
       access: [{ roles: ['loader'], topics: ['*'], actions: grant ? ['read', 'loads'] : ['read'] }],
-      rowPolicies: { [TOPIC]: [{ roles: ['only-a'], filter: 'tag=eq.a' }] },
+      rowPolicies: { default: 'allow', [TOPIC]: [{ roles: ['only-a'], filter: 'tag=eq.a' }] },
     }),
   );
   return file;

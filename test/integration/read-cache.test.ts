@@ -34,7 +34,7 @@ function configFile(name: string, orders: Record<string, unknown> = {}): string 
         ],
       },
       access: [{ roles: ['analyst'], topics: ['orders'], actions: ['read'] }],
-      rowPolicies: { orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }] },
+      rowPolicies: { default: 'allow', orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }] },
     }),
   );
   return file;

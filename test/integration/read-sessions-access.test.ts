@@ -40,6 +40,7 @@ function config(name: string, grant: boolean) {
       },
       access: [{ roles: ['analyst', 'tenant'], topics: ['orders*', 's3_events'], actions: ['read'] }],
       rowPolicies: {
+        default: 'allow',
         orders: [
           { roles: ['analyst-eu'], filter: grant ? 'country=in.(DE,FR)' : 'country=eq.DE' },
           { roles: ['tenant'], filter: 'key=in.({claims.order_keys})' },

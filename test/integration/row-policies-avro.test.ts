@@ -43,7 +43,10 @@ beforeAll(async () => {
         ],
       },
       access: [{ roles: ['authorized', 'all'], topics: ['payments_avro'], actions: ['read'] }],
-      rowPolicies: { payments_avro: [{ roles: ['authorized'], filter: 'value.status=eq.AUTHORIZED' }] },
+      rowPolicies: {
+        default: 'allow',
+        payments_avro: [{ roles: ['authorized'], filter: 'value.status=eq.AUTHORIZED' }],
+      },
     }),
   );
   app = await buildApp(testConfig({ TOPICGATE_CONFIG: file, TOPICGATE_GATEWAY_MAX_ROWS: '1000' }), { logger: false });

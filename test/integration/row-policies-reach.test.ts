@@ -65,6 +65,7 @@ beforeAll(async () => {
       { roles: ['expanded-only'], topics: ['orders_expanded'], actions: ['read'] },
     ],
     rowPolicies: {
+      default: 'allow',
       orders: [
         { roles: ['analyst-eu'], ...EU_POLICY },
         { roles: ['trace'], filter: 'value->>trace_id=eq.{claims.trace}' },

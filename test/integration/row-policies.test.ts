@@ -49,6 +49,7 @@ beforeAll(async () => {
       },
       access: [{ roles: ['analyst', 'tenant'], topics: ['orders*'], actions: ['read', 'explain', 'infer', 'cursors'] }],
       rowPolicies: {
+        default: 'allow',
         orders: [
           { roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' },
           { roles: ['tenant'], filter: 'key=in.({claims.order_keys})' },

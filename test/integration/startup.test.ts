@@ -205,6 +205,7 @@ describe('start-up refusals of access control (issue 10)', () => {
         `TOPICGATE_CONFIG=${inherited}: rowPolicies.orders[1].filter applies to orders_expanded too (the same events): orders_expanded has no column "key"; give orders_expanded row policies of its own (rowPolicies.orders_expanded)`,
       ]);
       const partial = write('partial.yaml', [
+        '  default: allow',
         '  orders_expanded: [{ roles: [a], filter: "customer__address__country=in.(DE,FR)" }]',
       ]);
       expect(await refusal({ TOPICGATE_CONFIG: partial, ...SECRET })).toEqual([

@@ -35,9 +35,9 @@ const EU = [{ roles: ['eu'], filter: 'country=in.(DE,FR)' }];
 
 describe('a policy follows its topic to the native expansion table (finding 1)', () => {
   it('by name: <topic>_expanded gets the topic policy, bound to its own columns', () => {
-    const policies = new RowPolicies({ orders: EU });
+    const policies = new RowPolicies({ orders: EU }, { default: 'allow' });
     expect(sql(policies.filterFor(expanded('orders_expanded'), who(['eu'])))).toBe(`"country" IN ('DE', 'FR')`);
-    // A caller without the policy role keeps the topic's default (allow): unrestricted on both.
+    // A caller without the policy role keeps the topic's default (allow here): unrestricted on both.
     expect(policies.filterFor(expanded('orders_expanded'), who(['analyst']))).toBeNull();
     expect(policies.filterFor(expanded('clicks_expanded'), who(['eu']))).toBeNull();
   });

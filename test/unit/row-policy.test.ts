@@ -191,8 +191,10 @@ describe('RowPolicies: per topic and role, ORed across the caller roles', () => 
     ],
   });
 
-  it('a caller with no policy role on the topic is not restricted', () => {
-    expect(policies.filterFor(orders, who(['analyst']))).toBeNull();
+  it('a caller with no policy role on the topic reads nothing, unless rowPolicies.default is allow', () => {
+    expect(policies.filterFor(orders, who(['analyst']))).toEqual(matchNothing(orders));
+    const allow = new RowPolicies({ orders: [{ roles: ['eu'], filter: 'country=in.(DE,FR)' }] }, { default: 'allow' });
+    expect(allow.filterFor(orders, who(['analyst']))).toBeNull();
     expect(policies.filterFor({ ...orders, id: 'clicks' }, who(['eu']))).toBeNull();
   });
 

@@ -15,9 +15,22 @@ export interface NativeExpansion {
   note: string;
 }
 
-function idOf(t: TableInfo, table: string, tables: ReadonlyMap<string, TableInfo>): string {
-  // One schema served: ids are table names; several: `<schema>:<table>`.
-  return [...tables.values()].some((x) => x.id.includes(':')) || t.id.includes(':') ? `${t.schema}:${table}` : table;
+/** The schema part of a topic id: `<schema>:` when several schemas are served (ids are `<schema>:<table>`), else empty. */
+function schemaPart(id: string): string {
+  const at = id.indexOf(':');
+  return at < 0 ? '' : id.slice(0, at + 1);
+}
+
+/**
+ * The topic id of a topic's native expansion table: `topics.<t>.expansionTable` when configured, else
+ * `<topic>_expanded`. A configured name is a table of the topic's schema, or with several schemas served a topic
+ * id `<schema>:<table>` of any served schema (as topics are named in URLs and in the config's keys).
+ */
+export function expansionTableId(topicId: string, settings: TopicSettings | undefined): string {
+  const configured = settings?.expansionTable;
+  if (configured === undefined) return `${topicId}_expanded`;
+  const schema = schemaPart(topicId);
+  return schema !== '' && configured.includes(':') ? configured : `${schema}${configured}`;
 }
 
 /** The expansion table of topic `t`, if one is configured or follows the `<topic>_expanded` convention. */
@@ -28,7 +41,7 @@ export function nativeExpansionOf(
 ): NativeExpansion | null {
   if (t.kind !== 'topic') return null;
   const configured = settings?.expansionTable;
-  const id = idOf(t, configured ?? `${t.table}_expanded`, tables);
+  const id = expansionTableId(t.id, settings);
   const et = tables.get(id);
   if (!et) {
     return configured
@@ -37,7 +50,7 @@ export function nativeExpansionOf(
           found: false,
           columns: [],
           joinable: false,
-          note: `the configured expansion table ${configured} is not in schema ${t.schema}`,
+          note: `the configured expansion table ${configured} is not served (no table ${id})`,
         }
       : null;
   }
@@ -63,9 +76,7 @@ export function expansionOf(
   topics: Record<string, TopicSettings>,
 ): string | null {
   for (const topic of tables.values()) {
-    if (topic.kind !== 'topic' || topic.schema !== t.schema) continue;
-    const name = topics[topic.id]?.expansionTable ?? `${topic.table}_expanded`;
-    if (name === t.table) return topic.id;
+    if (topic.kind === 'topic' && expansionTableId(topic.id, topics[topic.id]) === t.id) return topic.id;
   }
   return null;
 }
