@@ -19,6 +19,7 @@ import {
   type RowPolicyDefault,
   type RowPolicyRule,
 } from './access-schema.js';
+import { LoadsSchema, type LoadsSettings } from './loads-settings.js';
 import { PayloadSettingsSchema, SchemaRegistrySchema, type SchemaRegistrySettings } from './registry-config.js';
 import { schemaProblems } from './schema-problems.js';
 
@@ -69,6 +70,8 @@ export const ConfigFileSchema = Type.Object(
     rowPolicies: Type.Optional(RowPoliciesSchema),
     limits: Type.Optional(LimitsSchema),
     schemaRegistry: Type.Optional(SchemaRegistrySchema),
+    // API.md "Loads run by Trino": where loads may write.
+    loads: Type.Optional(LoadsSchema),
   },
   { additionalProperties: false },
 );
@@ -105,6 +108,8 @@ export type Config = Readonly<
     readonly schemaRegistry: SchemaRegistrySettings | undefined;
     /** historyRetentionDays in ms. */
     readonly historyRetentionMs: number;
+    /** `loads` with its defaults: the schemas loads may write in. */
+    readonly loads: LoadsSettings;
   }
 >;
 

@@ -17,7 +17,7 @@ export const ERROR_CATALOG = {
   TG_BAD_TARGET: {
     status: 400,
     meaning:
-      "A load's target is not <catalog>.<schema>.<table> of plain lower-case names, or names a schema of the served topics.",
+      "A load's target is not <catalog>.<schema>.<table> of plain lower-case names, or is outside the schemas loads may write in (loads.targets), or in the topics' catalog.",
   },
   TG_NOT_LOADABLE: {
     status: 400,
@@ -51,7 +51,16 @@ export const ERROR_CATALOG = {
     meaning:
       'The cursor exists with another definition (or, asked by an admin, several principals have a cursor of that name).',
   },
-  TG_LOAD_CONFLICT: { status: 409, meaning: 'The load exists with another definition.' },
+  TG_LOAD_CONFLICT: {
+    status: 409,
+    meaning:
+      'The load exists with another definition (or, asked by an admin, several principals have a load of that name).',
+  },
+  TG_LOAD_TARGET_TAKEN: {
+    status: 409,
+    meaning:
+      "The load's target table is another load's, or an existing table that no load of this principal made (the same answer whoever asks).",
+  },
   TG_LOAD_RUNNING: {
     status: 409,
     meaning: 'A run of this load is already going on (on this or another instance); try again when it has ended.',

@@ -2,10 +2,13 @@
  * What the two load stores share: table names, the schema's layout, the rows they read and write and their
  * mappers. Instants are ISO text in both stores (text order is time order), positions Trino timestamp text.
  */
-import type { LoadRecord, LoadRun, RunOutcome } from './load-store.js';
+import { ownerOf } from './load-keys.js';
+import type { LoadRecord, LoadRun, RunOutcome, TargetClaim } from './load-store.js';
 
 export const LOADS_TABLE = 'topicgate_loads';
 export const RUNS_TABLE = 'topicgate_load_runs';
+/** One row per target table a load claimed: the primary key on the target makes a claim race-free. */
+export const CLAIMS_TABLE = 'topicgate_load_targets';
 
 /** Integer columns: SQLite answers numbers, PostgreSQL's bigint answers text. */
 type Int = number | string;
@@ -32,6 +35,22 @@ export interface RunRow {
   outcome: string;
   error: string | null;
 }
+
+export interface ClaimRow {
+  target: string;
+  load_key: string | null;
+  owner: string;
+  created: Int;
+  claimed_at: string;
+}
+
+export const CLAIM_COLUMNS = [
+  'target',
+  'load_key',
+  'owner',
+  'created',
+  'claimed_at',
+] as const satisfies readonly (keyof ClaimRow)[];
 
 export const LOAD_COLUMNS = ['name', 'topic', 'definition', 'pos_ts', 'owner', 'created_at', 'updated_at'] as const;
 export const RUN_COLUMNS = [
@@ -79,7 +98,41 @@ export function loadSchemaStatements(d: { text: string; int: string; table(name:
       error       ${d.text} NULL,
       PRIMARY KEY (name, run_id)
     )`,
+    `CREATE TABLE IF NOT EXISTS ${d.table(CLAIMS_TABLE)} (
+      target      ${d.text} NOT NULL PRIMARY KEY,
+      load_key    ${d.text} NULL,
+      owner       ${d.text} NOT NULL,
+      created     ${d.int} NOT NULL,
+      claimed_at  ${d.text} NOT NULL
+    )`,
   ];
+}
+
+/**
+ * The claims of loads stored before targets were claimed, made once when the claims table is created: each target
+ * goes to the load that named it first (the one whose first run made the table), and counts as made, so those loads
+ * run on. A later load of the same target holds no claim, and its runs are refused.
+ */
+export function legacyClaims(
+  loads: readonly Pick<LoadRow, 'name' | 'owner' | 'definition' | 'created_at'>[],
+): ClaimRow[] {
+  const claims = new Map<string, ClaimRow>();
+  for (const l of [...loads].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name))) {
+    const { target } = JSON.parse(l.definition) as { target?: unknown };
+    if (typeof target !== 'string' || claims.has(target)) continue;
+    claims.set(target, { target, load_key: l.name, owner: ownerOf(l), created: 1, claimed_at: l.created_at });
+  }
+  return [...claims.values()];
+}
+
+export function toClaim(r: ClaimRow): TargetClaim {
+  return {
+    target: r.target,
+    load: r.load_key,
+    owner: r.owner,
+    created: Number(r.created) === 1,
+    claimedAt: r.claimed_at,
+  };
 }
 
 export function runRow(r: LoadRun): RunRow {

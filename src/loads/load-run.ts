@@ -8,13 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../core/errors.js';
 import type { PlannedRead } from '../query/planner.js';
-import { compileTargetExists, type LoadStatements } from '../query/sql/compile-load.js';
+import type { LoadStatements } from '../query/sql/compile-load.js';
 import type { TargetNode } from '../query/tree/nodes.js';
 import { trinoTimestampText } from '../query/request/time.js';
-import { toApiError } from '../trino/trino-errors.js';
+import { toApiError, TrinoQueryError } from '../trino/trino-errors.js';
 import { collectRows, type QueryOptions, type TrinoPort } from '../trino/trino-port.js';
 import type { LoadRecord, LoadRun, LoadStore } from './load-store.js';
+import { checkClaim, targetState, targetTaken } from './load-claims.js';
 import type { RunStep } from './load-parts.js';
+import { targetText } from './load-target.js';
 
 export interface RunContext {
   store: LoadStore;
@@ -85,16 +87,29 @@ export async function runWindow(c: RunContext): Promise<LoadRun> {
   }
 }
 
-/** The target (and its schema) when missing: its columns and types are the plan's select. */
+/**
+ * The target as the load's claim allows (load-claims.ts), made with its schema when missing: its columns and types
+ * are the plan's select. The claim is marked made before the CREATE, so a run killed after it finds its own table;
+ * the CREATE has no IF NOT EXISTS, so a table someone made meanwhile fails it, and the mark is taken back.
+ */
 async function ensureTarget(
   c: RunContext,
   sql: LoadStatements,
   exec: (sql: string) => Promise<unknown[][]>,
   opts: QueryOptions,
 ): Promise<void> {
-  const { rows } = await c.trino.all(compileTargetExists(c.target), { ...opts, clientTags: ['catalog'] });
-  const [schemas, tables] = (rows[0] ?? [0, 0]).map(Number) as [number, number];
-  if (tables > 0) return;
-  if (schemas === 0) await exec(sql.createSchema);
-  await exec(sql.create);
+  const state = await targetState(c.trino, c.target, opts);
+  await checkClaim(c.store, c.load, c.target, state.table);
+  if (state.table) return;
+  const target = targetText(c.target);
+  if (!(await c.store.markCreated(target, c.load.name, true))) throw targetTaken(target);
+  if (!state.schema) await exec(sql.createSchema);
+  try {
+    await exec(sql.create);
+  } catch (err) {
+    // Trino's answer says the table was not made; any other failure leaves it unknown, and the mark stays.
+    if (!(err instanceof TrinoQueryError)) throw err;
+    await c.store.markCreated(target, c.load.name, false);
+    throw err.info.errorName === 'TABLE_ALREADY_EXISTS' ? targetTaken(target) : err;
+  }
 }

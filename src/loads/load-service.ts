@@ -11,11 +11,12 @@ import { readPolicy } from '../query/read-policy.js';
 import { whereFromJson } from '../query/request/read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/request/time.js';
-import { markerComment } from '../query/sql/sql-text.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import { topicModel } from '../read/topic-catalog.js';
 import { endEarlierStatements } from './earlier-statements.js';
 import type { LoadCaller, LoadDefinition, LoadServiceParts } from './load-parts.js';
+import { createClaimed } from './load-claims.js';
+import { administeredLoad, loadKey, loadMarker, ownerOf, ownLoad } from './load-keys.js';
 import { runWindow } from './load-run.js';
 import type { LoadRecord, LoadRun, LoadStore } from './load-store.js';
 import { checkTargetCatalog, parseTarget } from './load-target.js';
@@ -56,10 +57,13 @@ export class LoadService {
     return model;
   }
 
-  /** The load, if the caller owns it (or administers its topic); the same 404 as a missing one otherwise. */
+  /**
+   * The caller's own load of this name, else one it reaches as an admin of its topic (load-keys.ts); another's
+   * load is the same 404 as a missing one.
+   */
   async get(name: string, caller: LoadCaller): Promise<LoadRecord> {
-    const l = await this.store.get(name);
-    if (!l || (l.owner !== caller.id && !caller.admin(l.topic))) throw notFound(name);
+    const l = (await ownLoad(this.store, name, caller)) ?? (await administeredLoad(this.store, name, caller));
+    if (!l) throw notFound(name);
     caller.authorize(l.topic);
     return l;
   }
@@ -68,7 +72,10 @@ export class LoadService {
     return JSON.parse(l.definition) as LoadDefinition;
   }
 
-  /** Defines a load; the same definition again is a no-op, another one a 409. */
+  /**
+   * Defines the caller's load of this name, claiming its target (load-claims.ts); the same definition again is a
+   * no-op, another one a 409. Another principal's load of the same name is another load.
+   */
   async create(
     name: string,
     input: Omit<LoadDefinition, 'start' | 'settle'> & Partial<LoadDefinition>,
@@ -91,18 +98,16 @@ export class LoadService {
     this.plan(model, def, position, Date.now(), caller);
     await checkTargetCatalog(target, caller.trino);
     const canonical = JSON.stringify(def);
-    const existing = await this.store.get(name);
-    if (existing) return this.same(existing, canonical, caller);
-    const r = await this.store.create({ name, topic: def.topic, definition: canonical, position, owner: caller.id });
-    return r.created ? r : this.same(r.record, canonical, caller);
+    const existing = await ownLoad(this.store, name, caller);
+    if (existing) return this.same(name, existing, canonical);
+    const record = { name: loadKey(name, caller.id), topic: def.topic, definition: canonical, position };
+    const r = await createClaimed(this.store, { ...record, owner: caller.id }, target, caller.trino);
+    return r.created ? r : this.same(name, r.record, canonical);
   }
 
-  private same(existing: LoadRecord, canonical: string, caller: LoadCaller) {
-    if (existing.owner !== caller.id && !caller.admin(existing.topic)) {
-      throw new ApiError('TG_LOAD_CONFLICT', `the load name ${JSON.stringify(existing.name)} is taken`);
-    }
+  private same(name: string, existing: LoadRecord, canonical: string) {
     if (existing.definition !== canonical) {
-      throw new ApiError('TG_LOAD_CONFLICT', `load ${JSON.stringify(existing.name)} exists with another definition`, {
+      throw new ApiError('TG_LOAD_CONFLICT', `load ${JSON.stringify(name)} exists with another definition`, {
         existing: JSON.parse(existing.definition),
       });
     }
@@ -131,7 +136,7 @@ export class LoadService {
   async run(name: string, until: string | undefined, caller: LoadCaller): Promise<RunOutcome> {
     const untilAsked = until === undefined ? undefined : parseInstant(until, 'until').epochMs;
     const seen = await this.get(name, caller);
-    if (seen.owner !== caller.id) {
+    if (ownerOf(seen) !== caller.id) {
       throw new ApiError(
         'TG_FORBIDDEN',
         `load ${JSON.stringify(name)} runs as its owner, with the owner's row policies`,
@@ -140,14 +145,15 @@ export class LoadService {
     const def = this.definition(seen);
     const model = await this.topic(def.topic);
     const target = parseTarget(def.target, this.parts.config);
-    const lock = await this.store.lock(name);
+    const key = seen.name;
+    const lock = await this.store.lock(key);
     if (!lock)
       throw new ApiError('TG_LOAD_RUNNING', `a run of load ${JSON.stringify(name)} is going on; try again later`);
     try {
-      const load = await this.store.get(name);
+      const load = await this.store.get(key);
       if (!load) throw notFound(name);
-      await this.abandoned(name);
-      const marker = markerComment(['topicgate', 'load', name]);
+      await this.abandoned(key);
+      const marker = loadMarker(key);
       await endEarlierStatements(caller.trino, marker, { clientTags: ['loads'], waitMs: EARLIER_WAIT_MS });
       const settled = Date.now() - parseDuration(def.settle, 'settle');
       const untilMs = Math.floor(untilAsked === undefined ? settled : Math.min(untilAsked, settled));
@@ -208,13 +214,18 @@ export class LoadService {
   }
 
   async runs(name: string, limit: number, caller: LoadCaller): Promise<LoadRun[]> {
-    await this.get(name, caller);
-    return this.store.runs(name, limit);
+    return this.history(await this.get(name, caller), limit);
   }
 
+  /** The runs of a load the caller was given by `get`. */
+  history(l: LoadRecord, limit: number): Promise<LoadRun[]> {
+    return this.store.runs(l.name, limit);
+  }
+
+  /** Deletes the load and its runs; the table stays, and only a later load of the same owner may take it back. */
   async delete(name: string, caller: LoadCaller): Promise<void> {
-    await this.get(name, caller);
-    if (!(await this.store.delete(name))) throw notFound(name);
+    const l = await this.get(name, caller);
+    if (!(await this.store.delete(l.name))) throw notFound(name);
   }
 }
 

@@ -5,6 +5,30 @@
  * from the position the run started at, and one run of a load at a time holds its lock.
  */
 
+/**
+ * A target table's claim: the load it belongs to (null once that load was deleted: the table stays its owner's,
+ * and only a load of the same owner may take it again), and whether the table was made by it. No two loads hold
+ * one target, on any instance sharing the store.
+ */
+export interface TargetClaim {
+  /** `catalog.schema.table`. */
+  target: string;
+  /** The store key of the load holding it; null: its load was deleted. */
+  load: string | null;
+  /** The principal id of the load that claimed it. */
+  owner: string;
+  /** The table was made by a run of its load (set just before that run creates it). */
+  created: boolean;
+  claimedAt: string;
+}
+
+/** What a new load claims: its target, and whether Trino already has that table. */
+export interface ClaimRequest {
+  target: string;
+  /** An existing table can only be taken back by a load of the owner whose deleted load claimed it. */
+  tableExists: boolean;
+}
+
 /** A load: its definition and its position (the end of the last committed window, Trino timestamp text). */
 export interface LoadRecord {
   name: string;
@@ -48,9 +72,21 @@ export interface LoadStore {
   /** Creates the tables on first use. */
   init(): Promise<void>;
   get(name: string): Promise<LoadRecord | null>;
-  /** Inserts unless a load of that name exists; returns the stored record either way. */
-  create(record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>): Promise<{ created: boolean; record: LoadRecord }>;
-  /** Deletes the load and its runs (the target table stays). False if there was none. */
+  /** Loads stored under this name or with it as their key's name, whoever owns them. */
+  named(name: string): Promise<LoadRecord[]>;
+  /**
+   * Inserts the load with its target's claim, in one transaction, unless a load of that key exists (returned, and
+   * nothing claimed). `taken` when the target is another load's, or is a table that no load of this owner claimed.
+   */
+  create(
+    record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>,
+    claim: ClaimRequest,
+  ): Promise<{ created: boolean; record: LoadRecord } | { taken: true }>;
+  /** The claim on a target, if any load ever claimed it. */
+  claimOf(target: string): Promise<TargetClaim | null>;
+  /** Sets whether the target was made by the load holding it; false when `key` no longer holds it. */
+  markCreated(target: string, key: string, created: boolean): Promise<boolean>;
+  /** Deletes the load and its runs; its target's claim stays its owner's, held by no load. False if none. */
   delete(name: string): Promise<boolean>;
   /** Writes a run (inserted, or replaced by its id). */
   saveRun(run: LoadRun): Promise<void>;

@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { pgTransaction } from '../cursors/pg-transaction.js';
 import { quoteIdent } from '../cursors/postgres-store.js';
-import type { LoadLock, LoadRecord, LoadRun, LoadStore } from './load-store.js';
+import type { ClaimRequest, LoadLock, LoadRecord, LoadRun, LoadStore, TargetClaim } from './load-store.js';
 import * as rows from './load-rows.js';
 
 /** First key of the advisory lock around the DDL (the cursor store's is 'tgcu'). */
@@ -30,6 +30,7 @@ export class PostgresLoadStore implements LoadStore {
   private readonly pool: pg.Pool;
   private readonly L: string;
   private readonly R: string;
+  private readonly T: string;
   private ready: Promise<void> | undefined;
   private closed = false;
   /** The connections holding run locks, ended by close(): their sessions' locks go with them. */
@@ -45,6 +46,7 @@ export class PostgresLoadStore implements LoadStore {
     this.pool.on('error', () => {});
     this.L = `${quoteIdent(schema)}.${quoteIdent(rows.LOADS_TABLE)}`;
     this.R = `${quoteIdent(schema)}.${quoteIdent(rows.RUNS_TABLE)}`;
+    this.T = `${quoteIdent(schema)}.${quoteIdent(rows.CLAIMS_TABLE)}`;
   }
 
   init(): Promise<void> {
@@ -57,8 +59,8 @@ export class PostgresLoadStore implements LoadStore {
 
   private async createSchema(): Promise<void> {
     const have = await this.pool.query<{ ok: boolean }>(
-      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
-      [this.L, this.R],
+      'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND to_regclass($3) IS NOT NULL AS ok',
+      [this.L, this.R, this.T],
     );
     if (have.rows[0]?.ok) return;
     await this.transaction(async (client) => {
@@ -67,8 +69,22 @@ export class PostgresLoadStore implements LoadStore {
       const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
       if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
       const d = { text: 'text', int: 'bigint', table: (n: string) => `${quoteIdent(this.schema)}.${quoteIdent(n)}` };
+      const had = await client.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [this.T]);
       for (const statement of rows.loadSchemaStatements(d)) await client.query(statement);
+      if (!had.rows[0]?.ok) await this.claimLegacyTargets(client);
     });
+  }
+
+  /** A store made before targets were claimed: its loads' claims (load-rows.ts legacyClaims). */
+  private async claimLegacyTargets(client: PoolClient): Promise<void> {
+    const loads = await client.query<rows.LoadRow>(`SELECT name, owner, definition, created_at FROM ${this.L}`);
+    for (const claim of rows.legacyClaims(loads.rows)) {
+      await client.query(
+        `INSERT INTO ${this.T} (${rows.CLAIM_COLUMNS.join(', ')}) VALUES (${placeholders(rows.CLAIM_COLUMNS.length)})
+         ON CONFLICT (target) DO NOTHING`,
+        rows.CLAIM_COLUMNS.map((c) => claim[c]),
+      );
+    }
   }
 
   async get(name: string): Promise<LoadRecord | null> {
@@ -80,21 +96,79 @@ export class PostgresLoadStore implements LoadStore {
     return r.rows[0] ? rows.toLoad(r.rows[0]) : null;
   }
 
-  async create(record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>) {
+  async named(name: string): Promise<LoadRecord[]> {
     await this.init();
-    const now = new Date().toISOString();
+    const r = await this.pool.query<rows.LoadRow>(
+      `SELECT ${rows.LOAD_COLUMNS.join(', ')} FROM ${this.L}
+       WHERE name = $1 OR substr(name, 1, length($1) + 1) = $1 || '/' ORDER BY name`,
+      [name],
+    );
+    return r.rows.map(rows.toLoad);
+  }
+
+  async create(record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>, claim: ClaimRequest) {
+    await this.init();
     // Insert-or-read; another instance may delete the load between the two, then try again.
     for (let attempt = 0; attempt < 10; attempt++) {
-      const ins = await this.pool.query<rows.LoadRow>(
-        `INSERT INTO ${this.L} (${rows.LOAD_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $6)
-         ON CONFLICT (name) DO NOTHING RETURNING ${rows.LOAD_COLUMNS.join(', ')}`,
-        [record.name, record.topic, record.definition, record.position, record.owner, now],
-      );
-      if (ins.rows[0]) return { created: true, record: rows.toLoad(ins.rows[0]) };
+      const made = await this.transaction((client) => this.insertClaimed(client, record, claim));
+      if (made) return made;
       const existing = await this.get(record.name);
       if (existing) return { created: false, record: existing };
     }
     throw new Error(`load ${JSON.stringify(record.name)} keeps being created and deleted concurrently`);
+  }
+
+  /**
+   * The load and its claim, or nothing (null: the key was taken meanwhile). The claim is one statement on the
+   * target's primary key, so of two instances claiming one target at once the second finds the first's row (its
+   * insert waits for the first's commit) and is refused; a refusal takes the load back out.
+   */
+  private async insertClaimed(
+    client: PoolClient,
+    record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>,
+    claim: ClaimRequest,
+  ): Promise<{ created: boolean; record: LoadRecord } | { taken: true } | null> {
+    const now = new Date().toISOString();
+    const ins = await client.query<rows.LoadRow>(
+      `INSERT INTO ${this.L} (${rows.LOAD_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $6)
+       ON CONFLICT (name) DO NOTHING RETURNING ${rows.LOAD_COLUMNS.join(', ')}`,
+      [record.name, record.topic, record.definition, record.position, record.owner, now],
+    );
+    if (!ins.rows[0]) return null;
+    // A deleted load's target is taken back, as it was (made or not), only by its owner; an existing table no load
+    // claimed is never taken.
+    const adopt = `UPDATE ${this.T} SET load_key = $2 WHERE target = $1 AND load_key IS NULL AND owner = $3 RETURNING target`;
+    const claimOrAdopt = `INSERT INTO ${this.T} (${rows.CLAIM_COLUMNS.join(', ')}) VALUES ($1, $2, $3, 0, $4)
+       ON CONFLICT (target) DO UPDATE SET load_key = excluded.load_key
+       WHERE ${this.T}.load_key IS NULL AND ${this.T}.owner = excluded.owner RETURNING target`;
+    const got = claim.tableExists
+      ? await client.query(adopt, [claim.target, record.name, record.owner])
+      : await client.query(claimOrAdopt, [claim.target, record.name, record.owner, now]);
+    if (got.rowCount !== 1) {
+      // Refused: the load inserted above goes too, in this same transaction.
+      await client.query(`DELETE FROM ${this.L} WHERE name = $1`, [record.name]);
+      return { taken: true };
+    }
+    return { created: true, record: rows.toLoad(ins.rows[0]) };
+  }
+
+  async claimOf(target: string): Promise<TargetClaim | null> {
+    await this.init();
+    const r = await this.pool.query<rows.ClaimRow>(
+      `SELECT ${rows.CLAIM_COLUMNS.join(', ')} FROM ${this.T} WHERE target = $1`,
+      [target],
+    );
+    return r.rows[0] ? rows.toClaim(r.rows[0]) : null;
+  }
+
+  async markCreated(target: string, key: string, created: boolean): Promise<boolean> {
+    await this.init();
+    const r = await this.pool.query(`UPDATE ${this.T} SET created = $3 WHERE target = $1 AND load_key = $2`, [
+      target,
+      key,
+      created ? 1 : 0,
+    ]);
+    return r.rowCount === 1;
   }
 
   async delete(name: string): Promise<boolean> {
@@ -103,6 +177,7 @@ export class PostgresLoadStore implements LoadStore {
       // The load's row first: its lock waits out a commit in flight, whose run is then deleted too.
       const gone = await client.query(`DELETE FROM ${this.L} WHERE name = $1`, [name]);
       await client.query(`DELETE FROM ${this.R} WHERE name = $1`, [name]);
+      await client.query(`UPDATE ${this.T} SET load_key = NULL WHERE load_key = $1`, [name]);
       return gone.rowCount === 1;
     });
   }

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { openSqlite, sqliteFileOf } from '../cursors/sqlite-store.js';
-import type { LoadLock, LoadRecord, LoadRun, LoadStore } from './load-store.js';
+import type { ClaimRequest, LoadLock, LoadRecord, LoadRun, LoadStore, TargetClaim } from './load-store.js';
 import * as rows from './load-rows.js';
 
 const DIALECT = { text: 'TEXT', int: 'INTEGER', table: (name: string) => name };
@@ -25,10 +25,27 @@ export class SqliteLoadStore implements LoadStore {
 
   private statements(): ReturnType<typeof prepare> {
     if (!this.stmts) {
-      this.db.transaction(() => this.db.exec(rows.loadSchemaStatements(DIALECT).join(';\n'))).immediate();
+      this.db.transaction(() => this.createSchema()).immediate();
       this.stmts = prepare(this.db);
     }
     return this.stmts;
+  }
+
+  /** The tables; a store made before targets were claimed gets its loads' claims (load-rows.ts legacyClaims). */
+  private createSchema(): void {
+    const had = this.db
+      .prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?')
+      .get('table', rows.CLAIMS_TABLE);
+    this.db.exec(rows.loadSchemaStatements(DIALECT).join(';\n'));
+    if (had) return;
+    const loads = this.db
+      .prepare(`SELECT name, owner, definition, created_at FROM ${rows.LOADS_TABLE}`)
+      .all() as rows.LoadRow[];
+    const insert = this.db.prepare(
+      `INSERT INTO ${rows.CLAIMS_TABLE} (${rows.CLAIM_COLUMNS.join(', ')})
+       VALUES (${rows.CLAIM_COLUMNS.map((c) => `@${c}`).join(', ')}) ON CONFLICT (target) DO NOTHING`,
+    );
+    for (const claim of rows.legacyClaims(loads)) insert.run(claim);
   }
 
   async get(name: string): Promise<LoadRecord | null> {
@@ -36,12 +53,23 @@ export class SqliteLoadStore implements LoadStore {
     return row ? rows.toLoad(row) : null;
   }
 
-  async create(record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>) {
+  async named(name: string): Promise<LoadRecord[]> {
+    return (this.statements().named.all({ name }) as rows.LoadRow[]).map(rows.toLoad);
+  }
+
+  async create(record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>, claim: ClaimRequest) {
     const s = this.statements();
     const now = new Date().toISOString();
     return this.db
-      .transaction(() => {
-        const inserted = s.insert.run({
+      .transaction((): { created: boolean; record: LoadRecord } | { taken: true } => {
+        const existing = s.get.get(record.name) as rows.LoadRow | undefined;
+        if (existing) return { created: false, record: rows.toLoad(existing) };
+        const held = s.claimOf.get(claim.target) as rows.ClaimRow | undefined;
+        if (held ? held.load_key !== null || held.owner !== record.owner : claim.tableExists) return { taken: true };
+        const row = { target: claim.target, load_key: record.name, owner: record.owner, created: 0, claimed_at: now };
+        if (held) s.adopt.run(row);
+        else s.claim.run(row);
+        s.insert.run({
           name: record.name,
           topic: record.topic,
           definition: record.definition,
@@ -49,9 +77,18 @@ export class SqliteLoadStore implements LoadStore {
           owner: record.owner,
           now,
         });
-        return { created: inserted.changes === 1, record: rows.toLoad(s.get.get(record.name) as rows.LoadRow) };
+        return { created: true, record: rows.toLoad(s.get.get(record.name) as rows.LoadRow) };
       })
       .immediate();
+  }
+
+  async claimOf(target: string): Promise<TargetClaim | null> {
+    const row = this.statements().claimOf.get(target) as rows.ClaimRow | undefined;
+    return row ? rows.toClaim(row) : null;
+  }
+
+  async markCreated(target: string, key: string, created: boolean): Promise<boolean> {
+    return this.statements().markCreated.run({ target, key, created: created ? 1 : 0 }).changes === 1;
   }
 
   async delete(name: string): Promise<boolean> {
@@ -60,6 +97,7 @@ export class SqliteLoadStore implements LoadStore {
       .transaction(() => {
         const gone = s.deleteLoad.run(name).changes === 1;
         s.deleteRuns.run(name);
+        s.letGo.run(name);
         return gone;
       })
       .immediate();
@@ -105,8 +143,23 @@ export class SqliteLoadStore implements LoadStore {
 function prepare(db: Database.Database) {
   const L = rows.LOADS_TABLE;
   const R = rows.RUNS_TABLE;
+  const T = rows.CLAIMS_TABLE;
   return {
     get: db.prepare(`SELECT ${rows.LOAD_COLUMNS.join(', ')} FROM ${L} WHERE name = ?`),
+    named: db.prepare(
+      `SELECT ${rows.LOAD_COLUMNS.join(', ')} FROM ${L}
+       WHERE name = @name OR substr(name, 1, length(@name) + 1) = @name || '/' ORDER BY name`,
+    ),
+    claimOf: db.prepare(`SELECT ${rows.CLAIM_COLUMNS.join(', ')} FROM ${T} WHERE target = ?`),
+    claim: db.prepare(
+      `INSERT INTO ${T} (${rows.CLAIM_COLUMNS.join(', ')}) VALUES (${rows.CLAIM_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    ),
+    // Taking back a deleted load's target keeps whether it was made: the table is the one that load's runs filled.
+    adopt: db.prepare(
+      `UPDATE ${T} SET load_key = @load_key WHERE target = @target AND load_key IS NULL AND owner = @owner`,
+    ),
+    markCreated: db.prepare(`UPDATE ${T} SET created = @created WHERE target = @target AND load_key = @key`),
+    letGo: db.prepare(`UPDATE ${T} SET load_key = NULL WHERE load_key = ?`),
     insert: db.prepare(
       `INSERT INTO ${L} (name, topic, definition, pos_ts, owner, created_at, updated_at)
        VALUES (@name, @topic, @definition, @pos_ts, @owner, @now, @now) ON CONFLICT (name) DO NOTHING`,

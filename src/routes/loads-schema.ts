@@ -24,7 +24,8 @@ export const LoadBody = Type.Object(
     ),
     where: Type.Optional(Where),
     target: Type.String({
-      description: '`<catalog>.<schema>.<table>`, created on the first run from the select (never a topic schema)',
+      description:
+        "`<catalog>.<schema>.<table>` in a schema loads.targets allows (default `lake.*`; never the topics' catalog), created on the first run from the select. It belongs to this load: a table another load holds, or one that exists and no load of this principal made, is 409 TG_LOAD_TARGET_TAKEN",
       examples: ['lake.landing.orders'],
     }),
     start: Type.Optional(

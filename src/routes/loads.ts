@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ErrorCode } from '../core/errors.js';
+import { loadName } from '../loads/load-keys.js';
 import type { LoadRecord, LoadRun } from '../loads/load-store.js';
 import {
   ACCESS_ERRORS,
@@ -22,8 +23,11 @@ const LOAD_ROUTE = [
   'TG_STATE_UNAVAILABLE',
 ] as const satisfies readonly ErrorCode[];
 
-/** A route on an existing load: no load of that name (or not the caller's). */
-const NAMED = [...LOAD_ROUTE, 'TG_LOAD_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+/**
+ * A route on an existing load: no load of that name (or not the caller's); an admin naming a load that several
+ * principals it administers have.
+ */
+const NAMED = [...LOAD_ROUTE, 'TG_LOAD_NOT_FOUND', 'TG_LOAD_CONFLICT'] as const satisfies readonly ErrorCode[];
 
 /**
  * Planning the load's read (query/planner.ts): its topic (gone, not a topic table, Avro payloads), its where and
@@ -57,7 +61,7 @@ function runView(r: LoadRun): RunView {
 
 function view(l: LoadRecord): LoadView {
   return {
-    name: l.name,
+    name: loadName(l.name),
     definition: JSON.parse(l.definition) as unknown,
     position: iso(l.position),
     createdAt: l.createdAt,
@@ -87,6 +91,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'TG_BAD_TIME',
             'TG_BAD_TARGET',
             'TG_LOAD_CONFLICT',
+            'TG_LOAD_TARGET_TAKEN',
           ]),
         },
       },
@@ -110,7 +115,7 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const caller = callerFor(request, 'loads');
       const l = await svc().get(request.params.name, caller);
-      const runs = await svc().runs(l.name, 5, caller);
+      const runs = await svc().history(l, 5);
       return { ...view(l), lag: await svc().lag(l, caller), runs: runs.map(runView) };
     },
   );
@@ -131,7 +136,15 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: RunBody,
         response: {
           200: RunResult,
-          ...errorResponses([...NAMED, ...BODY_ERRORS, ...PLANNED, 'TG_BAD_TIME', 'TG_BAD_TARGET', 'TG_LOAD_RUNNING']),
+          ...errorResponses([
+            ...NAMED,
+            ...BODY_ERRORS,
+            ...PLANNED,
+            'TG_BAD_TIME',
+            'TG_BAD_TARGET',
+            'TG_LOAD_RUNNING',
+            'TG_LOAD_TARGET_TAKEN',
+          ]),
         },
       },
     },

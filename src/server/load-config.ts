@@ -7,6 +7,7 @@ import { checkExpansion } from '../blob/json/expansion.js';
 import { parseRowFilter } from '../access/row-filter.js';
 import { checkAccessConfig, limitsOf, splitRowPolicies } from '../config/access-schema.js';
 import { ConfigError, readConfigFile, type Config, type ConfigFile } from '../config/config.js';
+import { loadsSettingsOf } from '../config/loads-settings.js';
 import { readSettings } from '../config/read-settings.js';
 import { payloadProblems, registrySettings } from '../config/registry-config.js';
 import type { Settings } from '../config/settings.js';
@@ -39,6 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rowPoliciesDefault: rows.default,
     limits: limitsOf(file.limits),
     schemaRegistry: registry,
+    loads: loadsSettingsOf(file.loads),
   };
   return deepFreeze(config);
 }

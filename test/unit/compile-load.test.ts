@@ -1,10 +1,9 @@
 /**
  * A load's statements (API.md "Loads run by Trino"): the whole SQL of each, written by the compiler from the plan's
  * tree; the marker comment's closed alphabet; the planner's load window (times always landed, the guardrail's
- * bound); the target's names checked before quoting.
+ * bound).
  */
 import { describe, expect, it } from 'vitest';
-import { parseTarget } from '../../src/loads/load-target.js';
 import { plan } from '../../src/query/planner.js';
 import {
   compileCatalogs,
@@ -56,7 +55,7 @@ describe('the statements of a run', () => {
     const window = `"timestamp_broker" >= TIMESTAMP '2026-11-20 00:00:00.000' AND "timestamp_broker" < TIMESTAMP '2026-11-20 00:01:00.000'`;
     expect(sql).toEqual({
       createSchema: `/* topicgate load orders-lake */ CREATE SCHEMA IF NOT EXISTS "lake"."landing"`,
-      create: `/* topicgate load orders-lake */ CREATE TABLE IF NOT EXISTS "lake"."landing"."orders" AS ${select} WHERE ${window} WITH NO DATA`,
+      create: `/* topicgate load orders-lake */ CREATE TABLE "lake"."landing"."orders" AS ${select} WHERE ${window} WITH NO DATA`,
       delete: `/* topicgate load orders-lake */ DELETE FROM "lake"."landing"."orders" WHERE ${window}`,
       insert: `/* topicgate load orders-lake */ INSERT INTO "lake"."landing"."orders" ("key", "amount", "timestamp_broker", "timestamp_producer") ${select} WHERE ${window}`,
       count: `/* topicgate load orders-lake */ SELECT count(*) FROM "lake"."landing"."orders" WHERE ${window}`,
@@ -111,32 +110,5 @@ describe('the lookups around a run', () => {
     for (const bad of ['a */ DROP', 'a b', '', '*/', 'x\n', 'é']) {
       expect(refusal(() => markerComment(['topicgate', 'load', bad]))[0]).toBe('TG_BAD_VALUE');
     }
-  });
-});
-
-describe('a target', () => {
-  const config = { catalog: 'vast', schemas: ['demo', 'kafka_topics'] };
-  it('is three plain lower-case names', () => {
-    expect(parseTarget('lake.landing.orders_2', config)).toEqual(TARGET.table && { ...TARGET, table: 'orders_2' });
-    for (const bad of [
-      'lake.landing',
-      'lake.landing.orders.x',
-      'Lake.l.o',
-      'lake."l".o',
-      'lake.l.o;',
-      'lake..o',
-      'a.b.c-d',
-    ]) {
-      expect(refusal(() => parseTarget(bad, config))[0], bad).toBe('TG_BAD_TARGET');
-    }
-  });
-
-  it('is never in a schema of the served topics (another schema of their catalog is fine)', () => {
-    expect(refusal(() => parseTarget('vast.demo.t', config))).toEqual([
-      'TG_BAD_TARGET',
-      400,
-      'target vast.demo.t is in vast.demo, a schema of the served topics',
-    ]);
-    expect(parseTarget('vast.warehouse.t', config).schema).toBe('warehouse');
   });
 });

@@ -52,7 +52,7 @@ export function compileLoad(
   const columns = q.select.map((s) => quoteIdent(s.as)).join(', ');
   return {
     createSchema: `${marker} CREATE SCHEMA IF NOT EXISTS ${quoteIdent(target.catalog)}.${quoteIdent(target.schema)}`,
-    create: `${marker} CREATE TABLE IF NOT EXISTS ${t} AS ${select} WITH NO DATA`,
+    create: `${marker} CREATE TABLE ${t} AS ${select} WITH NO DATA`,
     delete: `${marker} DELETE FROM ${t} WHERE ${inWindow}`,
     insert: `${marker} INSERT INTO ${t} (${columns}) ${select}`,
     count: `${marker} SELECT count(*) FROM ${t} WHERE ${inWindow}`,
