@@ -1,6 +1,7 @@
 /**
  * Starts the API: settings validated once, Trino and the served schemas checked, then listen; SIGINT/SIGTERM
- * close gracefully, SIGHUP reloads the access blocks. Any start-up problem is one line on stderr and exit code 1, never a stack trace.
+ * close gracefully, SIGHUP reloads the access blocks. Any start-up problem is one line on stderr and exit code 1,
+ * never a stack trace.
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
