@@ -30,7 +30,8 @@ export const ERROR_CATALOG = {
   },
   TG_TIME_BOUND_REQUIRED: {
     status: 400,
-    meaning: 'A query that filters only on JSON fields must bound the time window (since/until).',
+    meaning:
+      'A query that filters, orders, groups or aggregates on JSON fields (and no selective filter) must bound the time window (since/until).',
   },
   TG_UNAUTHENTICATED: {
     status: 401,

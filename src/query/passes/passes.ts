@@ -109,13 +109,33 @@ export function storageWindow(where: PredicateNode | null, window: { lo?: number
   return { lo, hi };
 }
 
+/** A JSON field (an expanded field or an arrow path): Trino parses the payload of each event it reads to get it. */
+const isJsonField = (c: ColumnNode | undefined): c is ColumnNode =>
+  c?.source.kind === 'json' || c?.source.kind === 'json-path';
+
+/**
+ * The JSON fields a query orders by, groups by or aggregates: to sort, group or aggregate, Trino reads them from
+ * every event of the window, not only from the rows it returns, exactly as it does for a filter on one. (A field
+ * only selected is read from the rows returned.)
+ */
+export function jsonSortKeys(q: QueryNode): string[] {
+  const selected = (name: string) => {
+    const s = q.select.find((x) => x.as === name);
+    return s?.kind === 'select-column' ? s.column : undefined;
+  };
+  const aggregated = q.select.map((s) => (s.kind === 'aggregate' ? (s.column ?? undefined) : undefined));
+  const keys = [...q.order.map((o) => o.column ?? selected(o.name)), ...q.groupBy.map(selected), ...aggregated];
+  return [...new Set(keys.filter(isJsonField).map((c) => c.name))];
+}
+
 /**
  * Guardrail: a topic query whose own filters are evaluated after the scan (by Trino, such as JSON fields, or after
  * decoding, such as decoded Avro fields) reads every event of the window the storage reads, unless a selective
- * filter reaches the scan (needsTimeBound). So does a read that sorts or aggregates decoded fields after decoding
- * (`gatherAll`). Such a query must bound that window on both sides, no wider than the limit, with since/until or
- * ranges on broker time (storageWindow), unless the topic allows full scans. A pushed filter that bounds nothing,
- * such as `timestamp_broker=gte.1970-01-01T00:00:00Z`, does not lift it.
+ * filter reaches the scan (needsTimeBound). So does a read that orders or groups by a JSON field (jsonSortKeys), or
+ * sorts or aggregates decoded fields after decoding (`gatherAll`). Such a query must bound that window on both
+ * sides, no wider than the limit, with since/until or ranges on broker time (storageWindow), unless the topic
+ * allows full scans. A pushed filter that bounds nothing, such as `timestamp_broker=gte.1970-01-01T00:00:00Z`, does
+ * not lift it.
  */
 export function checkResidualScan(
   q: QueryNode,
@@ -124,28 +144,38 @@ export function checkResidualScan(
   policy: GuardrailPolicy,
   gatherAll = false,
 ): QueryNode {
-  if (q.source.topicKind !== 'topic' || policy.allowFullScan || (!userWhere && !gatherAll)) return q;
+  if (q.source.topicKind !== 'topic' || policy.allowFullScan) return q;
+  const sorted = jsonSortKeys(q);
+  if (!userWhere && !gatherAll && sorted.length === 0) return q;
   const report = classifyPushdown(userWhere, { complexPredicates: policy.complexPredicates });
   const residual = [...report.residual, ...(report.gateway ?? [])];
-  if ((residual.length === 0 && !gatherAll) || selectiveFilter(userWhere)) return q;
+  if ((residual.length === 0 && !gatherAll && sorted.length === 0) || selectiveFilter(userWhere)) return q;
   const what =
     residual.length > 0
       ? `every filter here is evaluated after the scan (${residual.join('; ')})`
-      : 'the gateway sorts or aggregates decoded fields over every event of the window';
+      : sorted.length > 0
+        ? `ordering, grouping or aggregating by the JSON field ${sorted.join(', ')} reads it from every event of the window`
+        : 'the gateway sorts or aggregates decoded fields over every event of the window';
   const max = `${Math.round(policy.maxWindowMs / 3_600_000)}h`;
   const { lo, hi } = storageWindow(userWhere, window);
+  const details = {
+    residual,
+    ...(sorted.length ? { fields: sorted } : {}),
+    add: 'since',
+    maxWindowMs: policy.maxWindowMs,
+  };
   if (lo === undefined || hi === undefined) {
     throw new ApiError(
       'TG_TIME_BOUND_REQUIRED',
       `${what}: add since= (for example since=-1h) to bound the events read, at most ${max} wide`,
-      { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
+      details,
     );
   }
   if (hi - lo > policy.maxWindowMs) {
     throw new ApiError(
       'TG_TIME_BOUND_REQUIRED',
       `${what}: narrow since/until to at most ${max} (the window is ${Math.round((hi - lo) / 3_600_000)}h)`,
-      { residual, add: 'since', maxWindowMs: policy.maxWindowMs },
+      details,
     );
   }
   return q;
