@@ -49,6 +49,8 @@ export async function rejection(p: Promise<unknown>): Promise<unknown> {
 
 export class FakeTrinoHttp {
   readonly log: Logged[] = [];
+  /** Every answer sent (not stalled, reset or cut), in order: `METHOD path` and when it was sent. */
+  readonly answered: { request: string; at: number }[] = [];
   base = '';
   onPost: (body: string, headers: http.IncomingHttpHeaders) => Reply = () => ({
     body: { id: QID, stats: { state: 'FINISHED' } },
@@ -143,6 +145,7 @@ export class FakeTrinoHttp {
         ...reply.headers,
       });
       res.end(payload);
+      this.answered.push({ request: `${req.method} ${req.url}`, at: performance.now() });
     };
     if (reply.delayMs) setTimeout(send, reply.delayMs);
     else send();

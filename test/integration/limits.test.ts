@@ -94,7 +94,7 @@ describe('connections', () => {
     const drip = setInterval(() => socket.writable && socket.write(' '), 1000);
     await new Promise((resolve) => socket.on('close', resolve));
     clearInterval(drip);
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(Date.now() - t0).toBeLessThan(10_000); // cut at 2 s; a wide margin, for a busy machine
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('"TG_REQUEST_TIMEOUT"');
   });

@@ -297,7 +297,8 @@ describe('connection limits on a real socket', () => {
     clearInterval(drip);
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(900);
-    expect(took).toBeLessThan(3_000);
+    // The cut's time is the contract (1 s); the margin is wide, for a busy machine.
+    expect(took).toBeLessThan(10_000);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 
@@ -326,7 +327,8 @@ describe('connection limits on a real socket', () => {
     const t0 = Date.now();
     while (!closedEarly) await new Promise((r) => setTimeout(r, 10));
     expect(await closedEarly).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    // Cut after 300 ms idle: the margin is wide, for a busy machine.
+    expect(Date.now() - t0).toBeLessThan(10_000);
     socket.destroy();
   });
 });

@@ -78,7 +78,8 @@ describe('the nesting depth of a JSON body', () => {
     for (const depth of [100, 1000, 10_000, 100_000]) {
       const started = performance.now();
       const res = await send(byDefault, `{"where":${'{"not":'.repeat(depth)}{}${'}'.repeat(depth)}}`);
-      expect(performance.now() - started).toBeLessThan(1000);
+      // Linear in the body: a count that rescanned would take minutes at 100,000 levels. The margin is for a busy machine.
+      expect(performance.now() - started).toBeLessThan(5_000);
       expect(res.json().error.details).toEqual({ limit: 'maxDepth', max: 64, found: depth + 2, parameter: 'body' });
     }
   });

@@ -174,7 +174,7 @@ describe('HttpTrino over the protocol', () => {
     );
     // The gateway's own deadline is a backstop 2 s after Trino's query_max_run_time.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2_000);
-    expect(Date.now() - t0).toBeLessThan(6_000);
+    expect(Date.now() - t0).toBeLessThan(10_000); // a wide margin, for a busy machine
     expect(seen).toEqual([[1]]);
     expect(err).toBeInstanceOf(QueryCancelledError);
     expect([(err as QueryCancelledError).reason, (err as QueryCancelledError).queryId]).toEqual(['deadline', QID]);

@@ -81,10 +81,8 @@ describe('HttpTrino under faults', () => {
     ['is closed halfway through its answer', { truncate: { id: QID } }, 'Trino is not reachable (ECONNRESET)'],
   ] as const)('a POST that %s is not retried: one POST, TrinoUnavailableError', async (_label, reply, message) => {
     fake.onPost = () => reply;
-    const t0 = performance.now();
     const err = await rejection(connect({ requestTimeoutMs: 200 }).query('SELECT 1'));
     expect(unavailable(err)).toEqual([undefined, message]);
-    expect(performance.now() - t0).toBeLessThan(2_000);
     expect(fake.requests()).toEqual(['POST /v1/statement']);
   });
 
@@ -112,14 +110,14 @@ describe('HttpTrino under faults', () => {
   });
 
   it('an abort while the POST is in flight rejects at once; the query is cancelled when Trino answers', async () => {
-    fake.onPost = () => ({ body: fake.page(1, { columns: COLUMNS }), delayMs: 400 });
+    // Trino answers the POST late (1.5 s): the abort is rejected before that, not when Trino answers.
+    fake.onPost = () => ({ body: fake.page(1, { columns: COLUMNS }), delayMs: 1_500 });
     const abort = new AbortController();
     const pending = rejection(connect().query('SELECT 1', { signal: abort.signal }));
     await fake.until(() => fake.log.length === 1);
-    const t0 = performance.now();
     abort.abort();
     const err = await pending;
-    expect(performance.now() - t0).toBeLessThan(200);
+    expect(fake.answered).toEqual([]);
     expect(err).toBeInstanceOf(QueryCancelledError);
     expect([(err as QueryCancelledError).reason, (err as QueryCancelledError).queryId]).toEqual(['aborted', undefined]);
     await fake.until(() => fake.requests('DELETE').length > 0);
@@ -136,13 +134,12 @@ describe('HttpTrino under faults', () => {
     fake.onPost = () => ({ body: fake.page(1) });
     fake.onGet = () => ({ status: 503 });
     const abort = new AbortController();
-    const client = connect({ retry: { retries: 5, baseMs: 5_000, maxMs: 5_000 } });
+    const client = connect({ retry: { retries: 5, baseMs: 600_000, maxMs: 600_000 } });
     const pending = rejection(client.query('SELECT 1', { signal: abort.signal }));
     await fake.until(() => gets().length === 1);
-    const t0 = performance.now();
     abort.abort();
     expect(await pending).toBeInstanceOf(QueryCancelledError);
-    expect(performance.now() - t0).toBeLessThan(500);
+    // Rejected during the backoff: a wait of ten minutes, which only the abort can have ended within the test's time.
     expect(gets()).toHaveLength(1);
     await fake.until(() => fake.requests('DELETE').length > 0);
   });
