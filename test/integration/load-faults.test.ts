@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgUp } from '../../scripts/local-postgres.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
 import { ApiError } from '../../src/core/errors.js';
+import { ANONYMOUS_ID } from '../../src/core/principal-ids.js';
+import { loadKey, loadMarker } from '../../src/loads/load-keys.js';
 import { LoadService } from '../../src/loads/load-service.js';
 import type { RunStep } from '../../src/loads/load-parts.js';
 import { trinoTimestampText } from '../../src/query/request/time.js';
@@ -30,7 +32,8 @@ const APPEND_MS = 15_000;
 const trino = () => new HttpTrino({ server: trinoUrl(), user: 'load-faults' });
 const q = async (s: string) => (await trino().all(s)).rows;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const marker = (load: string) => `/* topicgate load ${load} */`;
+/** The marker of the open gateway's load `load` (its caller is anonymous). */
+const marker = (load: string) => loadMarker(loadKey(load, ANONYMOUS_ID));
 
 /** Appends groups of 1-5 events sharing one broker millisecond, some stored twice, until stopped. */
 async function produce(fq: string, until: () => boolean, stats: { appended: number; maxInsertMs: number }) {

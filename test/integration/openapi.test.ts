@@ -317,6 +317,11 @@ describe('each route documents the codes it answers with', () => {
     ['PUT /v1/loads/{name}', load({ topic: 'orders', where: PAID }), 'TG_TIME_BOUND_REQUIRED'],
     ['PUT /v1/loads/{name}', load({ topic: 'clicks' }), 'created'],
     ['PUT /v1/loads/{name}', load({ topic: 'orders' }), 'TG_LOAD_CONFLICT'],
+    [
+      'PUT /v1/loads/{name}',
+      json('PUT', '/v1/loads/l-taken', { topic: 'clicks', target: 'lake.codes.clicks' }),
+      'TG_LOAD_TARGET_TAKEN',
+    ],
     ['PUT /v1/loads/{name}', text('PUT', '/v1/loads/l-codes'), 'TG_UNSUPPORTED_MEDIA_TYPE'],
     ['GET /v1/loads/{name}', { url: '/v1/loads/l-nope' }, 'TG_LOAD_NOT_FOUND'],
     ['POST /v1/loads/{name}/runs', json('POST', '/v1/loads/l-nope/runs', {}), 'TG_LOAD_NOT_FOUND'],
@@ -402,7 +407,9 @@ describe('each route documents the codes it answers with', () => {
       TG_NOT_LOADABLE: (n) => PLANNED_LOAD.includes(n),
       TG_BAD_TARGET: (n) => n === 'PUT /v1/loads/{name}' || n === 'POST /v1/loads/{name}/runs',
       TG_LOAD_NOT_FOUND: (n) => n.includes('/v1/loads/') && !n.startsWith('PUT '),
-      TG_LOAD_CONFLICT: (n) => n === 'PUT /v1/loads/{name}',
+      // PUT: another definition; any other load route: an admin naming a load several principals have.
+      TG_LOAD_CONFLICT: (n) => n.includes('/v1/loads/'),
+      TG_LOAD_TARGET_TAKEN: (n) => n === 'PUT /v1/loads/{name}' || n === 'POST /v1/loads/{name}/runs',
       TG_LOAD_RUNNING: (n) => n === 'POST /v1/loads/{name}/runs',
       TG_BAD_SESSION: (n) => n === STREAM_READ,
       TG_SESSION_EXPIRED: (n) => n === STREAM_READ,
