@@ -33,8 +33,12 @@ export const FollowContent = {
         'events no one was shown; a comment line `: keep-alive` after 15 s without output ' +
         '(`TOPICGATE_FOLLOW_HEARTBEAT`). ' +
         'A failure is an `event: error` with the error object as data, then an aborted transfer. It ends when ' +
-        '`until` has settled, else never: the client leaves. With `format=ndjson`: rows as NDJSON, empty lines as ' +
-        'keep-alives, no ids.',
+        '`until` has settled, else when the client leaves, or when the caller loses what let it in, checked before ' +
+        "each write and at each poll against the access state in force: at its credential's expiry (a JWT's `exp`, " +
+        'also while idle) or when its credential is no longer accepted (a key removed), `TG_UNAUTHENTICATED`; when ' +
+        'its grant to read the topic is withdrawn or its row policy changes (a reload: SIGHUP), `TG_FORBIDDEN`; no ' +
+        'event is written after. Reconnect with a fresh credential and `Last-Event-ID` to resume exactly. With ' +
+        '`format=ndjson`: rows as NDJSON, empty lines as keep-alives, no ids, an error line for the error event.',
       examples: [SSE_EXAMPLE],
     }),
   },
