@@ -21,9 +21,10 @@ export const httpSettings = {
     env: 'TOPICGATE_ALLOWED_HOSTS',
     read: 'hosts',
     fallback: '',
-    shownDefault: 'any',
+    shownDefault: 'loopback, listen address',
     description:
-      'comma-separated `Host` header values answered (host, or host:port); others get a 400. Health probes are exempt',
+      '`Host` names answered besides loopback and the listen address: `api.example.com`, `gw.example:8443`, ' +
+      '`*.example.com`; `*`: any (unsafe: DNS rebinding). Others: 421 `TG_MISDIRECTED`',
   }),
   requestTimeoutMs: intSetting({
     env: 'TOPICGATE_REQUEST_TIMEOUT',

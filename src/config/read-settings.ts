@@ -101,10 +101,14 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       return readOrigins(raw, bad);
     case 'hosts': {
       const v = splitList(raw).map((h) => h.toLowerCase());
-      if (v.some((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h)))
-        bad('must be comma-separated host names, optionally with :port');
+      // `*` alone, or a host (`*.` before a domain: any name under it), optionally with :port.
+      if (v.some((h) => h !== '*' && !/^(\[[0-9a-f:.]+\]|(\*\.)?[a-z0-9.-]+)(:\d{1,5})?$/.test(h)))
+        bad('must be comma-separated host names (`*.example.com` for any name under it), optionally with :port');
       return v;
     }
+    case 'csv-formulas':
+      if (raw !== 'escape' && raw !== 'keep') bad('must be escape or keep');
+      return raw;
     case 'state-url':
       if (!/^sqlite:.+/.test(raw) && !/^postgres(ql)?:\/\/.+/.test(raw)) bad('must be sqlite:<file> or postgres://...');
       return raw;

@@ -21,7 +21,8 @@ export type Read =
   | 'optional-url'
   | 'file'
   | 'origins'
-  | 'hosts';
+  | 'hosts'
+  | 'csv-formulas';
 
 export type SettingOptions = {
   env: string;

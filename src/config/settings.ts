@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { compressionSettings } from './compression-settings.js';
+import { formatSettings } from './format-settings.js';
 import { httpSettings } from './http-settings.js';
 import { servingSettings } from './serving-settings.js';
 import { trinoSettings } from './trino-settings.js';
@@ -14,6 +15,7 @@ export const SettingsSchema = Type.Object({
   ...servingSettings,
   ...httpSettings,
   ...compressionSettings,
+  ...formatSettings,
 });
 
 export type Settings = Static<typeof SettingsSchema>;

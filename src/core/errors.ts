@@ -76,6 +76,11 @@ export const ERROR_CATALOG = {
   },
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
+  TG_MISDIRECTED: {
+    status: 421,
+    meaning:
+      'The Host header names a host this gateway does not answer for (loopback names, its listen address and TOPICGATE_ALLOWED_HOSTS): a guard against DNS rebinding.',
+  },
   TG_TOO_EXPENSIVE: { status: 422, meaning: 'The query exceeds a limit (rows, window, sample size).' },
   TG_TOO_MANY_REQUESTS: {
     status: 429,

@@ -8,7 +8,7 @@ import type { FormatName } from './encoder-registry.js';
 export const ENCODER_VERSIONS = {
   json: 1,
   ndjson: 1,
-  csv: 1,
+  csv: 2,
   arrow: 1,
   parquet: 1,
 } as const satisfies Record<FormatName, number>;

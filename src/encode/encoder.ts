@@ -33,6 +33,8 @@ export interface EncodeOptions extends PageInfo {
   drained?: () => boolean;
   /** The codec of formats that compress their columns (Parquet); absent: the format's default. */
   columnCodec?: ColumnCodec;
+  /** CSV cells that begin like a spreadsheet formula: `escape`d (absent: the default) or kept (csv-formulas.ts). */
+  csvFormulas?: 'escape' | 'keep';
 }
 
 /**

@@ -101,11 +101,12 @@ export const FILTER_ERRORS = [
 type ErrorStatus = (typeof ERROR_CATALOG)[ErrorCode]['status'];
 
 /**
- * The error responses for `codes` (and TG_INTERNAL: any route can meet a defect): one per HTTP status, whose
- * description lists each code with its meaning.
+ * The error responses for `codes` (and, on any route, TG_MISDIRECTED: a Host the gateway does not answer for,
+ * server/plugins/allowed-hosts.ts, and TG_INTERNAL: a defect): one per HTTP status, whose description lists each code
+ * with its meaning.
  */
 export function errorResponses(codes: readonly ErrorCode[]) {
-  const listed = new Set<ErrorCode>([...codes, 'TG_INTERNAL']);
+  const listed = new Set<ErrorCode>([...codes, 'TG_MISDIRECTED', 'TG_INTERNAL']);
   // In catalog order, so a description reads the same however a route composes its list.
   const all = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => listed.has(c));
   const statuses = [...new Set(all.map((c) => ERROR_CATALOG[c].status))].sort((a, b) => a - b);

@@ -116,7 +116,7 @@ const exploreRoutes: FastifyPluginAsyncTypebox<ExploreOptions> = async (app, opt
   app.get(
     '/explore',
     {
-      config: { group: 'docs' },
+      config: { group: 'docs', sameForEveryone: true },
       schema: {
         ...PAGE_SCHEMA,
         summary: 'The explorer: the served topics with their event rate',
@@ -129,7 +129,7 @@ const exploreRoutes: FastifyPluginAsyncTypebox<ExploreOptions> = async (app, opt
   app.get(
     '/explore/:topic',
     {
-      config: { group: 'docs' },
+      config: { group: 'docs', sameForEveryone: true },
       schema: {
         ...PAGE_SCHEMA,
         params: TopicParams,
@@ -143,7 +143,7 @@ const exploreRoutes: FastifyPluginAsyncTypebox<ExploreOptions> = async (app, opt
   app.get(
     '/explore/assets/:file',
     {
-      config: { group: 'docs' },
+      config: { group: 'docs', sameForEveryone: true },
       schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 64 }) }) },
     },
     async (request, reply) => {

@@ -11,6 +11,8 @@ import { HttpTrino } from '../trino/http-trino.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { httpTrinoOptions } from './http-trino-options.js';
 import errorsPlugin from './plugins/errors.js';
+import allowedHostsPlugin from './plugins/allowed-hosts.js';
+import cacheScopePlugin from './plugins/cache-scope.js';
 import jsonBodyPlugin from './plugins/json-body.js';
 import { preRouteErrors } from './pre-route-errors.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -155,6 +157,10 @@ export async function buildApp(
   // First: every request's span, current for all that follows (a no-op while tracing is off).
   await app.register(tracingPlugin);
   await app.register(errorsPlugin);
+  // Before anything else answers: a Host the gateway does not answer for (DNS rebinding) is a 421.
+  await app.register(allowedHostsPlugin, { config });
+  // Every answer private to its caller unless its route is the same for everyone (a 421 and a 401 included).
+  await app.register(cacheScopePlugin);
   await app.register(jsonBodyPlugin, { maxDepth: config.limits.maxDepth });
   // Before every route: authentication, limits and security headers apply to all of them.
   await app.register(accessPlugin, { config, jwt: opts.jwt, quotas: services.quotas });

@@ -2,7 +2,7 @@
  * HTTP caching of settled windows (API.md "Caching settled windows"; issue 28): a GET whose window is settled
  * (query/settled-window.ts) gets a strong ETag and `Cache-Control: private, max-age=<TOPICGATE_CACHE_MAX_AGE>,
  * immutable`, and `If-None-Match` naming that tag is a 304 before any Trino query; every other read is
- * `no-store`. The tag is a hash of a list of inputs, one per thing that changes the response's bytes, so two
+ * `private, no-store` (as every caller-dependent answer: plugins/cache-scope.ts). The tag is a hash of a list of inputs, one per thing that changes the response's bytes, so two
  * instances (or a restart) with the same settings give the same tag, and any change gives another.
  */
 import { createHash } from 'node:crypto';
@@ -92,6 +92,8 @@ export function etagInputs(
     // The content coding negotiated from Accept-Encoding (wire-body.ts), and Parquet's column codec.
     ['coding', wireCodingOf(app.tg.config, encoderRegistry[media], request)],
     ['columns-codec', o.compression ?? null],
+    // Whether CSV cells that begin like a formula are escaped (TOPICGATE_CSV_FORMULAS).
+    ['csv-formulas', media === 'text/csv' ? app.tg.config.csvFormulas : null],
   ];
 }
 
@@ -129,10 +131,10 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return tags.some((t) => t.replace(/^W\//, '') === etag);
 }
 
-/** The response's caching headers: a settled window's, or `no-store` for any other read. */
+/** The response's caching headers: a settled window's, or `private, no-store` for any other read. */
 export function setCacheHeaders(reply: FastifyReply, cache: ReadCache | null | undefined): void {
   if (!cache) {
-    reply.header('Cache-Control', 'no-store');
+    reply.header('Cache-Control', 'private, no-store');
     return;
   }
   reply.header('ETag', cache.etag).header('Cache-Control', cache.cacheControl);

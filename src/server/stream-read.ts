@@ -95,6 +95,7 @@ export async function streamRead(
     },
     drained: drainedOutput(reply.raw, () => body),
     columnCodec: o.compression,
+    csvFormulas: app.tg.config.csvFormulas,
   };
   let finished = false;
   const count = () => {

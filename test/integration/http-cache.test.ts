@@ -100,7 +100,7 @@ describe('nginx proxy_cache in front of the gateway', () => {
     const runs = [await get(url, ALL), await get(url, ALL), await get(url, ALL)];
     for (const r of runs) {
       expect(r.status, r.body).toBe(200);
-      expect(r.cacheControl).toBe('no-store');
+      expect(r.cacheControl).toBe('private, no-store');
       expect(r.cache).toBe('MISS');
     }
     expect(new Set(runs.map((r) => r.queryId)).size).toBe(3);

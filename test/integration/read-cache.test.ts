@@ -204,7 +204,7 @@ describe('a settled window', () => {
   });
 });
 
-describe('any other read is no-store', () => {
+describe('any other read is private, no-store', () => {
   const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
   it.each([
     ['no until', '/v1/topics/orders/events?since=2026-11-01T00:00:00Z&limit=5'],
@@ -217,7 +217,7 @@ describe('any other read is no-store', () => {
   ])('%s', async (_name, url) => {
     const res = await read(app, url, { 'if-none-match': '*' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['cache-control']).toBe('private, no-store');
     expect(res.headers.etag).toBeUndefined();
   });
 
@@ -229,7 +229,7 @@ describe('any other read is no-store', () => {
       payload: { since: '2026-11-01T00:00:00Z', until: '2026-11-01T06:00:00Z', limit: 5 },
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['cache-control']).toBe('private, no-store');
     expect(res.headers.etag).toBeUndefined();
   });
 });

@@ -152,11 +152,19 @@ function refText(type: TrinoType, v: unknown): string {
 // The reference quotes CSV fields itself, not through src/encode/text/csv-field.ts: an oracle must share no code
 // with what it checks (csv-field.ts has its own exact tests in encode-csv-field.test.ts).
 const quoted = (s: string) => '"' + s.replaceAll('"', '""') + '"';
+// OWASP's CSV injection rule, on text from outside: a cell beginning like a formula gets `'` and quotes.
+const FORMULA = /^[=+\-@\t\r]/;
+const TEXT_BASES = new Set<string | null>([null, 'unknown', 'varchar', 'char', 'varbinary', 'json']);
+const refCell = (s: string, text: boolean) =>
+  text && FORMULA.test(s) ? quoted("'" + s) : s === '' || NEEDS_QUOTES.test(s) ? quoted(s) : s;
 function refCsvField(type: TrinoType, v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (knownBase(type) === 'varbinary' && varbinary(String(v)).oneLine) return quoted(varbinary(String(v)).text);
-  const s = refText(type, v);
-  return s === '' || NEEDS_QUOTES.test(s) ? quoted(s) : s;
+  const text = TEXT_BASES.has(knownBase(type));
+  if (knownBase(type) === 'varbinary' && varbinary(String(v)).oneLine) {
+    const s = varbinary(String(v)).text;
+    return quoted(FORMULA.test(s) ? "'" + s : s);
+  }
+  return refCell(refText(type, v), text);
 }
 const nullOr = (x: unknown, f: (y: unknown) => string) => (x === null || x === undefined ? 'null' : f(x));
 
@@ -174,7 +182,7 @@ function refBodies(columns: Column[], batches: unknown[][][]): Record<'ndjson' |
       '}',
   );
   const csvRows = rows.map((row) => types.map((t, i) => refCsvField(t, row[i])).join(',') + '\r\n');
-  const header = columns.map((c) => (c.name === '' || NEEDS_QUOTES.test(c.name) ? quoted(c.name) : c.name)).join(',');
+  const header = columns.map((c) => refCell(c.name, true)).join(',');
   return {
     ndjson: objects.map((o) => o + '\n').join('') + '\n',
     csv: header + '\r\n' + csvRows.join(''),
@@ -257,6 +265,15 @@ const BYTES: (string | number[])[] = [
   [0xf4, 0x90, 0x80, 0x80],
   [0xc0, 0x80],
   [0x80],
+  // Text a spreadsheet reads as a formula (OWASP's CSV injection), and JSON that begins with white space like one.
+  "=cmd|' /C calc'!A0",
+  '+1+1',
+  '-5',
+  '@SUM(A1)',
+  '\t=1',
+  '\r=1',
+  '\t{"a":1}',
+  '=',
 ];
 
 const STRINGS = [
@@ -271,6 +288,12 @@ const STRINGS = [
   '\udc00',
   'tab\t',
   'q"',
+  '=HYPERLINK("http://x","y")',
+  '-2+3',
+  '+',
+  '@',
+  '\tx',
+  '\r',
 ];
 const TIMESTAMPS = [
   '2026-11-01 00:00:00.000',

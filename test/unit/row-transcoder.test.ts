@@ -28,6 +28,12 @@ const CASES: Record<string, (string | Buffer)[]> = {
     '"\\ud83d\\ude80 pair, and a lone \\ud800"',
     '"\\u2028\\u0000\\u001f"',
     str('\\x41 looks like hex'),
+    str('=1+1'),
+    str('-5'),
+    str('+'),
+    str('@x, "y"'),
+    '"\\t=1"',
+    '"\\r\\n"',
     Buffer.from([0x22, 0x61, 0xff, 0x62, 0x22]), // invalid UTF-8 inside a string
   ],
   bigint: ['0', '-1', '42', '123456789012345', '-123456789012345', '1234567890123456', '9007199254740993'],
@@ -55,6 +61,11 @@ const CASES: Record<string, (string | Buffer)[]> = {
     '"QQ"', // not canonical base64 (no padding): the value path's decoder takes it
     '"Q Q=="',
     '"-_-_"',
+    b64("=cmd|' /C calc'!A0"),
+    b64('-5'),
+    b64('@a,b'),
+    b64('\t[1]'),
+    b64('\r{"a":1}'),
   ],
   'timestamp(3)': [
     '"2026-11-01 00:00:00.000"',

@@ -9,6 +9,8 @@
  * by an error after the first byte ends with a last line `#error {"code":...,"message":...}` and then an aborted
  * HTTP transfer (the chunked body is not terminated), so every HTTP client reports the cut by itself.
  * The next page's URL is in the `Link: <...>; rel="next"` header.
+ * Cells of text that begin like a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR), header names included, get a
+ * `'` before them unless `csvFormulas` is `keep` (csv-formulas.ts, OWASP's rule).
  */
 import type { ResultStream } from '../../core/result-stream.js';
 import { columnType } from '../column-type.js';
@@ -17,6 +19,7 @@ import { streamErrorBody } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
 import { writeCsvField } from './csv-field.js';
 import { csvValueWriter } from './csv-value-writer.js';
+import { escapingValues, holdsFormulaText, neutralizeCsvFrom } from './csv-formulas.js';
 import { PageBuffer } from './page-buffer.js';
 import { TextRows } from '../../core/text-rows.js';
 import { csvRowTranscoder, type RowTranscoder } from './row-transcoder.js';
@@ -26,7 +29,12 @@ export function encodeCsv(
   result: ResultStream,
   options: EncodeOptions,
 ): AsyncGenerator<string | Uint8Array, void, undefined> {
-  const writers = result.columns.map((c) => csvValueWriter(columnType(c.type)));
+  const formulas = options.csvFormulas ?? 'escape';
+  const writers = result.columns.map((c) => {
+    const type = columnType(c.type);
+    const write = csvValueWriter(type);
+    return formulas === 'escape' && holdsFormulaText(type) ? escapingValues(write) : write;
+  });
   const n = writers.length;
   const out = new PageBuffer(undefined, options.drained);
   const none = new Uint8Array(0);
@@ -36,7 +44,9 @@ export function encodeCsv(
       const head = new PageBuffer(256);
       result.columns.forEach((c, i) => {
         if (i > 0) head.writeByte(0x2c); // ,
+        const start = head.end;
         writeCsvField(head, c.name);
+        if (formulas === 'escape') neutralizeCsvFrom(head, start);
       });
       head.writeByte(0x0d);
       head.writeByte(0x0a);
@@ -44,7 +54,7 @@ export function encodeCsv(
     },
     page(rows) {
       if (rows instanceof TextRows) {
-        (transcode ??= csvRowTranscoder(result.columns))(rows, out, none, none, none);
+        (transcode ??= csvRowTranscoder(result.columns, formulas))(rows, out, none, none, none);
         return out.take();
       }
       for (let r = 0; r < rows.length; r++) {

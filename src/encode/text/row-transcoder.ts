@@ -13,6 +13,7 @@ import type { TextRows } from '../../core/text-rows.js';
 import { columnType } from '../column-type.js';
 import { csvTextWriter } from './csv-text-writer.js';
 import { csvValueWriter } from './csv-value-writer.js';
+import { escapingText, escapingValues, holdsFormulaText, type CsvFormulas } from './csv-formulas.js';
 import { jsonTextWriter, type TextWriter } from './json-text-writer.js';
 import { isNullAt, skipSpace, valueEnd } from './json-token.js';
 import { jsonValueWriter, type ValueWriter } from './json-value-writer.js';
@@ -61,13 +62,16 @@ export function jsonRowTranscoder(columns: readonly ResultColumn[]): RowTranscod
   return (rows, out, first, before, after) => transcode(rows, out, writers, shape, [first, before, after]);
 }
 
-/** The CSV record transcoder of a result's columns (as the CSV encoder writes them). */
-export function csvRowTranscoder(columns: readonly ResultColumn[]): RowTranscoder {
+/** The CSV record transcoder of a result's columns (as the CSV encoder writes them, formulas as it is told). */
+export function csvRowTranscoder(columns: readonly ResultColumn[], formulas: CsvFormulas = 'escape'): RowTranscoder {
   const keys = columns.map((_, i) => new ConstantBytes(Buffer.from(i === 0 ? '' : ',')));
   const shape: RowShape = { keys, nulls: keys, close: new ConstantBytes(Buffer.from('\r\n')) };
   const writers = columns.map((c) => {
     const type = columnType(c.type);
-    return { text: csvTextWriter(type), value: csvValueWriter(type) };
+    const text = csvTextWriter(type);
+    const value = csvValueWriter(type);
+    if (formulas === 'keep' || !holdsFormulaText(type)) return { text, value };
+    return { text: escapingText(text), value: escapingValues(value) };
   });
   return (rows, out, first, before, after) => transcode(rows, out, writers, shape, [first, before, after]);
 }

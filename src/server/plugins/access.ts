@@ -3,7 +3,6 @@
  * - security headers (helmet's middleware, built once; Swagger UI and the topic page set their own CSP, which wins);
  * - CORS (@fastify/cors) only when TOPICGATE_CORS_ORIGINS names origins;
  * - 503 TG_OVERLOADED with Retry-After when the event loop or heap is overloaded (@fastify/under-pressure);
- * - the Host allowlist (TOPICGATE_ALLOWED_HOSTS; health probes are exempt);
  * - authentication of every request but public route groups, as `request.principal` (401 with WWW-Authenticate);
  * - requests per minute per principal, per client address when anonymous (@fastify/rate-limit), counted before
  *   a refusal so guessing credentials is limited too (in the instances' shared store when it is PostgreSQL);
@@ -134,7 +133,7 @@ async function accessPlugin(app: FastifyInstance, opts: AccessPluginOptions): Pr
     config.limits.requestsPerMinute === undefined
       ? undefined
       : await registerRateLimit(app, config.limits.requestsPerMinute, opts.quotas?.rateStore);
-  app.addHook('onRequest', authenticating(app, { hosts: new Set(config.allowedHosts), writeIdle, limit }));
+  app.addHook('onRequest', authenticating(app, { writeIdle, limit }));
   app.addHook('preHandler', leasingData(app, opts.quotas?.slots));
 }
 
@@ -168,20 +167,14 @@ async function registerHeaders(app: FastifyInstance, config: Config): Promise<vo
 
 type RateLimit = Awaited<ReturnType<typeof registerRateLimit>>;
 
-/** The onRequest hook: the Host allowlist, the write-idle watch, authentication and the rate limit. */
-function authenticating(
-  app: FastifyInstance,
-  edge: { hosts: ReadonlySet<string>; writeIdle: WriteIdleWatch; limit: RateLimit | undefined },
-) {
-  const { hosts, writeIdle, limit } = edge;
+/** The onRequest hook: the write-idle watch, authentication and the rate limit (allowed-hosts.ts checked Host). */
+function authenticating(app: FastifyInstance, edge: { writeIdle: WriteIdleWatch; limit: RateLimit | undefined }) {
+  const { writeIdle, limit } = edge;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const access = app.access;
     request.principal = ANONYMOUS;
     request.audit = {};
     const group = routeGroup(request.routeOptions.config);
-    if (hosts.size > 0 && group !== 'health' && !hostAllowed(hosts, request.host)) {
-      throw new ApiError('TG_BAD_REQUEST', 'the Host header names a host this service does not answer for');
-    }
     writeIdle.watch(reply.raw);
     // CORS preflights carry no credentials by design; no route serves data on OPTIONS.
     if (request.method === 'OPTIONS' || (group !== undefined && access.publicGroups.has(group))) {
@@ -268,11 +261,6 @@ function audit(
     },
     'audit',
   );
-}
-
-function hostAllowed(hosts: ReadonlySet<string>, host: string): boolean {
-  const h = host.toLowerCase();
-  return hosts.has(h) || hosts.has(h.replace(/:\d+$/, ''));
 }
 
 /** @fastify/rate-limit, called from the access hook (after authentication) rather than from its own hook. */

@@ -81,13 +81,15 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
   // Swagger UI's routes are registered by the plugin: an encapsulated context marks each as `docs` where it is
   // added (access/route-groups.ts reads the route's config, never its URL).
   await app.register(docsContext);
-  app.get('/openapi.json', { config: { group: 'docs' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { group: 'docs', sameForEveryone: true }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 }
 
-/** Swagger UI in its own context, each of its routes marked `docs`. */
+/** Swagger UI in its own context, each of its routes marked `docs` and the same for everyone (no data in it). */
 const docsContext: FastifyPluginAsync = async (docs) => {
   docs.addHook('onRoute', (route) => {
-    route.config = { ...route.config, group: 'docs' };
+    route.config = { ...route.config, group: 'docs', sameForEveryone: true };
   });
   await docs.register(swaggerUi, {
     routePrefix: '/docs',
