@@ -9,20 +9,27 @@ export const SessionStream = Type.Object({
   index: Type.Integer({ minimum: 0, description: 'Position of the stream: with order `time`, read in this order' }),
   url: Type.String({
     description:
-      "The stream's URL, relative to the API's origin; add `&format=json|ndjson|csv|arrow|parquet`. Its `token` is a signed, opaque description of the stream: any instance sharing the cursor secret serves it",
+      "The stream's URL, relative to the API's origin; add `&format=json|ndjson|csv|arrow|parquet`. Its `token` is a sealed (encrypted and authenticated), opaque description of the stream: any instance sharing the cursor secret serves it. Every answer of a stream is `Cache-Control: no-store`",
   }),
   since: Type.String({ description: "Inclusive start of the stream's time range (whole milliseconds)" }),
   until: Type.String({ description: "Exclusive end of the stream's time range" }),
-  estimatedRows: Type.Integer({
-    minimum: 0,
-    description: 'Rows the count made when the session was made puts in this range (before filters on decoded fields)',
-  }),
+  estimatedRows: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        "Rows the count made when the session was made puts in this range (before the request's own filters on decoded fields). Left out when a row policy of the caller filters a decoded (Avro / json-sr) field: the count runs before decoding, so it could not apply that policy, and the streams are then cut into equal time widths",
+    }),
+  ),
 });
 
 export const SessionCreated = Type.Object(
   {
     id: Type.String({ description: "The session's id (it names its streams' paths; nothing is stored under it)" }),
-    expiresAt: { ...Instant, description: 'The streams can be read (again) until this instant; then 410' },
+    expiresAt: {
+      ...Instant,
+      description:
+        "The streams can be read (again) until this instant; then 410. Never after a JWT caller's token `exp` (past it, 401)",
+    },
     columns: Type.Array(Type.Object({ name: Type.String(), type: Type.String({ description: 'Trino type' }) }), {
       description: 'The columns every stream returns, in order (as in JSON and Arrow; CSV flattens decoded records)',
     }),
@@ -49,14 +56,14 @@ export const SessionCreated = Type.Object(
         streams: [
           {
             index: 0,
-            url: '/v1/topics/orders/sessions/k3J9x0Qm2VbW8sTq/streams/0?token=s1.Ab3dEf01.<signed>.<mac>',
+            url: '/v1/topics/orders/sessions/k3J9x0Qm2VbW8sTq/streams/0?token=s1.Ab3dEf01.<sealed>.<tag>',
             since: '2026-11-01T00:00:00.000Z',
             until: '2026-11-02T11:04:31.500Z',
             estimatedRows: 5010,
           },
           {
             index: 1,
-            url: '/v1/topics/orders/sessions/k3J9x0Qm2VbW8sTq/streams/1?token=s1.Ab3dEf01.<signed>.<mac>',
+            url: '/v1/topics/orders/sessions/k3J9x0Qm2VbW8sTq/streams/1?token=s1.Ab3dEf01.<sealed>.<tag>',
             since: '2026-11-02T11:04:31.500Z',
             until: '2026-11-04T00:00:00.000Z',
             estimatedRows: 5010,
@@ -80,7 +87,7 @@ export const StreamQuery = Type.Object(
     token: Type.String({
       maxLength: 12_000,
       description:
-        "The stream's signed description, as the session gave it; altered: 400 `TG_BAD_SESSION`, expired: 410 `TG_SESSION_EXPIRED`",
+        "The stream's sealed description, as the session gave it; altered: 400 `TG_BAD_SESSION`, expired: 410 `TG_SESSION_EXPIRED`, made with a JWT now past its `exp`: 401 `TG_UNAUTHENTICATED`",
     }),
     // Not an enum: an unknown format is a 406 (API.md), not a validation error.
     format: Type.Optional(

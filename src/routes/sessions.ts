@@ -6,10 +6,11 @@
  * range, through the same read path as `/query`: any instance with the same cursor secret serves it.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rowScope } from '../access/authorize.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
-import { countBucketMs, defaultStreams, splitWindow } from '../query/passes/session-split.js';
+import { countBucketMs, defaultStreams, splitWindow, type StreamRange } from '../query/passes/session-split.js';
+import type { PlannedRead } from '../query/planner.js';
 import { readRequestOfSession } from '../query/request/read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { SessionBody, type SessionRead } from '../query/request/session-schema.js';
@@ -22,6 +23,7 @@ import {
   checkStreamGrant,
   checkStreamRows,
   presignedPrincipal,
+  sessionExpiry,
 } from '../sessions/stream-principal.js';
 import { StreamTokens, type StreamBody } from '../sessions/stream-token.js';
 import { BODY_ERRORS, errorResponses } from './error-schema.js';
@@ -69,6 +71,32 @@ function checkStreams(app: FastifyInstance, streams: number | undefined): number
   return max;
 }
 
+/**
+ * The session's window cut into streams: by the rows counted per time bucket in one query when `counted`, else
+ * into equal widths (one stream unless the request asks for more).
+ */
+async function splitRanges(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  planned: PlannedRead,
+  counted: boolean,
+  streams: number | undefined,
+  max: number,
+): Promise<StreamRange[]> {
+  const { lo, hi } = planned.position;
+  if (!planned.bulk || lo === undefined || hi === undefined)
+    throw new ApiError('TG_BAD_REQUEST', 'this topic cannot be split by broker time', { parameter: 'topic' });
+  const widthMs = countBucketMs(lo, hi);
+  if (!counted) return splitWindow({ lo, hi }, widthMs, [], streams ?? 1);
+  const result = await request.trino.all(planned.bucketCountSql(widthMs), {
+    ...planned.run,
+    timeoutMs: app.tg.config.queryTimeoutMs,
+  });
+  const counts = result.rows.map(([b, n]) => ({ startMs: epochOfTrinoTimestamp(String(b)), rows: Number(n) }));
+  const total = counts.reduce((a, c) => a + c.rows, 0);
+  return splitWindow({ lo, hi }, widthMs, counts, streams ?? defaultStreams(total, max));
+}
+
 function createRoute(app: App, tokens: StreamTokens): void {
   app.post(
     '/topics/:topic/sessions',
@@ -94,20 +122,20 @@ function createRoute(app: App, tokens: StreamTokens): void {
       const rows = rowScope(request, topic);
       const req = readRequestOfSession(read, body, resolver(topic));
       const planned = await request.planRead({ topic, req, rows, decode, readerVersions });
-      const { lo, hi } = planned.position;
-      if (!planned.bulk || lo === undefined || hi === undefined)
-        throw new ApiError('TG_BAD_REQUEST', `${topic.id} cannot be split by broker time`, { parameter: 'topic' });
-      const widthMs = countBucketMs(lo, hi);
-      const counted = await request.trino.all(planned.bucketCountSql(widthMs), {
-        ...planned.run,
-        timeoutMs: app.tg.config.queryTimeoutMs,
-      });
-      const counts = counted.rows.map(([b, n]) => ({ startMs: epochOfTrinoTimestamp(String(b)), rows: Number(n) }));
-      const total = counts.reduce((a, c) => a + c.rows, 0);
-      const ranges = splitWindow({ lo, hi }, widthMs, counts, body.streams ?? defaultStreams(total, max));
-      const binding = bindStream(request.principal, rows, app.access.rowPolicies, topic.id, body.presign === true);
-      const expiresMs = Date.now() + app.tg.config.sessionTtlMs;
-      const session = makeSession(tokens, { topic: topic.id, read, binding, readerVersions, expiresMs }, ranges);
+      // The count runs in Trino, before decoding: a row policy on a decoded field is not in it. Its counts (and
+      // where they put the cuts) would tell of rows the caller may not read, so such a scope is cut into equal
+      // widths, uncounted, and its streams show no estimatedRows.
+      const counted = !(planned.postDecode && rows.filter);
+      const ranges = await splitRanges(app, request, planned, counted, body.streams, max);
+      const access = { grants: app.access.grants, policies: app.access.rowPolicies };
+      const binding = bindStream(request.principal, rows, access, topic, body.presign === true);
+      const expiry = sessionExpiry(request.principal, app.tg.config.sessionTtlMs, Date.now());
+      const parts = { topic: topic.id, read, binding, readerVersions, counted };
+      const session = makeSession(
+        tokens,
+        { ...parts, expiresMs: expiry.x, credentialExpiresMs: expiry.credential },
+        ranges,
+      );
       const { config, registry } = app.tg;
       const columns = await planColumns({ config, registry }, planned, { topic: topic.id, decode, readerVersions });
       return reply.status(201).send({ ...session, columns: [...columns] });
@@ -122,6 +150,8 @@ function createRoute(app: App, tokens: StreamTokens): void {
  */
 function openStream(app: FastifyInstance, tokens: StreamTokens) {
   return async (request: FastifyRequest<{ Params: StreamParams }>): Promise<void> => {
+    // A stream is never revalidated: every read is checked again (noStore), never a 304 on a tag seen before.
+    delete request.headers['if-none-match'];
     const s = tokens.open((request.query as { token?: unknown }).token);
     const { topic, session, index } = request.params;
     if (s.t !== topic || s.i !== session || String(s.n) !== index) {
@@ -138,12 +168,22 @@ function openStream(app: FastifyInstance, tokens: StreamTokens) {
   };
 }
 
+/**
+ * Every answer of a stream, its rows and its refusals alike, is `no-store`: a cache that kept one would serve it
+ * after the session expired or its grant was revoked, checking neither (RFC 9111 5.2.2.5).
+ */
+async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.removeHeader('etag');
+  reply.header('Cache-Control', 'private, no-store');
+}
+
 function streamRoute(app: App, tokens: StreamTokens): void {
   app.get(
     '/topics/:topic/sessions/:session/streams/:index',
     {
       config: { data: true, signed: true },
       preValidation: openStream(app, tokens),
+      onSend: async (request, reply) => noStore(request, reply),
       schema: {
         tags: ['sessions'],
         summary: 'Read one stream of a read session, in any format',

@@ -10,6 +10,7 @@ import { TopicCatalog } from '../read/topic-catalog.js';
 import { HttpTrino } from '../trino/http-trino.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { httpTrinoOptions } from './http-trino-options.js';
+import { withRedaction } from './log-redaction.js';
 import errorsPlugin from './plugins/errors.js';
 import allowedHostsPlugin from './plugins/allowed-hosts.js';
 import cacheScopePlugin from './plugins/cache-scope.js';
@@ -132,7 +133,8 @@ export async function buildApp(
   opts: { logger?: FastifyServerOptions['logger']; services?: Services; jwt?: JwtOptions } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? { level: config.logLevel },
+    // Tokens and credentials never reach the log (log-redaction.ts).
+    logger: withRedaction(opts.logger ?? { level: config.logLevel }),
     // A slowly sent request, an idle connection and keep-alive are bounded.
     ...serverTimeouts(config),
     // Filter values and cursors can be long; the largest URL fastify accepts by default is too small for `in` lists.

@@ -1,6 +1,6 @@
 /**
  * A read session as the client gets it (API.md "Read sessions"): an id, an expiry, and one URL per stream, each
- * carrying its signed description (stream-token.ts). The split itself is planned in query/passes/session-split.ts.
+ * carrying its sealed description (stream-token.ts). The split itself is planned in query/passes/session-split.ts.
  */
 import { randomBytes } from 'node:crypto';
 import type { SessionRead } from '../query/request/session-schema.js';
@@ -13,7 +13,8 @@ export interface SessionStream {
   url: string;
   since: string;
   until: string;
-  estimatedRows: number;
+  /** Left out when the count could not apply every row-policy conjunct (one on a decoded field). */
+  estimatedRows?: number;
 }
 
 export interface Session {
@@ -30,6 +31,10 @@ export interface SessionParts {
   binding: StreamBinding;
   readerVersions: Partial<Record<'key' | 'value', number>>;
   expiresMs: number;
+  /** The credential's own expiry (a JWT's exp), epoch ms: the streams are refused past it. */
+  credentialExpiresMs?: number;
+  /** The ranges' counts carry every row-policy conjunct of the caller: they may be shown as estimatedRows. */
+  counted: boolean;
 }
 
 /** The path of a stream (relative to the API's origin, as `next` links are): its token in `token`. */
@@ -37,7 +42,7 @@ export function streamPath(topic: string, session: string, index: number, token:
   return `/v1/topics/${encodeURIComponent(topic)}/sessions/${session}/streams/${index}?token=${token}`;
 }
 
-/** The session over `ranges`: one signed stream each, in index order. */
+/** The session over `ranges`: one sealed stream each, in index order. */
 export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: readonly StreamRange[]): Session {
   const id = randomBytes(12).toString('base64url');
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -51,6 +56,7 @@ export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: r
       u: range.until,
       ...parts.binding,
       x: parts.expiresMs,
+      ...(parts.credentialExpiresMs !== undefined ? { e: parts.credentialExpiresMs } : {}),
       rv: parts.readerVersions,
     });
     return {
@@ -58,7 +64,7 @@ export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: r
       url: streamPath(parts.topic, id, index, token),
       since: iso(range.since),
       until: iso(range.until),
-      estimatedRows: range.estimatedRows,
+      ...(parts.counted ? { estimatedRows: range.estimatedRows } : {}),
     };
   });
   return { id, expiresAt: iso(parts.expiresMs), order: parts.read.order ?? 'time', streams };

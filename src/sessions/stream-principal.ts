@@ -12,6 +12,7 @@ import { jwtPrincipalId, keyPrincipalId } from '../core/principal-ids.js';
 import type { RowPolicies } from '../access/row-policy.js';
 import { canonicalWhere, queryHash } from '../query/passes/paging.js';
 import type { RowScope } from '../query/tree/read-policy.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
 import type { StreamBody } from './stream-token.js';
 
 /** A row scope as a short hash: its filter's tree and its principal's id. */
@@ -22,23 +23,46 @@ export function rowScopeHash(rows: RowScope): string {
 /** The members of a stream's token that bind it to its principal. */
 export type StreamBinding = Pick<StreamBody, 'p' | 'v' | 'r' | 'c' | 'h' | 's'>;
 
+/** What a presigned stream's roles are checked against: the grants and row policies in force. */
+export interface StreamAccess {
+  grants: Grants;
+  policies: RowPolicies;
+}
+
 /**
- * The binding of a session made by `principal` with row scope `rows` on `topicId`. A presigned one carries the
- * principal's roles and the claims its row policies there read, so a read without credentials can check them.
+ * The binding of a session made by `principal` with row scope `rows` on `topic`. A presigned one carries the least
+ * a read without credentials needs to be checked again: the roles that grant the topic or that its row policies
+ * name, and the claims those policies read.
  */
 export function bindStream(
   principal: Principal,
   rows: RowScope,
-  policies: RowPolicies,
-  topicId: string,
+  access: StreamAccess,
+  topic: TopicModel,
   presign: boolean,
 ): StreamBinding {
   const binding: StreamBinding = { p: principal.id, v: principal.via, h: rowScopeHash(rows), s: presign };
   if (presign) {
-    binding.r = [...principal.roles];
-    binding.c = policies.claimsRead(topicId, principal);
+    binding.r = rolesNeeded(principal, rows, access, topic);
+    binding.c = access.policies.claimsRead(topic.id, principal);
   }
   return binding;
+}
+
+/**
+ * The principal's roles that matter on `topic`: each that alone grants it, or alone gets another row filter than
+ * none. Kept only when they give the same grant and the same row scope as all of them; else all of them.
+ */
+function rolesNeeded(principal: Principal, rows: RowScope, access: StreamAccess, topic: TopicModel): string[] {
+  const as = (roles: readonly string[]): Principal => ({ ...principal, roles });
+  const scope = (roles: readonly string[]): string =>
+    rowScopeHash({ filter: access.policies.filterFor(topic, as(roles)), principal: principal.id });
+  const none = scope([]);
+  const needed = principal.roles.filter((r) => access.grants.sees(as([r]), topic.id) || scope([r]) !== none);
+  const same =
+    access.grants.can(as(needed), topic.id, 'read') === access.grants.can(principal, topic.id, 'read') &&
+    scope(needed) === rowScopeHash(rows);
+  return same ? needed : [...principal.roles];
 }
 
 /**
@@ -78,6 +102,17 @@ function nameOf(s: StreamBody, config: Pick<Config, 'auth'>): string {
       parameter: 'token',
     },
   );
+}
+
+/**
+ * When a session made by `principal` now expires, epoch ms: `ttlMs` from now, never after the credential's own
+ * expiry (a JWT's `exp`: its roles and claims hold until then only). `credential` is that expiry, when it has one.
+ */
+export function sessionExpiry(principal: Principal, ttlMs: number, now: number): { x: number; credential?: number } {
+  const exp = principal.via === 'jwt' ? principal.claims.exp : undefined;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return { x: now + ttlMs };
+  const credential = Math.floor(exp * 1000);
+  return { x: Math.min(now + ttlMs, credential), credential };
 }
 
 /** A read of the stream by `caller` (with credentials): only the principal that made the session reads it. */

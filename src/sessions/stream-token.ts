@@ -1,7 +1,8 @@
 /**
- * The signed description a read session's stream URL carries (API.md "Read sessions"): everything an instance needs
- * to serve the stream, so none keeps state of its own. Signed by the one token module (core/signed-token.ts, kind
- * `s1`, keys from TOPICGATE_CURSOR_SECRET and its rotation) and deflated, since it holds a whole request. It binds
+ * The sealed description a read session's stream URL carries (API.md "Read sessions"): everything an instance needs
+ * to serve the stream, so none keeps state of its own. Sealed (encrypted and authenticated) by the one token module
+ * (core/signed-token.ts, kind `s1`, keys from TOPICGATE_CURSOR_SECRET and its rotation) and deflated, since it holds
+ * a whole request: its holder cannot read the roles and claims it carries. It binds
  * the stream to its topic, its request, its time range, the principal that made it and that principal's row scope
  * (as a hash: the filter itself is recomputed from the current grants on every read, and must hash the same), its
  * expiry and whether it is presigned. A presigned stream also carries the roles its principal had and the claims
@@ -34,8 +35,10 @@ export const StreamBodySchema = Type.Object(
     c: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     /** The principal's row scope on the topic when the session was made (rowScopeHash). */
     h: Type.String({ maxLength: 64 }),
-    /** Expiry, epoch ms; presigned. */
+    /** Expiry, epoch ms (never after `e`); presigned. */
     x: Ms,
+    /** A JWT principal's: its token's `exp`, epoch ms. Past it the stream is refused (401), presigned or not. */
+    e: Type.Optional(Ms),
     s: Type.Boolean(),
     /** Reader schema versions of decoded Avro payloads, pinned so every stream decodes with the same. */
     rv: Type.Object({ key: Type.Optional(Version), value: Type.Optional(Version) }, { additionalProperties: false }),
@@ -86,13 +89,21 @@ export class StreamTokens {
   }
 
   /**
-   * The stream a token describes: any defect (malformed, altered, signed with a retired key) is a 400
-   * TG_BAD_SESSION; a stream past its expiry is a 410 TG_SESSION_EXPIRED (checked after the signature, so an
-   * altered expiry is a 400).
+   * The stream a token describes: any defect (malformed, altered, sealed with a retired key) is a 400
+   * TG_BAD_SESSION; a stream past its JWT's exp a 401 TG_UNAUTHENTICATED; past its expiry a 410
+   * TG_SESSION_EXPIRED (both checked after the seal, so an altered expiry is a 400).
    */
   open(token: unknown, now = Date.now()): StreamBody {
     const r = this.tokens.open(token);
     if (!r.ok) throw new ApiError('TG_BAD_SESSION', `token: ${FAULTS[r.fault]}`, { parameter: 'token' });
+    // A stream never outlives the credential its session was made with: the JWT's roles and claims end at its exp.
+    if (r.body.e !== undefined && now >= r.body.e) {
+      throw new ApiError(
+        'TG_UNAUTHENTICATED',
+        'the bearer token this session was made with has expired: create a new session with a fresh one',
+        { parameter: 'token' },
+      );
+    }
     if (now >= r.body.x) {
       throw new ApiError(
         'TG_SESSION_EXPIRED',

@@ -1,8 +1,8 @@
 /**
  * A read session's stream tokens (sessions/stream-token.ts) and their binding to a principal
- * (sessions/stream-principal.ts): signed and deflated, every alteration a 400 TG_BAD_SESSION, expiry a 410 checked
- * after the signature, rotation honoured; a presigned stream carries only the claims its policies read, and its
- * principal keeps only the roles the config still gives it.
+ * (sessions/stream-principal.ts): sealed and deflated, every alteration a 400 TG_BAD_SESSION, expiry a 410 checked
+ * after the seal, past a JWT's exp a 401, rotation honoured; a presigned stream carries only the roles and claims
+ * its topic's grants and policies need, and its principal keeps only the roles the config still gives it.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
@@ -18,7 +18,10 @@ import {
   checkStreamRows,
   presignedPrincipal,
   rowScopeHash,
+  sessionExpiry,
 } from '../../src/sessions/stream-principal.js';
+import { Grants } from '../../src/access/grants.js';
+import { DEV_CURSOR_SECRET } from '../../src/config/serving-settings.js';
 import { table, topicOf } from '../cases/columns.js';
 
 const ring = Keyring.fromSecrets('stream-secret-a');
@@ -106,11 +109,13 @@ describe('binding a stream to its principal', () => {
     roles: ['tenant'],
     claims: { sub: 'jo', email: 'jo@example.com', org: { tenant: 'acme', secret: 's' }, other: 'x' },
   };
+  const grants = new Grants([{ roles: ['tenant', 'reader'], topics: ['orders'], actions: ['read'] }], true);
+  const access = { grants, policies };
   const scope = { filter: policies.filterFor(orders, who), principal: who.id };
   const idp = { auth: { jwt: { issuer: 'https://idp.test/', audience: 'topicgate', secretFile: '/none' } } };
 
   it('presigned: the roles and only the claims its policies read; unpresigned: neither', () => {
-    const b = bindStream(who, scope, policies, 'orders', true);
+    const b = bindStream(who, scope, access, orders, true);
     expect(b).toEqual({
       p: 'jwt:https://idp.test/:jo',
       v: 'jwt',
@@ -119,7 +124,7 @@ describe('binding a stream to its principal', () => {
       r: ['tenant'],
       c: { org: { tenant: 'acme' } },
     });
-    expect(bindStream(who, scope, policies, 'orders', false)).toEqual({
+    expect(bindStream(who, scope, access, orders, false)).toEqual({
       p: 'jwt:https://idp.test/:jo',
       v: 'jwt',
       h: rowScopeHash(scope),
@@ -127,15 +132,52 @@ describe('binding a stream to its principal', () => {
     });
   });
 
+  it('presigned: only the roles that grant the topic or that its policies name', () => {
+    const many: Principal = { ...who, roles: ['tenant', 'payroll-admin', 'reader', 'hr'] };
+    const wide = { filter: policies.filterFor(orders, many), principal: many.id };
+    const b = bindStream(many, wide, access, orders, true);
+    expect(b.r).toEqual(['tenant', 'reader']);
+    const p = presignedPrincipal({ ...body, ...b }, idp);
+    expect(rowScopeHash({ filter: policies.filterFor(orders, p), principal: p.id })).toBe(b.h);
+    expect(grants.can(p, 'orders', 'read')).toBe(true);
+  });
+
+  it("a JWT principal's session expires no later than its token, and is refused (401) past it", () => {
+    const exp = NOW / 1000 + 60;
+    expect(sessionExpiry({ ...who, claims: { ...who.claims, exp } }, 3_600_000, NOW)).toEqual({
+      x: NOW + 60_000,
+      credential: NOW + 60_000,
+    });
+    expect(sessionExpiry({ ...who, claims: { ...who.claims, exp: NOW / 1000 + 7200 } }, 3_600_000, NOW).x).toBe(
+      NOW + 3_600_000,
+    );
+    expect(sessionExpiry({ ...who, via: 'api-key', claims: { exp } }, 3_600_000, NOW)).toEqual({ x: NOW + 3_600_000 });
+    // A token whose own expiry (x) was stretched is another token: only `e` is what a forger could not change.
+    const t = tokens.seal({ ...body, x: NOW + 3_600_000, e: NOW + 60_000 });
+    expect(outcome(() => tokens.open(t, NOW + 59_999))).toBe('ok');
+    expect(outcome(() => tokens.open(t, NOW + 60_000))).toBe('401 TG_UNAUTHENTICATED');
+  });
+
+  it('a presigned stream forged under the public development key is refused by a gateway with its own secret', () => {
+    const forged = new StreamTokens(Keyring.fromSecrets(DEV_CURSOR_SECRET)).seal({
+      ...body,
+      s: true,
+      r: ['admin'],
+      c: { tenant: 'victim' },
+    });
+    const own = new StreamTokens(Keyring.fromSecrets('a-gateway-secret-of-32-bytes-or-more!'));
+    expect(outcome(() => own.open(forged, NOW))).toBe('400 TG_BAD_SESSION');
+  });
+
   it('the presigned principal recomputes the same row scope without the token', () => {
-    const b = bindStream(who, scope, policies, 'orders', true);
+    const b = bindStream(who, scope, access, orders, true);
     const p = presignedPrincipal({ ...body, ...b }, idp);
     expect([p.id, p.name]).toEqual([who.id, 'jo']);
     expect(rowScopeHash({ filter: policies.filterFor(orders, p), principal: p.id })).toBe(b.h);
   });
 
   it('a stream whose principal the config no longer names (another issuer, a name made before ids) is a 403', () => {
-    const b = bindStream(who, scope, policies, 'orders', true);
+    const b = bindStream(who, scope, access, orders, true);
     const other = { auth: { jwt: { ...idp.auth.jwt, issuer: 'https://other.test/' } } };
     expect(outcome(() => presignedPrincipal({ ...body, ...b }, other))).toBe('403 TG_FORBIDDEN');
     expect(outcome(() => presignedPrincipal({ ...body, ...b, v: 'api-key', p: 'loader' }, idp))).toBe(
@@ -151,7 +193,7 @@ describe('binding a stream to its principal', () => {
   });
 
   it('another principal, or a changed row scope, is a 403', () => {
-    const s = { ...body, ...bindStream(who, scope, policies, 'orders', false) };
+    const s = { ...body, ...bindStream(who, scope, access, orders, false) };
     expect(outcome(() => checkStreamCaller(s, who))).toBe('ok');
     expect(outcome(() => checkStreamCaller(s, { ...who, id: 'jwt:https://idp.test/:eve' }))).toBe('403 TG_FORBIDDEN');
     // An API key named like the token's claim is another principal.
