@@ -41,3 +41,12 @@ export function isAnonymous(p: Principal): boolean {
 export function quotaKey(p: Principal, clientAddress: string): string {
   return isAnonymous(p) ? `address:${clientAddress}` : `principal:${p.id}`;
 }
+
+/**
+ * When the principal's credential stops being valid, epoch ms: a bearer token's `exp` (its roles and claims hold
+ * until then only); undefined for a credential without one (an API key, anonymous).
+ */
+export function credentialExpiry(p: Principal): number | undefined {
+  const exp = p.via === 'jwt' ? p.claims.exp : undefined;
+  return typeof exp === 'number' && Number.isFinite(exp) ? Math.floor(exp * 1000) : undefined;
+}

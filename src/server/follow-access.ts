@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Access } from '../access/access.js';
-import type { Principal } from '../access/principal.js';
+import { credentialExpiry, type Principal } from '../access/principal.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ApiError } from '../core/errors.js';
 import type { RowScope } from '../query/tree/read-policy.js';
@@ -19,12 +19,6 @@ import type { FollowGuard } from '../read/follow/follow-body.js';
 
 /** The longest delay a Node timer takes (about 24.8 days); a later expiry is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** When the principal's credential stops being valid (epoch ms): a token's `exp`; undefined: it does not expire. */
-export function credentialExpiry(p: Principal): number | undefined {
-  const exp = p.claims.exp;
-  return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-}
 
 const expired = () =>
   new ApiError(

@@ -14,13 +14,13 @@ import { stringify } from 'yaml';
 import { AccessHolder } from '../../src/access/access-holder.js';
 import { createAccess } from '../../src/access/access.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
-import type { Principal } from '../../src/access/principal.js';
+import { credentialExpiry, type Principal } from '../../src/access/principal.js';
 import { ApiError } from '../../src/core/errors.js';
 import { followBody, type FollowGuard } from '../../src/read/follow/follow-body.js';
 import { followFraming } from '../../src/read/follow/follow-frames.js';
 import type { FollowItem } from '../../src/read/follow/follow-loop.js';
 import { reloadAccess } from '../../src/server/access-reload.js';
-import { credentialExpiry, FollowAccess } from '../../src/server/follow-access.js';
+import { FollowAccess } from '../../src/server/follow-access.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import { table, topicOf } from '../cases/columns.js';
 
