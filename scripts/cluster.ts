@@ -17,8 +17,9 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { pgDown, pgLayout, pgUp } from './local-postgres.js';
-import { down as trinoDown, layout as trinoLayout, up as trinoUp } from './local-trino.js';
+import { pgDown, pgLayout, pgReady, pgUp } from './local-postgres.js';
+import { down as trinoDown, layout as trinoLayout, trinoRunning, up as trinoUp } from './local-trino.js';
+import { exitAfterStop, startAllowed, startedHere, stopOnSignals } from './clean-stop.js';
 import { loadDemo } from './load-demo.js';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
 import { PROJECT_ROOT, startFlags } from './start-command.js';
@@ -122,10 +123,9 @@ export async function clusterUp(l = clusterLayout(), o: ClusterOptions = {}): Pr
   const f = files(l);
   const started: Started = { trino: false, postgres: false };
   try {
-    const stateUrl = o.stateUrl ?? (await localPostgres(started));
-    writeFileSync(f.started, JSON.stringify(started));
-    const trinoUrl = o.trinoUrl ?? (await localTrino(started));
-    writeFileSync(f.started, JSON.stringify(started));
+    const record = () => writeFileSync(f.started, JSON.stringify(started));
+    const stateUrl = o.stateUrl ?? (await localPostgres(started, record));
+    const trinoUrl = o.trinoUrl ?? (await localTrino(started, record));
     execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -149,17 +149,27 @@ export async function clusterUp(l = clusterLayout(), o: ClusterOptions = {}): Pr
   }
 }
 
-/** The local PostgreSQL, started when it is not running. */
-async function localPostgres(started: Started): Promise<string> {
+/**
+ * The local PostgreSQL, started when it is not running: recorded as started before its start (`record`), so a start
+ * interrupted half-way is stopped by `down` too, and as what its start says once it has.
+ */
+async function localPostgres(started: Started, record: () => void): Promise<string> {
+  started.postgres = !(await pgReady(pgLayout().url));
+  record();
   const pg = await pgUp();
   started.postgres = pg.started;
+  record();
   return pg.url;
 }
 
-/** The local Trino, started (and the demo topics loaded into it) when it is not running. */
-async function localTrino(started: Started): Promise<string> {
-  const t = await trinoUp(trinoLayout());
+/** The local Trino, started (and the demo topics loaded into it) when it is not running; recorded as PostgreSQL is. */
+async function localTrino(started: Started, record: () => void): Promise<string> {
+  const l = trinoLayout();
+  started.trino = !(await trinoRunning(l));
+  record();
+  const t = await trinoUp(l);
   started.trino = t.started;
+  record();
   // A Trino already running keeps its topics: loading them again would disturb whoever uses it.
   if (t.started) await loadDemo(t.url);
   return t.url;
@@ -172,6 +182,7 @@ function secret(file: string): string {
 }
 
 function startGateway(env: NodeJS.ProcessEnv, port: number, pidFile: string, logFile: string): ClusterInstance {
+  startAllowed(`the gateway on port ${port}`);
   const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...startFlags(), GATEWAY_MARK], {
     cwd: PROJECT_ROOT,
@@ -186,6 +197,7 @@ function startGateway(env: NodeJS.ProcessEnv, port: number, pidFile: string, log
 }
 
 function startBalancer(l: ClusterLayout, f: ReturnType<typeof files>): number {
+  startAllowed('the balancer');
   const bin = findHaproxy();
   writeFileSync(f.config, haproxyConfig({ port: l.port, servers: l.instancePorts.map((p) => `127.0.0.1:${p}`) }));
   const problem = checkConfig(bin, f.config);
@@ -223,7 +235,8 @@ function tail(file: string): string {
 
 /**
  * Stops the balancer, then the instances (SIGTERM: they finish what they serve), by their recorded pids, and the
- * local Trino and PostgreSQL if `up` started them (`services: false` leaves them). True when anything was running.
+ * local Trino and PostgreSQL if `up` started them (`services: false` leaves them), each even when another fails.
+ * True when anything was running.
  */
 export async function clusterDown(l = clusterLayout(), o: { services?: boolean } = {}): Promise<boolean> {
   const f = files(l);
@@ -236,14 +249,23 @@ export async function clusterDown(l = clusterLayout(), o: { services?: boolean }
     }
     rmSync(pidFile, { force: true });
   };
-  await stop(f.balancerPid, BALANCER_MARK);
-  await Promise.all(l.instancePorts.map((_, i) => stop(f.gatewayPid(i), GATEWAY_MARK)));
+  // Each is stopped even when another fails; the first failure is thrown once all have been tried.
+  const results: PromiseSettledResult<unknown>[] = [
+    ...(await Promise.allSettled([stop(f.balancerPid, BALANCER_MARK)])),
+    ...(await Promise.allSettled(l.instancePorts.map((_, i) => stop(f.gatewayPid(i), GATEWAY_MARK)))),
+  ];
   if (o.services !== false && existsSync(f.started)) {
     const started = JSON.parse(readFileSync(f.started, 'utf8')) as Started;
-    if (started.trino) stopped = (await trinoDown()) || stopped;
-    if (started.postgres) stopped = (await pgDown(pgLayout())) || stopped;
+    const services = await Promise.allSettled([
+      started.trino ? trinoDown() : false,
+      started.postgres ? pgDown(pgLayout()) : false,
+    ]);
+    for (const s of services) if (s.status === 'fulfilled' && s.value) stopped = true;
+    results.push(...services);
     rmSync(f.started, { force: true });
   }
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return stopped;
 }
 
@@ -256,7 +278,15 @@ async function main(cmd: string | undefined): Promise<void> {
       const stateUrl = /^postgres(?:ql)?:\/\//.test(env.TOPICGATE_STATE_URL ?? '')
         ? env.TOPICGATE_STATE_URL
         : undefined;
-      const c = await clusterUp(l, { trinoUrl: env.TOPICGATE_TRINO_URL || undefined, stateUrl });
+      // Interrupted while starting: stops what this start started (clean-stop.ts), as a failed start does.
+      stopOnSignals(log);
+      if (!clusterState(l)) startedHere('the cluster', () => clusterDown(l));
+      const c = await clusterUp(l, { trinoUrl: env.TOPICGATE_TRINO_URL || undefined, stateUrl }).catch(
+        async (err: unknown) => {
+          log(`error: ${err instanceof Error ? err.message : String(err)}`);
+          return exitAfterStop(1, log);
+        },
+      );
       for (const g of c.instances) log(`instance ${g.url} (pid ${g.pid}, log ${g.logFile})`);
       log(c.started ? 'ready' : 'already running');
       process.stdout.write(`${c.url}\n`);

@@ -8,8 +8,10 @@
  * (`lake_<port>`), and its rows are forgotten whenever its S3 server starts afresh, so the catalog always
  * describes the warehouse that is there.
  */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
-import { pgLayout, pgReady, pgUp, pgUrl } from './local-postgres.js';
+import { pgDown, pgLayout, pgReady, pgUp, pgUrl } from './local-postgres.js';
 import { LAKE_BUCKET, type LocalS3Layout } from './local-s3.js';
 
 /** The Trino catalog of the lake. */
@@ -69,13 +71,20 @@ const CATALOG_TABLES = [
   )`,
 ];
 
+/** In a local Trino's run dir: the port of the PostgreSQL that its start started for the lake. */
+const PG_STARTED_FILE = 'postgres-started';
+
 /**
- * Makes the catalog's PostgreSQL schema (idempotent; PostgreSQL started when it is not running) and, when the S3
- * server has just started with an empty warehouse, forgets the catalog's rows of this Trino.
+ * Makes the catalog's PostgreSQL schema (idempotent) and, when the S3 server has just started with an empty
+ * warehouse, forgets the catalog's rows of this Trino. A PostgreSQL that is not running is started, recorded in the
+ * Trino's `runDir` first (so a start interrupted half-way counts): the Trino's `down` stops it too (lakePgDown).
  */
-export async function prepareLake(trinoPort: number, freshWarehouse: boolean): Promise<void> {
+export async function prepareLake(trinoPort: number, freshWarehouse: boolean, runDir: string): Promise<void> {
   const l = pgLayout();
-  if (!(await pgReady(l.url))) await pgUp(l);
+  if (!(await pgReady(l.url))) {
+    writeFileSync(join(runDir, PG_STARTED_FILE), `${l.port}\n`);
+    await pgUp(l);
+  }
   const client = new pg.Client({ connectionString: pgUrl({ port: l.port }), connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
@@ -92,4 +101,14 @@ export async function prepareLake(trinoPort: number, freshWarehouse: boolean): P
   } finally {
     await client.end();
   }
+}
+
+/** Stops the PostgreSQL that the start of the Trino of `runDir` started for the lake, if it did. */
+export async function lakePgDown(runDir: string): Promise<boolean> {
+  const file = join(runDir, PG_STARTED_FILE);
+  const port = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : Number.NaN;
+  if (!Number.isInteger(port)) return false;
+  const stopped = await pgDown(pgLayout({ ...process.env, TOPICGATE_LOCAL_PG_PORT: String(port) }));
+  rmSync(file, { force: true });
+  return stopped;
 }

@@ -12,6 +12,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { startAllowed } from './clean-stop.js';
 
 /** The role, password and database the gateway and Trino's `vastpg` catalog use. */
 export const PG_USER = 'topicgate';
@@ -367,6 +368,7 @@ export async function pgUp(l = pgLayout(), timeoutMs = 60_000): Promise<{ url: s
   ensureReachable(l.dataDir, user);
   writeOwned(join(l.dataDir, 'topicgate.conf'), serverConf(l), user);
   writeOwned(join(l.dataDir, 'pg_hba.conf'), PG_HBA, user);
+  startAllowed('PostgreSQL');
   log(`starting PostgreSQL (${bin}) on 127.0.0.1:${l.port}, data ${l.dataDir}`);
   const r = pgCtl(l, bin, user, ['start', '-w', '-t', String(Math.ceil(timeoutMs / 1000)), '-l', l.logFile]);
   if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.out}; log: ${logTail(l)}`);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
+import { startAllowed } from './clean-stop.js';
 
 export const REGISTRY_VERSION = '2.6.13.Final';
 const ARTIFACT = `io.apicurio:apicurio-registry-app:${REGISTRY_VERSION}:tar.gz:all`;
@@ -129,6 +130,7 @@ export async function registryUp(
   mkdirSync(l.runDir, { recursive: true });
   // In-memory storage (the app's default, H2 in memory): every start is an empty registry.
   log(`starting Apicurio Registry ${REGISTRY_VERSION} on ${l.url}`);
+  startAllowed('the Schema Registry');
   const out = openSync(l.logFile, 'a');
   // C1 only and the serial collector: a registry that serves a few schemas spends more CPU on C2 and on parallel
   // GC threads than they give back (to get ready: 4.2 s of CPU instead of 7.6 s, 9-12 s instead of 17 s on two

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
+import { startAllowed } from './clean-stop.js';
 
 export const SPOOL_BUCKET = 'spooling';
 /** The warehouse of the local lake (local-lake.ts), on the same server. */
@@ -56,6 +57,7 @@ export async function s3Up(l: LocalS3Layout, timeoutMs = 60_000): Promise<{ star
   let started = false;
   let pid = s3ServerPid(l);
   if (pid === undefined || !alive(pid)) {
+    startAllowed('the local S3 server');
     mkdirSync(join(l.pidFile, '..'), { recursive: true });
     const out = openSync(l.logFile, 'a');
     const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(l.port)], {

@@ -14,7 +14,8 @@ import { completeMarker, moveIntoPlace } from './install-dir.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, JVM_MODES, readStamp, writeConfig, type JvmModes } from './local-trino-config.js';
 import { DEMO_CATALOG } from './demo-data.js';
-import { prepareLake } from './local-lake.js';
+import { lakePgDown, prepareLake } from './local-lake.js';
+import { exitAfterStop, startAllowed, startedHere, stopOnSignals } from './clean-stop.js';
 import { untilScannable } from './trino-scannable.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 
@@ -284,6 +285,7 @@ export async function up(
   log(`starting Trino ${TRINO_VERSION} on ${l.url} with ${jdk}${s3 ? `, spooling to ${s3.url}` : ''}`);
   for (let attempt = 1; ; attempt++) {
     const before = serverLogs(l.runDir);
+    startAllowed('Trino');
     launch({ installDir: l.installDir, etcDir: etc, runDir: l.runDir, pidFile: l.pidFile }, jdk);
     const started = await pidWritten(l.pidFile, PID_FILE_WAIT_MS);
     if (started === undefined) {
@@ -341,12 +343,20 @@ function adoptServer(l: LocalTrinoLayout): void {
 /** The S3 server (spool and lake warehouse) and the lake's catalog schema in PostgreSQL (local-lake.ts). */
 async function storageUp(l: LocalTrinoLayout, s3: LocalS3Layout): Promise<void> {
   const { started } = await s3Up(s3);
-  await prepareLake(l.port, started);
+  await prepareLake(l.port, started, l.runDir);
+}
+
+/** Whether a Trino answers on this layout's port or the one this script started still runs. */
+export async function trinoRunning(l: LocalTrinoLayout): Promise<boolean> {
+  const pid = readPid(l);
+  return (await trinoReady(l.url)) || (pid !== undefined && alive(pid));
 }
 
 async function waitReady(l: LocalTrinoLayout, pid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    // Interrupted (clean-stop.ts): the start gives up, and stops the server it launched.
+    startAllowed('Trino');
     if (await trinoReady(l.url)) return;
     if (!alive(pid) && serverPids(l).length === 0) {
       throw new TrinoExited(`Trino exited during start-up; see ${join(l.runDir, 'server.log')}`);
@@ -361,22 +371,48 @@ function scannable(l: LocalTrinoLayout): Promise<void> {
   return untilScannable(new HttpTrino({ server: l.url, user: 'topicgate-start' }), DEMO_CATALOG);
 }
 
-/** Stops the Trino this script started (by its recorded pid) and nothing else. */
+/**
+ * Stops the Trino this script started (by its recorded pid) and what its start started beside it (the S3 server,
+ * the lake's PostgreSQL when it was not running), and nothing else; each even when another fails.
+ */
 export async function down(l = layout()): Promise<boolean> {
   const pid = readPid(l);
-  // The spool storage goes with the Trino that wrote to it.
-  await s3Down(s3Layout(l.runDir, l.port));
   const pids = [...new Set([...(pid !== undefined && alive(pid) ? [pid] : []), ...serverPids(l)])];
-  for (const p of pids) await stopProcess(p, 30_000);
-  rmSync(l.pidFile, { force: true });
-  return pids.length > 0;
+  const trino = (async () => {
+    for (const p of pids) await stopProcess(p, 30_000);
+    rmSync(l.pidFile, { force: true });
+    return pids.length > 0;
+  })();
+  // The spool storage goes with the Trino that wrote to it; the lake's PostgreSQL once Trino no longer uses it.
+  const stops = await Promise.allSettled([
+    trino,
+    s3Down(s3Layout(l.runDir, l.port)),
+    trino.then(() => lakePgDown(l.runDir)),
+  ]);
+  const failed = stops.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return stops.some((s) => s.status === 'fulfilled' && s.value);
 }
 
 async function main(cmd: string | undefined): Promise<void> {
   const l = layout();
   switch (cmd) {
     case 'up': {
-      const r = await up(l);
+      // Interrupted while starting: stops what this start started (clean-stop.ts).
+      stopOnSignals(log);
+      const before = await trinoRunning(l);
+      const starting = up(l);
+      // A Trino launched just before the stop may not be found by it yet: stopped again once the start gave up.
+      const stop = async () => {
+        await down(l);
+        await starting.catch(() => undefined);
+        await down(l);
+      };
+      if (!before) startedHere('the local Trino', stop);
+      const r = await starting.catch(async (err: unknown) => {
+        log(`error: ${err instanceof Error ? err.message : String(err)}`);
+        return exitAfterStop(1, log);
+      });
       log(r.started ? 'ready' : 'already running');
       process.stdout.write(`${r.url}\n`);
       return;
