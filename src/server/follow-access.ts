@@ -5,8 +5,9 @@
  * idle follow ends then too. When one is lost the follow ends with the error of a new request in the same case:
  * - the credential expired, or is no longer accepted (an API key removed by a reload): TG_UNAUTHENTICATED;
  * - the grant to read the topic is gone, or the caller's row scope on it changed: TG_FORBIDDEN.
- * The credential is authenticated again only when the state changed since it last was: within one state the
- * answer differs only by time, which the expiry covers.
+ * Within one state every answer but the expiry stays the same: the credential is authenticated again, and the grant
+ * and row scope checked, at the first check and then only when another state is in force (the request may have
+ * been let in under the state before the one in force when the follow started).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Access } from '../access/access.js';
@@ -29,8 +30,8 @@ const expired = () =>
 export class FollowAccess implements FollowGuard {
   readonly ended: Promise<never>;
   private principal: Principal;
-  /** The state the principal was last authenticated under. */
-  private verified: Access;
+  /** The state the credential, grant and row scope were last found good under (none yet). */
+  private verified: Access | undefined;
   /** The row scope the follow started with. */
   private readonly scope: string;
   private readonly expiresAt: number | undefined;
@@ -43,7 +44,6 @@ export class FollowAccess implements FollowGuard {
     rows: RowScope,
   ) {
     this.principal = request.principal;
-    this.verified = app.access;
     this.scope = canonicalJson(rows);
     this.expiresAt = credentialExpiry(this.principal);
     this.ended = new Promise<never>((_, reject) => this.arm(reject));
@@ -60,14 +60,12 @@ export class FollowAccess implements FollowGuard {
   async check(): Promise<void> {
     this.checkExpiry();
     const access = this.app.access;
-    if (access !== this.verified) {
-      // A new state is in force: the credential is authenticated again under it (a removed key is refused).
-      const p = await access.authenticator.authenticate(this.request.headers);
-      if (p.id !== this.principal.id)
-        throw new ApiError('TG_UNAUTHENTICATED', 'the credential of this follow now names another principal');
-      this.principal = p;
-      this.verified = access;
-    }
+    if (access === this.verified) return;
+    // Under a new state the credential is authenticated again (a removed key is refused), then grant and scope.
+    const p = await access.authenticator.authenticate(this.request.headers);
+    if (p.id !== this.principal.id)
+      throw new ApiError('TG_UNAUTHENTICATED', 'the credential of this follow now names another principal');
+    this.principal = p;
     const id = this.topic.id;
     if (!access.grants.can(this.principal, id, 'read'))
       throw new ApiError('TG_FORBIDDEN', `this caller may no longer read topic ${JSON.stringify(id)}`, {
@@ -79,6 +77,7 @@ export class FollowAccess implements FollowGuard {
         'TG_FORBIDDEN',
         `the row policy of this caller on topic ${JSON.stringify(id)} changed: follow again under the one in force`,
       );
+    this.verified = access;
   }
 
   /** Stops the expiry timer (the follow is over). */
