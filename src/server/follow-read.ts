@@ -14,7 +14,7 @@ import { FollowIds, type OpenedId } from '../query/follow/follow-ids.js';
 import { FollowPlanner } from '../query/follow/follow-plan.js';
 import { readPolicy } from '../query/read-policy.js';
 import { followBody } from '../read/follow/follow-body.js';
-import { followFraming, type FollowFormat } from '../read/follow/follow-frames.js';
+import { followFraming, type FollowFormat, type FollowFraming } from '../read/follow/follow-frames.js';
 import { followLoop } from '../read/follow/follow-loop.js';
 import type { Followers } from '../read/follow/followers.js';
 import { openPage } from '../read/open-page.js';
@@ -65,16 +65,9 @@ function resumedId(request: FastifyRequest, after: string | undefined, ids: Foll
   return typeof header === 'string' && header !== '' ? ids.open(header, 'Last-Event-ID') : null;
 }
 
-/** Answers a follow: plans it (refusals as normal error responses), counts it, and streams it. */
-export async function runFollow(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  followers: Followers,
-  o: FollowOptions,
-) {
-  const format = followFormatOf(o.format, o.format === undefined ? request.headers.accept : undefined);
-  const { config, registry, held, keyring, memory: gateway } = app.tg;
+/** The follow's planner (every refusal of the request comes from it, before the response starts) and its ids. */
+async function plannedFollow(app: FastifyInstance, request: FastifyRequest, o: FollowOptions) {
+  const { config, keyring } = app.tg;
   const ids = new FollowIds(keyring);
   const resumed = resumedId(request, o.after, ids);
   const planner = new FollowPlanner(
@@ -90,7 +83,48 @@ export async function runFollow(
     },
     resumed,
   );
-  const trino = requestTrino(request);
+  return { planner, ids };
+}
+
+/** `framing`, counting the rows it writes in the request's audit line and the rows metric. */
+function countedFraming(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  framing: FollowFraming,
+  format: FollowFormat,
+): FollowFraming {
+  return {
+    ...framing,
+    rows: (item) => {
+      request.audit.rows = (request.audit.rows ?? 0) + item.rows.length;
+      app.metrics.rows.inc({ format: format === 'sse' ? 'sse' : 'ndjson' }, item.rows.length);
+      return framing.rows(item);
+    },
+  };
+}
+
+/** What the body says of a failure (the error catalog, no internals); the follow's loop is let go of then. */
+function errorBodyOf(request: FastifyRequest, gone: AbortController) {
+  return (err: unknown) => {
+    const e = toApiError(err);
+    if (!gone.signal.aborted) logFailure(request.log, e, err);
+    // The follow ends here: what its loop still runs (a poll's query, a pause) is let go of at once.
+    gone.abort(e);
+    return { code: e.code, message: e.message, status: e.status, ...(e.queryId ? { queryId: e.queryId } : {}) };
+  };
+}
+
+/** Answers a follow: plans it (refusals as normal error responses), counts it, and streams it. */
+export async function runFollow(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  followers: Followers,
+  o: FollowOptions,
+) {
+  const format = followFormatOf(o.format, o.format === undefined ? request.headers.accept : undefined);
+  const { config, registry, held, memory: gateway } = app.tg;
+  const { planner, ids } = await plannedFollow(app, request, o);
   const gone = new AbortController();
   const guard = new FollowAccess(app, request, o.topic, o.rows);
   // A credential already past its expiry (within the verifier's clock tolerance) is refused before the response.
@@ -124,7 +158,7 @@ export async function runFollow(
       return planner.poll(from, now, width);
     },
     open: (plan, lease) => openPage({ ...ctx, trino: lease }, plan, pageOptions),
-    trino,
+    trino: requestTrino(request),
     pollMs: config.followPollMs,
     drained,
     hiddenTime: planner.hiddenTime,
@@ -132,21 +166,8 @@ export async function runFollow(
     onBusy: (err) => request.log.info({ limit: err.details }, 'follow: a poll found no free query slot; next interval'),
   });
   const framing = followFraming(format, (p) => ids.seal(planner.hash, p), config.followPollMs, drained);
-  const counted = {
-    ...framing,
-    rows: (item: Parameters<typeof framing.rows>[0]) => {
-      request.audit.rows = (request.audit.rows ?? 0) + item.rows.length;
-      app.metrics.rows.inc({ format: format === 'sse' ? 'sse' : 'ndjson' }, item.rows.length);
-      return framing.rows(item);
-    },
-  };
-  const onError = (err: unknown) => {
-    const e = toApiError(err);
-    if (!gone.signal.aborted) logFailure(request.log, e, err);
-    // The follow ends here: what its loop still runs (a poll's query, a pause) is let go of at once.
-    gone.abort(e);
-    return { code: e.code, message: e.message, status: e.status, ...(e.queryId ? { queryId: e.queryId } : {}) };
-  };
+  const counted = countedFraming(app, request, framing, format);
+  const onError = errorBodyOf(request, gone);
   const chunks = followBody(items, counted, { keepAliveMs: config.followKeepAliveMs, onError, guard });
   body = encodedReadable(flushThenAbort(chunks, reply.raw));
   body.on('error', (err) => request.log.debug({ err }, 'follow ended'));
