@@ -6,6 +6,7 @@
  * the table unchanged (rows counted in Trino); load names are per principal, so another's name is a 404 as a
  * missing one and may be defined again as one's own.
  */
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -223,5 +224,39 @@ describe("another principal's load name", () => {
     const both = await get('root', 'named');
     expect([both.statusCode, both.json().error.code]).toEqual([409, 'TG_LOAD_CONFLICT']);
     expect(both.json().error.details.owners.sort()).toEqual(['key:alice', 'key:bob']);
+  });
+});
+
+describe('loads stored before targets were claimed', () => {
+  const target = `${LAKE}.legacy`;
+  let old: FastifyInstance;
+  beforeAll(async () => {
+    // The loads table as the first builds left it: bare names, an owner by its bare API key name or by its id.
+    const file = join(dir, 'old-state.db');
+    const db = new Database(file);
+    db.exec(`CREATE TABLE topicgate_loads (name TEXT NOT NULL PRIMARY KEY, topic TEXT NOT NULL,
+      definition TEXT NOT NULL, pos_ts TEXT NULL, owner TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
+    const row = db.prepare('INSERT INTO topicgate_loads VALUES (?, ?, ?, NULL, ?, ?, ?)');
+    const def = JSON.stringify({ topic: TOPIC, target, start: 'earliest', settle: '30s' });
+    row.run('legacy', TOPIC, def, 'alice', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z');
+    row.run('legacy-later', TOPIC, def, 'key:bob', '2026-11-02T00:00:00.000Z', '2026-11-02T00:00:00.000Z');
+    db.close();
+    const env = { TOPICGATE_SCHEMAS: SCHEMA, TOPICGATE_STATE_URL: `sqlite:${file}` };
+    old = await buildApp(testConfig({ ...env, TOPICGATE_CONFIG: configFile() }), { logger: false });
+  }, 60_000);
+  afterAll(() => old?.close());
+
+  it("keep working for their owner; a later load of the same target is refused, and is no one else's to see", async () => {
+    const as = (who: Who) => ({ 'x-api-key': KEYS[who] });
+    const run = (who: Who, name: string) =>
+      old.inject({ method: 'POST', url: `/v1/loads/${name}/runs`, headers: as(who), payload: {} });
+    expect((await old.inject({ url: '/v1/loads/legacy', headers: as('alice') })).json()).toMatchObject({
+      name: 'legacy',
+      definition: { target },
+    });
+    expect((await run('alice', 'legacy')).json()).toMatchObject({ outcome: 'committed', rows: 60 });
+    expect((await old.inject({ url: '/v1/loads/legacy', headers: as('bob') })).statusCode).toBe(404);
+    expect(errorOf(await run('bob', 'legacy-later'))).toEqual(taken(target));
+    expect(await count(target)).toBe(60);
   });
 });
