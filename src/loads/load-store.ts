@@ -1,8 +1,8 @@
 /**
- * The load store: load definitions, positions, run history and target claims (API.md "Loads run by Trino"), kept in the cursor
- * store's database (TOPICGATE_STATE_URL), in tables of their own. SQLite (one instance) or PostgreSQL (several
- * instances); both implement this port and pass the same contract test. A position moves only by a compare-and-set
- * from the position the run started at, and one run of a load at a time holds its lock.
+ * The load store: load definitions, positions, run history and target claims (API.md "Loads run by Trino"), kept in
+ * the cursor store's database (TOPICGATE_STATE_URL), in tables of their own. SQLite (one instance) or PostgreSQL
+ * (several instances); both implement this port and pass the same contract test. A position moves only by a
+ * compare-and-set from the position the run started at, and one run of a load at a time holds its lock.
  */
 
 /**
