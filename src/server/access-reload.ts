@@ -50,10 +50,13 @@ export async function reloadAccess(app: FastifyInstance, o: ReloadOptions): Prom
 }
 
 /**
- * Reloads on each SIGHUP, one reload at a time; returns what stops it. Logs one line either way: the generation put
+ * Reloads on each SIGHUP, one reload at a time, when the settings name a config file; returns what stops it. Logs one line either way: the generation put
  * in force, or the problems that kept the old state (settings' names and places, never a secret).
  */
 export function reloadOnHangup(app: FastifyInstance, o: ReloadOptions): () => void {
+  // Without a config file there is nothing to reload: SIGHUP keeps its default (the process ends, as when the
+  // terminal it runs in closes).
+  if (app.tg.config.configFile === undefined) return () => undefined;
   let running: Promise<void> = Promise.resolve();
   const reload = async () => {
     try {
