@@ -3,6 +3,7 @@
  * TOPICGATE_ALLOWED_HOSTS, and a request naming another (a DNS-rebinding page's) refused with 421 before any route
  * or authentication runs.
  */
+import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
@@ -100,6 +101,22 @@ describe('a request naming another host', () => {
     expect((await a.inject({ url: '/healthz', headers: { host: 'evil.example' } })).statusCode).toBe(421);
     expect((await a.inject({ url: '/nowhere', headers: { host: 'evil.example' } })).statusCode).toBe(421);
     expect((await a.inject({ url: '/v1/topics', headers: { host: 'localhost:80' } })).statusCode).toBe(200);
+  });
+
+  it('on a real socket: an HTTP/1.0 health check without Host (as HAProxy sends) is answered, a foreign Host is not', async () => {
+    const a = await app();
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    const port = (a.server.address() as { port: number }).port;
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (d) => (answer += d.toString()));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    expect(await raw('GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await raw('GET /v1/topics HTTP/1.0\r\nHost: evil.example\r\n\r\n')).toMatch(/^HTTP\/1\.1 421 /);
   });
 
   it('is answered once the name is in TOPICGATE_ALLOWED_HOSTS', async () => {
