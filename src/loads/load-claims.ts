@@ -33,7 +33,7 @@ export async function targetState(
   return { schema: schemas > 0, table: tables > 0 };
 }
 
-/** Stores a new load with its target's claim; the existing load of that key as it is; a 409 when the target is taken. */
+/** Stores a new load with its target's claim (the existing load of that key as it is); a 409 if the target is taken. */
 export async function createClaimed(
   store: LoadStore,
   record: Omit<LoadRecord, 'createdAt' | 'updatedAt'>,

@@ -137,7 +137,8 @@ export class PostgresLoadStore implements LoadStore {
     if (!ins.rows[0]) return null;
     // A deleted load's target is taken back, as it was (made or not), only by its owner; an existing table no load
     // claimed is never taken.
-    const adopt = `UPDATE ${this.T} SET load_key = $2 WHERE target = $1 AND load_key IS NULL AND owner = $3 RETURNING target`;
+    const adopt = `UPDATE ${this.T} SET load_key = $2
+       WHERE target = $1 AND load_key IS NULL AND owner = $3 RETURNING target`;
     const claimOrAdopt = `INSERT INTO ${this.T} (${rows.CLAIM_COLUMNS.join(', ')}) VALUES ($1, $2, $3, 0, $4)
        ON CONFLICT (target) DO UPDATE SET load_key = excluded.load_key
        WHERE ${this.T}.load_key IS NULL AND ${this.T}.owner = excluded.owner RETURNING target`;

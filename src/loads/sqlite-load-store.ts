@@ -152,7 +152,8 @@ function prepare(db: Database.Database) {
     ),
     claimOf: db.prepare(`SELECT ${rows.CLAIM_COLUMNS.join(', ')} FROM ${T} WHERE target = ?`),
     claim: db.prepare(
-      `INSERT INTO ${T} (${rows.CLAIM_COLUMNS.join(', ')}) VALUES (${rows.CLAIM_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+      `INSERT INTO ${T} (${rows.CLAIM_COLUMNS.join(', ')})
+       VALUES (${rows.CLAIM_COLUMNS.map((c) => `@${c}`).join(', ')})`,
     ),
     // Taking back a deleted load's target keeps whether it was made: the table is the one that load's runs filled.
     adopt: db.prepare(
