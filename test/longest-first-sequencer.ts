@@ -20,6 +20,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const FIRST = [
   'integration-isolated:test/integration/compression-backpressure.test.ts',
+  // The demo's own Trino, PostgreSQL and registry start and stop (60-130 s, most of it waiting for them): beside
+  // compression-backpressure's slow clients, before the files that keep the suite's Trino busy.
+  'integration:test/integration/demo-stop.test.ts',
   'integration:test/integration/hostile.test.ts',
   'integration:test/integration/trino-faults.test.ts',
   'integration:test/schemathesis/schemathesis.test.ts',

@@ -118,6 +118,9 @@ export class QueryLimiter {
   park(key: string, evict: () => void): () => void {
     const p: Parked = { key, evict };
     this.parked.push(p);
+    // A query already waiting needs the slot more than a next page that may never come. Evicted once the caller has
+    // recorded what it parked (its `evict` finds it then), not within this call.
+    if (this.queue.length > 0) queueMicrotask(() => this.reclaimForQueue());
     return () => {
       const at = this.parked.indexOf(p);
       if (at >= 0) this.parked.splice(at, 1);
@@ -142,6 +145,11 @@ export class QueryLimiter {
       const [p] = this.parked.splice(at, 1);
       p!.evict();
     }
+  }
+
+  /** Makes room for the queries waiting, in order, from parked queries (reclaim). */
+  private reclaimForQueue(): void {
+    for (const w of [...this.queue]) this.reclaim(w.key, w.n);
   }
 
   /** Whether `n` more queries of `key` fit both limits; `once`: once the queries ending now have ended. */

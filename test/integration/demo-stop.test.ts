@@ -70,6 +70,17 @@ function postmaster(dir: string): number | undefined {
   }
 }
 
+/** The CPU time a process has used (user and system), in seconds. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Whether something accepts TCP connections on the loopback port. */
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -143,6 +154,7 @@ describe('npm run demo, then Ctrl-C in its terminal', () => {
     expect(Object.entries(pids).filter(([, pid]) => pid === undefined || !running(pid))).toEqual([]);
     for (const port of Object.values(ports)) expect(await listening(port)).toBe(true);
 
+    const cpu = Object.values(pids).reduce((sum, pid) => sum + cpuSeconds(pid!), 0);
     process.kill(-demo.pid!, 'SIGINT');
     for (let i = 0; groupMembers(demo.pid!).length > 0; i++) {
       if (i > 1200) throw new Error(`the demo's processes still run 120 s after Ctrl-C: ${out}`);
@@ -154,7 +166,8 @@ describe('npm run demo, then Ctrl-C in its terminal', () => {
     for (const [name, port] of Object.entries(ports)) if (await listening(port)) open.push(name);
     expect({ left, open }).toEqual({ left: [], open: [] });
     process.stderr.write(
-      `[demo-stop] up in ${((up - t0) / 1000).toFixed(1)} s, stopped in ${((stopped - up) / 1000).toFixed(1)} s\n`,
+      `[demo-stop] up in ${((up - t0) / 1000).toFixed(1)} s (its services took ${cpu.toFixed(0)} CPU-seconds), ` +
+        `stopped in ${((stopped - up) / 1000).toFixed(1)} s\n`,
     );
   }, 600_000);
 });

@@ -111,6 +111,21 @@ describe('HeldResults', () => {
     mine();
   });
 
+  it('a query already waiting when a result is parked takes its slot, rather than wait out the queue', async () => {
+    const limiter = oneQueryEach(60_000);
+    const cache = new HeldResults(4, 60_000);
+    const { held, source } = await heldOf();
+    const release = await limiter.acquire('alice');
+    // Queued behind the page's own query, before that query is left running for the next page.
+    const waiting = limiter.acquire('alice');
+    await tick();
+    expect(limiter.waiting()).toBe(1);
+    cache.hold('t', held, { release, park: (evict) => limiter.park('alice', evict) });
+    const mine = await waiting;
+    expect([cache.size, source.closed, limiter.parkedCount(), limiter.active('alice')]).toEqual([0, true, 0, 1]);
+    mine();
+  });
+
   it('a result taken out is unparked: its slot is no longer given up', async () => {
     const limiter = oneQueryEach(20);
     const cache = new HeldResults(4, 60_000);
