@@ -1,7 +1,7 @@
 /** The environment settings of serving: where the API listens, the cursor store, and the bounds of every read. */
 import { boolSetting, intSetting, listSetting, textSetting } from './setting-options.js';
 
-/** The cursor secret used when none is set: fine on a laptop, refused on any other address (access/startup-checks). */
+/** The cursor secret used when none is set: an open loopback gateway only, refused with auth or on any other address. */
 export const DEV_CURSOR_SECRET = 'topicgate-page-cursors';
 
 const rows = { minimum: 1, maximum: 10_000_000 };
@@ -45,7 +45,9 @@ export const servingSettings = {
     read: 'text',
     fallback: DEV_CURSOR_SECRET,
     shownDefault: 'a fixed development key',
-    description: 'key that signs page cursors and batch tokens; instances behind one load balancer share it',
+    description:
+      'key that seals (encrypts, authenticates) every token: cursors, batch tokens, follow ids, session streams; ' +
+      '32+ bytes, shared by instances; required with an `auth` block or off loopback',
   }),
   cursorPreviousSecrets: listSetting({
     env: 'TOPICGATE_CURSOR_PREVIOUS_SECRETS',
@@ -93,8 +95,8 @@ export const servingSettings = {
     minimum: 1_000,
     maximum: 7 * 86_400_000,
     description:
-      "how long a read session's stream URLs may be read (`expiresAt`; then 410 `TG_SESSION_EXPIRED`); they are " +
-      'signed with the cursor secret, so any instance sharing it serves them',
+      "how long a read session's stream URLs may be read (`expiresAt`, never past a JWT caller's `exp`; then 410 " +
+      '`TG_SESSION_EXPIRED`); any instance sharing the cursor secret serves them',
   }),
   loadTimeoutMs: intSetting({
     env: 'TOPICGATE_LOAD_TIMEOUT',
