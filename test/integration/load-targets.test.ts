@@ -4,7 +4,8 @@
  * `loads.targets`, and asks for other principals' load names. Every target is another principal's table or none
  * the gateway may write: 409 TG_LOAD_TARGET_TAKEN or 400 TG_BAD_TARGET, the same answer for every principal, and
  * the table unchanged (rows counted in Trino); load names are per principal, so another's name is a 404 as a
- * missing one and may be defined again as one's own.
+ * missing one and may be defined again as one's own. Loads stored before keep working; two instances on one
+ * PostgreSQL store give a contested table to one load.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { apiKeyHash } from '../../src/access/api-keys.js';
 import { buildApp } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
+import { pgUp } from '../../scripts/local-postgres.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 
 const SCHEMA = 'loadt|kafka_topics';
@@ -258,5 +260,27 @@ describe('loads stored before targets were claimed', () => {
     expect((await old.inject({ url: '/v1/loads/legacy', headers: as('bob') })).statusCode).toBe(404);
     expect(errorOf(await run('bob', 'legacy-later'))).toEqual(taken(target));
     expect(await count(target)).toBe(60);
+  });
+});
+
+describe('two instances on one PostgreSQL store', () => {
+  it('of two principals defining loads of one table at once, on different instances, one holds it', async () => {
+    const env = { TOPICGATE_SCHEMAS: SCHEMA, TOPICGATE_STATE_URL: (await pgUp()).url, TOPICGATE_CONFIG: configFile() };
+    const [one, two] = await Promise.all([0, 1].map(() => buildApp(testConfig(env), { logger: false })));
+    try {
+      const target = `${LAKE}.raced`;
+      const define = (a: FastifyInstance, who: Who) =>
+        a.inject({
+          method: 'PUT',
+          url: `/v1/loads/race-${id}`,
+          headers: headers(who),
+          payload: { topic: TOPIC, target },
+        });
+      const both = await Promise.all([define(one!, 'alice'), define(two!, 'bob')]);
+      expect(both.map((r) => r.statusCode).sort(), both.map((r) => r.body).join('\n')).toEqual([201, 409]);
+      expect(errorOf(both.find((r) => r.statusCode === 409)!)).toEqual(taken(target));
+    } finally {
+      await Promise.all([one?.close(), two?.close()]);
+    }
   });
 });
