@@ -37,7 +37,8 @@ export const FollowContent = {
         "each write and at each poll against the access state in force: at its credential's expiry (a JWT's `exp`, " +
         'also while idle) or when its credential is no longer accepted (a key removed), `TG_UNAUTHENTICATED`; when ' +
         'its grant to read the topic is withdrawn or its row policy changes (a reload: SIGHUP), `TG_FORBIDDEN`; no ' +
-        'event is written after. Reconnect with a fresh credential and `Last-Event-ID` to resume exactly. With ' +
+        'event is written after. Reconnect with a fresh credential and `Last-Event-ID` to resume exactly (after a ' +
+        'row-policy change the ids are of another query: follow anew). With ' +
         '`format=ndjson`: rows as NDJSON, empty lines as keep-alives, no ids, an error line for the error event.',
       examples: [SSE_EXAMPLE],
     }),

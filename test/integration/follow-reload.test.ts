@@ -136,9 +136,16 @@ describe('open follows under a reload of the access blocks', () => {
     follows.stays.cut();
     for (const c of Object.keys(expected) as Caller[]) expect([c, rowKeys(follows[c])]).toEqual([c, ['e1', 'e2']]);
 
-    // New requests see the new state too.
+    // New requests see the new state too; the scoped caller's ids were of its old scope: it follows anew.
     const status = async (c: Caller) =>
       (await fetch(`${gateway.url}/v1/topics/${table}/events?limit=1`, { headers: { 'x-api-key': key(c) } })).status;
     expect([await status('revoked'), await status('removed'), await status('stays')]).toEqual([404, 401, 200]);
+    const resumed = await fetch(url, {
+      headers: { 'x-api-key': key('scoped'), 'last-event-id': follows.scoped.lastId! },
+    });
+    expect([resumed.status, ((await resumed.json()) as { error: { code: string } }).error.code]).toEqual([
+      400,
+      'TG_BAD_CURSOR',
+    ]);
   });
 });
