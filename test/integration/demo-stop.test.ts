@@ -154,7 +154,7 @@ describe('npm run demo, then Ctrl-C in its terminal', () => {
     expect(Object.entries(pids).filter(([, pid]) => pid === undefined || !running(pid))).toEqual([]);
     for (const port of Object.values(ports)) expect(await listening(port)).toBe(true);
 
-    const cpu = Object.values(pids).reduce((sum, pid) => sum + cpuSeconds(pid!), 0);
+    const cpu = Object.values(pids).reduce<number>((sum, pid) => sum + cpuSeconds(pid!), 0);
     process.kill(-demo.pid!, 'SIGINT');
     for (let i = 0; groupMembers(demo.pid!).length > 0; i++) {
       if (i > 1200) throw new Error(`the demo's processes still run 120 s after Ctrl-C: ${out}`);
