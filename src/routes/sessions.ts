@@ -10,7 +10,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rowScope } from '../access/authorize.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { countBucketMs, defaultStreams, splitWindow, type StreamRange } from '../query/passes/session-split.js';
+import { predicateColumns } from '../query/passes/post-decode-split.js';
 import type { PlannedRead } from '../query/planner.js';
+import { isDecoded } from '../query/request/decoded-column.js';
 import { readRequestOfSession } from '../query/request/read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { SessionBody, type SessionRead } from '../query/request/session-schema.js';
@@ -125,7 +127,7 @@ function createRoute(app: App, tokens: StreamTokens): void {
       // The count runs in Trino, before decoding: a row policy on a decoded field is not in it. Its counts (and
       // where they put the cuts) would tell of rows the caller may not read, so such a scope is cut into equal
       // widths, uncounted, and its streams show no estimatedRows.
-      const counted = !(planned.postDecode && rows.filter);
+      const counted = !predicateColumns(rows.filter).some(isDecoded);
       const ranges = await splitRanges(app, request, planned, counted, body.streams, max);
       const access = { grants: app.access.grants, policies: app.access.rowPolicies };
       const binding = bindStream(request.principal, rows, access, topic, body.presign === true);
