@@ -360,6 +360,7 @@ describe('a policy on a decoded Avro field: every entrance serves the same rows'
     });
     expect(r.statusCode, r.body).toBe(400);
     expect(r.json().error.code).toBe('TG_BAD_REQUEST');
+    expect(r.json().error.message).toContain('row policy');
   });
 
   it("a session's estimate never counts rows outside the scope", async () => {

@@ -101,7 +101,12 @@ export class FollowPlanner {
     if (time?.kind !== 'select-column' || time.column.name !== TIME_COLUMN)
       throw refuse('select', `positions events by ${TIME_COLUMN}: no other column may be named so`);
     if (p.postDecode)
-      throw refuse('select', 'cannot select, filter or order on decoded fields (value.x): follow the whole payload');
+      throw refuse(
+        'select',
+        'cannot select, filter or order on decoded fields (value.x), nor follow under a row policy on one (the ' +
+          'gateway applies those after decoding, which its polls do not): follow the whole payload, or read the ' +
+          'window with since and until',
+      );
     this.hash = p.position.h;
     if (resumed && resumed.h !== this.hash)
       throw badId(resumed.from, 'belongs to another query (the filters, select, since or until changed)');
