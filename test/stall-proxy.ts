@@ -19,7 +19,7 @@ export class StallProxy {
   private server: http.Server | undefined;
   /** Which submissions to stall; none by default. */
   hold: (q: Submitted) => boolean = () => false;
-  /** How long every answer is held back, as a busy Trino answers late; none by default. */
+  /** How long the answer to each query's submission is held back, as a busy Trino answers late; none by default. */
   delayMs = 0;
 
   constructor(private readonly target: string) {}
@@ -68,12 +68,13 @@ export class StallProxy {
         upRes.on('data', (c: Buffer) => parts.push(c));
         upRes.on('end', () => {
           const answer = Buffer.concat(parts);
-          if (req.method === 'POST' && url.startsWith('/v1/statement')) this.record(body, req, answer);
+          const submission = req.method === 'POST' && url.startsWith('/v1/statement');
+          if (submission) this.record(body, req, answer);
           const send = () => {
             res.writeHead(upRes.statusCode ?? 502, upRes.headers);
             res.end(answer);
           };
-          if (this.delayMs > 0) setTimeout(send, this.delayMs);
+          if (submission && this.delayMs > 0) setTimeout(send, this.delayMs);
           else send();
         });
       },
