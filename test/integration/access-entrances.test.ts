@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { tableFromIPC } from 'apache-arrow';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -125,7 +125,7 @@ function ndjsonRows(body: string): Record<string, unknown>[] {
     .map((l) => parseLosslessJson(l) as Record<string, unknown>);
 }
 
-async function ok(opts: Parameters<FastifyInstance['inject']>[0] & object, status = 200) {
+async function ok(opts: InjectOptions, status = 200) {
   const r = await app.inject(opts);
   expect(r.statusCode, r.body.slice(0, 400)).toBe(status);
   return r;
