@@ -50,6 +50,13 @@ describe('a policy only on the expansion table restricts its topic too', () => {
     expect(back.filterFor(expandedTable('a:orders_wide'), who(['eu']))).toBeNull();
   });
 
+  it('both spellings of the expansion table: a policy on one covers the topic and the other', () => {
+    const policies = new RowPolicies({ orders_wide: EU }, { topics: { orders: { expansionTable: 'orders_wide' } } });
+    expect(sql(policies.filterFor(topic('orders'), who(['eu'])))).toBe(EU_SQL);
+    expect(sql(policies.filterFor(expandedTable('orders_expanded'), who(['eu'])))).toBe(`"${COUNTRY}" IN ('DE', 'FR')`);
+    expect(policies.filterFor(expandedTable('clicks_expanded'), who(['eu']))).toBeNull();
+  });
+
   it('a policy the topic cannot take refuses the read (403) and is refused at start-up, naming why', () => {
     const policies = new RowPolicies({ orders_expanded: [{ roles: ['eu'], filter: 'order_id=lt.10' }] });
     expect(() => policies.filterFor(topic('orders'), who(['eu']))).toThrow(/row policy of orders does not fit/);
