@@ -64,6 +64,10 @@ export function isAllowedHost(rule: HostRule, host: string | undefined): boolean
 
 async function allowedHostsPlugin(app: FastifyInstance, opts: { config: Config }): Promise<void> {
   const rule = hostRule(opts.config);
+  if (rule.any)
+    app.log.warn(
+      'TOPICGATE_ALLOWED_HOSTS=*: any Host is answered, so any web page can reach the gateway by DNS rebinding',
+    );
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host;
     if (isAllowedHost(rule, host)) return;
