@@ -58,6 +58,7 @@ const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'integration:test/integration/loads.test.ts': 11,
   'integration:test/integration/read-policy.test.ts': 11,
   'integration:test/integration/cluster.test.ts': 10,
+  'integration:test/integration/queue-wait.test.ts': 10,
   'integration:test/browser/swagger-ui.test.ts': 9,
   'integration:test/integration/query-slots-exact.test.ts': 8,
   'integration:test/integration/cursors.test.ts': 8,
