@@ -4,7 +4,7 @@
  * whole new state in force at once, so every later request and every open follow sees either the old state or the
  * new one, never a mix. The query limiter is carried over: it counts the queries running now.
  */
-import type { Access } from './access.js';
+import type { Access } from './create-access.js';
 
 export class AccessHolder {
   private state: Access;

@@ -2,11 +2,11 @@
  * A cursor batch as a read: its plan (the cursor's filter and select, the caller's row scope, the key framing of an
  * Avro key) and, for a new batch, its summary in Trino: how many rows it holds and where it ends.
  */
-import { keyFrames, type KeyFraming } from '../blob/avro/key-frames.js';
+import { keyFrames, type KeyFraming } from '../blob/avro/key-framing.js';
 import type { Config } from '../config/config.js';
 import { batchUntil, plan, type PlannedRead } from '../query/planner.js';
-import { readPolicy } from '../query/read-policy.js';
-import { whereFromJson } from '../query/request/read-request.js';
+import { readPolicy } from '../query/policy-from-settings.js';
+import { whereFromJson } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import type { Where } from '../query/request/where-schema.js';
 import type { Caller, RowScope } from '../query/tree/read-policy.js';

@@ -10,7 +10,7 @@
  * with the pending batch, so re-reading an uncommitted batch returns the same rows and the same token.
  */
 import { randomUUID } from 'node:crypto';
-import { keyFraming } from '../blob/avro/key-frames.js';
+import { keyFraming } from '../blob/avro/key-framing.js';
 import { ApiError } from '../core/errors.js';
 import { DEFAULT_SETTLE } from '../config/config.js';
 import { topicModel } from '../read/topic-catalog.js';

@@ -7,8 +7,8 @@
 import { ApiError } from '../core/errors.js';
 import { DEFAULT_SETTLE } from '../config/config.js';
 import { plan, type PlannedRead } from '../query/planner.js';
-import { readPolicy } from '../query/read-policy.js';
-import { whereFromJson } from '../query/request/read-request.js';
+import { readPolicy } from '../query/policy-from-settings.js';
+import { whereFromJson } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/request/time.js';
 import type { TopicModel } from '../query/tree/topic-model.js';

@@ -21,7 +21,7 @@ import type { ReadRequest } from './tree/read-request.js';
 import type { TopicModel } from './tree/topic-model.js';
 import type { Caller, ReadAction, ReadPolicy, TrinoRun } from './tree/read-policy.js';
 import { withPostDecode } from './passes/post-decode-split.js';
-import { frameKeyFilters } from './passes/key-framing.js';
+import { frameKeyFilters } from './passes/frame-key-filters.js';
 import type { KeyFrames } from './tree/key-frames.js';
 import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './request/time.js';
 

@@ -5,12 +5,12 @@
 import type { Config } from '../config/config.js';
 import type { RegistryPort } from '../blob/avro/schema-registry.js';
 import type { TopicCatalog } from './topic-catalog.js';
-import { SchemaInferrer } from '../blob/json/infer.js';
+import { SchemaInferrer } from '../blob/json/schema-inferrer.js';
 import { topicModel } from './topic-catalog.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import { plan } from '../query/planner.js';
-import { readPolicy } from '../query/read-policy.js';
+import { readPolicy } from '../query/policy-from-settings.js';
 import type { Caller } from '../query/tree/read-policy.js';
 import { FrameSampler } from '../blob/avro/sample-frames.js';
 import type { TrinoPort } from '../trino/trino-port.js';

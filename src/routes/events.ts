@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorCode } from '../core/errors.js';
-import { readRequestFromBody, readRequestFromQuery } from '../query/request/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import {
   ACCESS_ERRORS,

@@ -13,7 +13,7 @@ import { countBucketMs, defaultStreams, splitWindow, type StreamRange } from '..
 import { predicateColumns } from '../query/passes/post-decode-split.js';
 import type { PlannedRead } from '../query/planner.js';
 import { isDecoded } from '../query/request/decoded-column.js';
-import { readRequestOfSession } from '../query/request/read-request.js';
+import { readRequestOfSession } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { SessionBody, type SessionRead } from '../query/request/session-schema.js';
 import { epochOfTrinoTimestamp } from '../query/request/time.js';

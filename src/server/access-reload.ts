@@ -7,7 +7,7 @@
  * (topics, limits, the registry) and the environment stay as started: they shape services built once.
  */
 import type { FastifyInstance } from 'fastify';
-import { createAccess, type Access } from '../access/access.js';
+import { createAccess, type Access } from '../access/create-access.js';
 import { startupProblems } from '../access/startup-checks.js';
 import { ConfigError, type Config } from '../config/config.js';
 

@@ -17,7 +17,7 @@ import cacheScopePlugin from './plugins/cache-scope.js';
 import jsonBodyPlugin from './plugins/json-body.js';
 import { preRouteErrors } from './pre-route-errors.js';
 import openapiPlugin from './plugins/openapi.js';
-import accessPlugin from './plugins/access.js';
+import accessPlugin from './plugins/access-plugin.js';
 import { validators } from './validators.js';
 import { closeFinishedConnections } from './close-finished.js';
 import { serverTimeouts } from '../access/http-limits.js';

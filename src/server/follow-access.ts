@@ -10,7 +10,7 @@
  * been let in under the state before the one in force when the follow started).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Access } from '../access/access.js';
+import type { Access } from '../access/create-access.js';
 import { credentialExpiry, type Principal } from '../access/principal.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ApiError } from '../core/errors.js';

@@ -12,7 +12,7 @@ import { ApiError } from '../core/errors.js';
 import { drainedOutput, encodedReadable } from '../encode/encoder-registry.js';
 import { FollowIds, type OpenedId } from '../query/follow/follow-ids.js';
 import { FollowPlanner } from '../query/follow/follow-plan.js';
-import { readPolicy } from '../query/read-policy.js';
+import { readPolicy } from '../query/policy-from-settings.js';
 import { followBody } from '../read/follow/follow-body.js';
 import { followFraming, type FollowFormat, type FollowFraming } from '../read/follow/follow-frames.js';
 import { followLoop } from '../read/follow/follow-loop.js';

@@ -3,10 +3,10 @@
  * key frames computed, the read planned by the one planning entry, then explained or streamed.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keyFramesFor } from '../blob/avro/key-frames.js';
+import { keyFramesFor } from '../blob/avro/key-framing.js';
 import { PageTokens } from '../query/page-tokens.js';
 import { plan, type PlannedRead } from '../query/planner.js';
-import { readPolicy } from '../query/read-policy.js';
+import { readPolicy } from '../query/policy-from-settings.js';
 import type { KeyFrames } from '../query/tree/key-frames.js';
 import type { Caller, RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';

@@ -17,7 +17,7 @@ import Fastify from 'fastify';
 import { sharedQuotas } from '../../src/access/shared-quotas.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import errorsPlugin from '../../src/server/plugins/errors.js';
-import accessPlugin from '../../src/server/plugins/access.js';
+import accessPlugin from '../../src/server/plugins/access-plugin.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 let url = '';

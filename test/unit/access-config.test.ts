@@ -10,7 +10,7 @@ import { ConfigError } from '../../src/config/config.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import { redactUserinfo } from '../../src/config/read-settings.js';
 import { DEV_CURSOR_SECRET } from '../../src/config/serving-settings.js';
-import { createAccess } from '../../src/access/access.js';
+import { createAccess } from '../../src/access/create-access.js';
 import { devKeyWarning, startupProblems } from '../../src/access/startup-checks.js';
 import { isLoopback } from '../../src/config/is-loopback.js';
 

@@ -15,7 +15,7 @@ import { SignJWT } from 'jose';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import errorsPlugin from '../../src/server/plugins/errors.js';
-import accessPlugin, { type AccessPluginOptions } from '../../src/server/plugins/access.js';
+import accessPlugin, { type AccessPluginOptions } from '../../src/server/plugins/access-plugin.js';
 import openapiPlugin from '../../src/server/plugins/openapi.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { serverTimeouts } from '../../src/access/http-limits.js';

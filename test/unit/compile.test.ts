@@ -11,7 +11,7 @@ import { planRead } from '../../src/query/plan-read.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import type { QueryBody } from '../../src/query/request/read-schema.js';
 import { table, topicOf } from '../cases/columns.js';
 

@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
 import errorsPlugin from '../../src/server/plugins/errors.js';
-import accessPlugin from '../../src/server/plugins/access.js';
+import accessPlugin from '../../src/server/plugins/access-plugin.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import exploreRoutes, { EXPLORE_CSP, EXPLORE_SHELL } from '../../src/routes/explore.js';
 

@@ -13,7 +13,7 @@ import {
   readRequestFromBody,
   readRequestFromQuery,
   whereFromJson,
-} from '../../src/query/request/read-request.js';
+} from '../../src/query/request/parse-read-request.js';
 import type { Where } from '../../src/query/request/where-schema.js';
 import { table, topicOf } from '../cases/columns.js';
 import { apiError } from '../cases/api-error.js';

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { AccessHolder } from '../../src/access/access-holder.js';
-import { createAccess } from '../../src/access/access.js';
+import { createAccess } from '../../src/access/create-access.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { credentialExpiry, type Principal } from '../../src/access/principal.js';
 import { ApiError } from '../../src/core/errors.js';

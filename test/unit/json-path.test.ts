@@ -10,7 +10,7 @@ import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import { planRead } from '../../src/query/plan-read.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import { classifyPushdown } from '../../src/query/passes/pushdown.js';
 import { table, topicOf } from '../cases/columns.js';
 import { apiError } from '../cases/api-error.js';

@@ -7,8 +7,8 @@ import { plan } from '../../src/query/planner.js';
 import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
-import { frameKeyFilters as framePass } from '../../src/query/passes/key-framing.js';
-import { keyFraming, keyFrames, type KeyFraming } from '../../src/blob/avro/key-frames.js';
+import { frameKeyFilters as framePass } from '../../src/query/passes/frame-key-filters.js';
+import { keyFraming, keyFrames, type KeyFraming } from '../../src/blob/avro/key-framing.js';
 import type { RegistryPort, SubjectVersion } from '../../src/blob/avro/schema-registry.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../src/query/tree/nodes.js';
 

@@ -8,7 +8,7 @@
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
-import accessPlugin from '../../src/server/plugins/access.js';
+import accessPlugin from '../../src/server/plugins/access-plugin.js';
 import errorsPlugin from '../../src/server/plugins/errors.js';
 
 const SAMPLE_MS = 20;

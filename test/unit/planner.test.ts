@@ -8,7 +8,7 @@ import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { batchUntil, plan } from '../../src/query/planner.js';
-import { readPolicy } from '../../src/query/read-policy.js';
+import { readPolicy } from '../../src/query/policy-from-settings.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
 import { trinoTimestampText } from '../../src/query/request/time.js';
 import { table, topicOf } from '../cases/columns.js';

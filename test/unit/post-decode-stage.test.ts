@@ -10,7 +10,7 @@ import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { plan } from '../../src/query/planner.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import { compareKeys, keyOf } from '../../src/read/post-decode/evaluate.js';
 import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { PageCutter } from '../../src/read/page-cutter.js';

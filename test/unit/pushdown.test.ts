@@ -9,7 +9,7 @@ import type { PredicateNode } from '../../src/query/tree/nodes.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { classifyPushdown, type PushdownReport } from '../../src/query/passes/pushdown.js';
-import { readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import { table, json, topicOf } from '../cases/columns.js';
 
 const COLUMNS = [

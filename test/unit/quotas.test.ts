@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { QueryLimiter } from '../../src/read/query-limiter.js';
-import { createAccess } from '../../src/access/access.js';
+import { createAccess } from '../../src/access/create-access.js';
 import { loadConfig } from '../../src/server/load-config.js';
 
 const limiter = (o: Partial<ConstructorParameters<typeof QueryLimiter>[0]> = {}) =>

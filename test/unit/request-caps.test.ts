@@ -9,7 +9,7 @@ import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { plan } from '../../src/query/planner.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import type { QueryBody } from '../../src/query/request/read-schema.js';
 import { json, table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';

@@ -10,7 +10,7 @@ import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { plan } from '../../src/query/planner.js';
 import { classifyPushdown } from '../../src/query/passes/pushdown.js';
-import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import { postDecodeRun } from '../../src/read/post-decode/post-decode-stage.js';
 import { GatewayMemory } from '../../src/read/gateway-memory.js';
 import { bindRowFilter, parseRowFilter } from '../../src/access/row-filter.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { compileWhere } from '../../src/query/sql/compile.js';
 import { ApiError } from '../../src/core/errors.js';
 import { compilePredicate } from '../../src/query/sql/compile.js';
-import { readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import type { PredicateNode } from '../../src/query/tree/nodes.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';

@@ -10,7 +10,7 @@ import { Keyring } from '../../src/core/signed-token.js';
 import type { Principal } from '../../src/access/principal.js';
 import { RowPolicies } from '../../src/access/row-policy.js';
 import { resolver } from '../../src/query/request/resolver.js';
-import { readRequestFromQuery } from '../../src/query/request/read-request.js';
+import { readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
 import { MAX_STREAM_TOKEN, StreamTokens, type StreamBody } from '../../src/sessions/stream-token.js';
 import {
   bindStream,

@@ -6,7 +6,7 @@
  */
 import type { PayloadSettings } from '../../config/registry-config.js';
 import type { PredicateNode } from '../../query/tree/nodes.js';
-import { keyTexts } from '../../query/passes/key-framing.js';
+import { keyTexts } from '../../query/passes/frame-key-filters.js';
 import type { KeyFrames } from '../../query/tree/key-frames.js';
 import { avroType } from './avro-codec.js';
 import { subjectOf } from './payload-decoder.js';

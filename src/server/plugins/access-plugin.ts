@@ -21,7 +21,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
 import type { Config } from '../../config/config.js';
 import { ApiError } from '../../core/errors.js';
-import { createAccess, type Access } from '../../access/access.js';
+import { createAccess, type Access } from '../../access/create-access.js';
 import { AccessHolder } from '../../access/access-holder.js';
 import { AuthRefused } from '../../access/authenticate.js';
 import { WriteIdleWatch } from '../../access/http-limits.js';
