@@ -3,7 +3,7 @@
  * select with the broker and producer times, the caller's row scope; planned by the one planning entry (planner.ts).
  */
 import { ApiError } from '../core/errors.js';
-import { stepsNeedTimeBound } from './passes/passes.js';
+import { stepsNeedTimeBound } from './passes/residual-scan.js';
 import { planRead } from './plan-read.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';

@@ -5,7 +5,7 @@
  */
 import { and, type ColumnNode, type PredicateNode, type TargetNode } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';
-import { applySlice } from './passes/passes.js';
+import { applySlice } from './passes/slice.js';
 import { classifyPushdown, type PushdownReport } from './passes/pushdown.js';
 import { forDisplay } from './passes/post-decode-split.js';
 import { bucketCountTree } from './passes/session-split.js';

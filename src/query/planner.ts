@@ -8,10 +8,10 @@
  * so no read path can plan without the caller's scope. The plan returned is frozen: exec asks it, never changes it.
  */
 import { ApiError } from '../core/errors.js';
-import { checkResidualScan, stepsNeedTimeBound } from './passes/passes.js';
+import { checkResidualScan, stepsNeedTimeBound } from './passes/residual-scan.js';
 import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
-import { bulkPlan, checkBulkRequest } from './passes/slicing.js';
+import { bulkPlan, checkBulkRequest } from './passes/bulk-slicing.js';
 import { planRead } from './plan-read.js';
 import { planLoad, type LoadRequest } from './plan-load.js';
 import { selectiveFilter } from './passes/page-slicing.js';

@@ -1,7 +1,7 @@
 /** A topic's read policy for one caller, built from the settings: the caps, the guardrail and the row scope. */
 import type { Config } from '../config/config.js';
 import { concurrentQueriesOf } from '../config/access-schema.js';
-import { DEFAULT_MAX_PARALLEL } from './passes/slicing.js';
+import { DEFAULT_MAX_PARALLEL } from './passes/bulk-slicing.js';
 import type { ReadPolicy, RowScope } from './tree/read-policy.js';
 
 /**

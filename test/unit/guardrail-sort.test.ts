@@ -1,12 +1,12 @@
 /**
- * The time-bound guardrail on ordering, grouping and aggregating by a JSON field (passes/passes.ts
+ * The time-bound guardrail on ordering, grouping and aggregating by a JSON field (passes/residual-scan.ts
  * checkResidualScan): to sort, group or aggregate, Trino reads the field from every event of the window, as it does
  * for a filter on one, so an unbounded (or too wide) window is refused naming the field; a bounded one, a table
  * column, a selective filter or a plain table passes.
  */
 import { describe, expect, it } from 'vitest';
 import type { ColumnNode, PredicateNode, QueryNode } from '../../src/query/tree/nodes.js';
-import { checkResidualScan, jsonSortKeys } from '../../src/query/passes/passes.js';
+import { checkResidualScan, jsonSortKeys } from '../../src/query/passes/residual-scan.js';
 import { plan } from '../../src/query/planner.js';
 import { json, table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';

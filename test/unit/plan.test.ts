@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../src/query/tree/nodes.js';
 import type { PagePosition } from '../../src/query/tree/page-position.js';
-import { applyLimit, applyPaging, applyTimeWindow } from '../../src/query/passes/passes.js';
+import { applyLimit } from '../../src/query/passes/limit.js';
+import { applyPaging } from '../../src/query/passes/page-anchor.js';
+import { applyTimeWindow } from '../../src/query/passes/time-window.js';
 import { planRead } from '../../src/query/plan-read.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';

@@ -8,7 +8,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import { plan, type PlannedRead } from '../planner.js';
-import { stepsNeedTimeBound } from '../passes/passes.js';
+import { stepsNeedTimeBound } from '../passes/residual-scan.js';
 import { ceilMs } from '../passes/paging.js';
 import { TIME_COLUMN } from '../tree/nodes.js';
 import type { KeyFrames } from '../tree/key-frames.js';

@@ -26,7 +26,7 @@ export interface LimitPolicy {
   caps?: RequestCaps;
 }
 
-/** The residual-scan guardrail (passes/passes.ts checkResidualScan). */
+/** The residual-scan guardrail (passes/residual-scan.ts checkResidualScan). */
 export interface GuardrailPolicy {
   /** Widest window a query filtering only after the scan may read; 0 or allowFullScan disables the check. */
   maxWindowMs: number;

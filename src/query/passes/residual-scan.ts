@@ -1,70 +1,12 @@
 /**
- * Policy passes: pure (tree) -> tree functions applied in one place (planner.ts). Each is tested alone.
+ * The residual-scan guardrail: a read whose filters are evaluated after the scan must bound the window the storage
+ * reads.
  */
 import { ApiError } from '../../core/errors.js';
-import { and, TIME_COLUMN, type ColumnNode, type PredicateNode, type QueryNode } from '../tree/nodes.js';
+import { TIME_COLUMN, type ColumnNode, type PredicateNode, type QueryNode } from '../tree/nodes.js';
 import { classifyPushdown } from './pushdown.js';
 import { selectiveFilter } from './page-slicing.js';
-import type { PagePosition } from '../tree/page-position.js';
-import type { GuardrailPolicy, LimitPolicy, RowScope } from '../tree/read-policy.js';
-import { epochOfTrinoTimestamp } from '../request/time.js';
-
-/** The caller's row filter ANDed to the request's own (the policy first, so explain shows it first). */
-export function applyRowScope(q: QueryNode, rows: RowScope | undefined): QueryNode {
-  return rows?.filter ? { ...q, where: and(rows.filter, q.where) } : q;
-}
-
-/** Rows per response: the default when unset; more than the maximum is refused, naming the maximum. */
-export function applyLimit(q: QueryNode, policy: LimitPolicy, requested?: number): QueryNode {
-  const limit = requested ?? policy.defaultLimit;
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new ApiError('TG_BAD_VALUE', `limit must be a positive integer, not ${JSON.stringify(requested)}`, {
-      parameter: 'limit',
-    });
-  }
-  if (limit > policy.maxLimit) {
-    throw new ApiError(
-      'TG_TOO_EXPENSIVE',
-      `limit ${limit} is above the maximum ${policy.maxLimit}; page with cursors`,
-      {
-        parameter: 'limit',
-        max: policy.maxLimit,
-      },
-    );
-  }
-  return { ...q, limit };
-}
-
-function timeLiteral(time: ColumnNode, epochMs: number, subMs = '') {
-  return { kind: 'literal' as const, type: time.type, value: { t: 'timestamp' as const, epochMs, subMs } };
-}
-
-/**
- * The time window as range predicates on the bare broker-time column, ANDed at the top so the storage can
- * evaluate them: `since` inclusive, `until` exclusive.
- */
-export function applyTimeWindow(q: QueryNode, time: ColumnNode, lo?: number, hi?: number): QueryNode {
-  return {
-    ...q,
-    where: and(
-      lo !== undefined ? { kind: 'compare', op: 'gte', column: time, value: timeLiteral(time, lo) } : null,
-      hi !== undefined ? { kind: 'compare', op: 'lt', column: time, value: timeLiteral(time, hi) } : null,
-      q.where,
-    ),
-  };
-}
-
-/** Positions the tree at a page: an anchor predicate on broker time (anchor mode) and a row offset. */
-export function applyPaging(q: QueryNode, p: PagePosition, time: ColumnNode | null): QueryNode {
-  let where = q.where;
-  if (p.m === 'anchor' && p.a !== undefined && time) {
-    const epochMs = epochOfTrinoTimestamp(p.a);
-    const dir = q.order[0]?.dir === 'desc' ? 'desc' : 'asc';
-    const value = timeLiteral(time, epochMs, p.a.slice(23).replace(/^\./, ''));
-    where = and({ kind: 'anchor', column: time, dir, value }, where);
-  }
-  return { ...q, where, offset: p.s };
-}
+import type { GuardrailPolicy } from '../tree/read-policy.js';
 
 /**
  * Filters are evaluated after the scan (JSON fields, decoded fields) and none the storage evaluates narrows the read
@@ -179,19 +121,4 @@ export function checkResidualScan(
     );
   }
   return q;
-}
-
-/**
- * One time slice of an anchored read: the rows of the tree at or after `fromMs` and before `toMs`, at
- * most `limit` of them. Ranges on the bare broker-time column reach the storage, so a slice reads about what
- * it returns instead of everything up to the window's end. A slice after the first starts past the anchor's
- * millisecond, so it skips nothing.
- */
-export function applySlice(
-  q: QueryNode,
-  time: ColumnNode,
-  slice: { fromMs?: number; toMs: number; limit: number; first: boolean },
-): QueryNode {
-  const sliced = applyTimeWindow(q, time, slice.first ? undefined : slice.fromMs, slice.toMs);
-  return { ...sliced, limit: slice.limit, offset: slice.first ? q.offset : 0 };
 }
