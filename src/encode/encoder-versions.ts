@@ -1,5 +1,5 @@
 /**
- * Each format's output version: part of a settled window's ETag (server/read-cache.ts), so a change in the bytes an
+ * Each format's output version: part of a settled window's ETag (http/read-cache.ts), so a change in the bytes an
  * encoder writes for the same rows gives cached responses a new tag. Bump a format's number in the change that
  * alters its bytes (layout, text representation, Arrow or Parquet schema, completeness marker).
  */

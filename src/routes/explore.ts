@@ -15,8 +15,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ApiError } from '../core/errors.js';
 import type { ContentCoding } from '../core/content-codings.js';
-import { negotiateContentCoding } from '../core/accept-encoding.js';
-import { addVary } from '../core/vary.js';
+import { negotiateContentCoding } from '../http/accept-encoding.js';
+import { addVary } from '../http/vary.js';
 import { AUTH_ERRORS, PATH_ERRORS, errorResponses } from './error-schema.js';
 import { TopicParams } from './topics-schema.js';
 

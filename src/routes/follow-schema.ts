@@ -1,5 +1,5 @@
 /**
- * The follow half of GET /v1/topics/{topic}/events (API.md "Following a topic"; server/follow-read.ts): the
+ * The follow half of GET /v1/topics/{topic}/events (API.md "Following a topic"; http/follow-read.ts): the
  * `Last-Event-ID` header a reconnection sends, and the 200's Server-Sent Events and NDJSON bodies.
  */
 import { Type } from 'typebox';

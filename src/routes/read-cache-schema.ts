@@ -1,5 +1,5 @@
 /**
- * The caching half of a GET read's responses (API.md "Caching settled windows"; server/read-cache.ts): the headers
+ * The caching half of a GET read's responses (API.md "Caching settled windows"; http/read-cache.ts): the headers
  * a settled window's 200 adds, and the 304 an `If-None-Match` naming its tag gets.
  */
 import { Type } from 'typebox';

@@ -3,7 +3,7 @@
  * daemons do: the file is read and checked as at start-up (its schema, the row-policy filters, the start-up
  * refusals, the policies against the served tables); a file with a problem changes nothing and is named in one log
  * line. A good one is put in force whole (access/access-holder.ts): every later request, and every open follow at
- * its next check (server/follow-access.ts), sees the new grants, policies and credentials. The rest of the file
+ * its next check (http/follow-access.ts), sees the new grants, policies and credentials. The rest of the file
  * (topics, limits, the registry) and the environment stay as started: they shape services built once.
  */
 import type { FastifyInstance } from 'fastify';

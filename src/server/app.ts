@@ -24,7 +24,7 @@ import { serverTimeouts } from '../access/http-limits.js';
 import type { JwtOptions } from '../access/jwt.js';
 import metricsPlugin from './plugins/metrics.js';
 import tracingPlugin from './plugins/tracing.js';
-import readReply from './read-reply.js';
+import readReply from '../http/read-reply.js';
 import healthRoutes from '../routes/health.js';
 import topicRoutes from '../routes/topics.js';
 import eventRoutes from '../routes/events.js';
@@ -38,7 +38,7 @@ import { openLoadStore } from '../loads/open-load-store.js';
 import { CursorService } from '../cursors/cursor-service.js';
 import type { CursorStore } from '../cursors/cursor-store.js';
 import { openStore } from '../cursors/open-store.js';
-import { guardStore, storeTimeouts } from '../cursors/store-failures.js';
+import { guardStore, storeTimeouts } from '../state/store-failures.js';
 import { HeldResults } from '../read/held-results.js';
 import { Keyring } from '../core/signed-token.js';
 import { SchemaRegistry, type RegistryPort } from '../blob/avro/schema-registry.js';
@@ -46,7 +46,7 @@ import { sharedQuotas, type SharedQuotas } from '../access/shared-quotas.js';
 import { GatewayMemory } from '../read/gateway-memory.js';
 import { gatewayBytesOf } from '../config/access-schema.js';
 import { getHeapStatistics } from 'node:v8';
-import { SettledTags } from './settled-tags.js';
+import { SettledTags } from '../http/settled-tags.js';
 
 export interface Services {
   config: Config;

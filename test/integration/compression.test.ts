@@ -116,7 +116,7 @@ async function decodeCut(coding: ContentCoding, body: Buffer): Promise<{ strictF
   return { strictFailed, prefix };
 }
 
-/** What a settled window's response varies on (server/read-cache.ts): the media type and the credentials. */
+/** What a settled window's response varies on (http/read-cache.ts): the media type and the credentials. */
 const CACHED_VARY = ['Accept', 'Authorization', 'X-API-Key'];
 /** ...and, in a format compressed on the wire, the content coding. */
 const WIRE_VARY = ['Accept-Encoding', ...CACHED_VARY];

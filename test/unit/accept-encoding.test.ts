@@ -3,7 +3,7 @@
  * refusals; no coding of ours acceptable (even with `identity;q=0`) means an uncompressed response, never a 406.
  */
 import { describe, expect, it } from 'vitest';
-import { negotiateContentCoding } from '../../src/core/accept-encoding.js';
+import { negotiateContentCoding } from '../../src/http/accept-encoding.js';
 
 describe('negotiateContentCoding', () => {
   it.each<[string | undefined, string | null]>([

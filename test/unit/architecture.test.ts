@@ -34,8 +34,9 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   access: [...READ_DEPS, 'read', 'cursors'],
   sessions: [...READ_DEPS, 'read', 'cursors', 'access'],
   loads: [...READ_DEPS, 'read', 'cursors'],
-  routes: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads'],
-  server: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads', 'routes'],
+  http: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads'],
+  routes: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads', 'http'],
+  server: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads', 'http', 'routes'],
 };
 
 /**

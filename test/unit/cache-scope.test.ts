@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import errorsPlugin from '../../src/server/plugins/errors.js';
 import cacheScopePlugin, { privateCacheControl } from '../../src/server/plugins/cache-scope.js';
 import { ApiError } from '../../src/core/errors.js';
-import { addVary } from '../../src/core/vary.js';
+import { addVary } from '../../src/http/vary.js';
 
 const apps: FastifyInstance[] = [];
 afterAll(async () => {

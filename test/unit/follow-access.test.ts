@@ -1,5 +1,5 @@
 /**
- * What keeps a follow open (server/follow-access.ts), the reload that changes it (server/access-reload.ts) and the
+ * What keeps a follow open (http/follow-access.ts), the reload that changes it (server/access-reload.ts) and the
  * body that ends on it (read/follow/follow-body.ts): a new access state that withdraws the caller's grant, key or
  * row scope refuses it with the error a new request would get; an expired credential is refused, and ends an idle
  * follow by its timer; a reload of a file with a problem keeps the state in force; the body writes no row the guard
@@ -20,7 +20,7 @@ import { followBody, type FollowGuard } from '../../src/read/follow/follow-body.
 import { followFraming } from '../../src/read/follow/follow-frames.js';
 import type { FollowItem } from '../../src/read/follow/follow-loop.js';
 import { reloadAccess } from '../../src/server/access-reload.js';
-import { FollowAccess } from '../../src/server/follow-access.js';
+import { FollowAccess } from '../../src/http/follow-access.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import { table, topicOf } from '../cases/columns.js';
 
@@ -187,7 +187,7 @@ describe("a follow's body under its guard", () => {
   });
 
   it('ends an idle follow when the guard says so', async () => {
-    // The follow's loop waits for its next poll until the follow's signal aborts (server/follow-read.ts aborts it
+    // The follow's loop waits for its next poll until the follow's signal aborts (http/follow-read.ts aborts it
     // when the body is cut).
     const gone = new AbortController();
     async function* idle(): AsyncGenerator<FollowItem, void, undefined> {

@@ -84,7 +84,7 @@ async function plainBody(encode: typeof encodeNdjson): Promise<Buffer> {
 }
 
 /**
- * Serves one body as server/stream-read.ts does (encodedReadable, drainedOutput) and reads it with a client that stops for a
+ * Serves one body as http/stream-read.ts does (encodedReadable, drainedOutput) and reads it with a client that stops for a
  * while every `pauseEvery` chunks (0: never). Returns the body and how many distinct buffers its pages were in.
  */
 async function served(encode: typeof encodeNdjson, pauseEvery: number) {

@@ -1,5 +1,5 @@
 /**
- * A settled window's ETag (server/read-cache.ts): the same for the same inputs, whatever their spelling or member
+ * A settled window's ETag (http/read-cache.ts): the same for the same inputs, whatever their spelling or member
  * order, and another when any input that changes the bytes changes; `If-None-Match` matched as RFC 9110 says.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -10,7 +10,7 @@ import type { MediaType } from '../../src/encode/encoder-registry.js';
 import { plan } from '../../src/query/planner.js';
 import type { PredicateNode } from '../../src/query/tree/nodes.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
-import { etagInputs, matchesIfNoneMatch, strongEtag, type CachedRead } from '../../src/server/read-cache.js';
+import { etagInputs, matchesIfNoneMatch, strongEtag, type CachedRead } from '../../src/http/read-cache.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 

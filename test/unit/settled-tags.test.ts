@@ -1,13 +1,13 @@
 /**
- * The remembered tags of settled windows (server/settled-tags.ts): a key per request that names everything the
+ * The remembered tags of settled windows (http/settled-tags.ts): a key per request that names everything the
  * tag depends on that a request can change, and a store bounded in entries and key characters, least recently used
  * first out.
  */
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { PredicateNode } from '../../src/query/tree/nodes.js';
-import type { CachedRead, ReadCache } from '../../src/server/read-cache.js';
-import { SettledTags } from '../../src/server/settled-tags.js';
+import type { CachedRead, ReadCache } from '../../src/http/read-cache.js';
+import { SettledTags } from '../../src/http/settled-tags.js';
 import { table, topicOf } from '../cases/columns.js';
 
 const columns = [table('key', 'varbinary'), table('value', 'varbinary'), table('timestamp_broker', 'timestamp(3)')];

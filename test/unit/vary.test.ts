@@ -1,7 +1,7 @@
 /** One Vary header (server/vary.ts): every name once, whatever added it first and in what case. */
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { addVary } from '../../src/core/vary.js';
+import { addVary } from '../../src/http/vary.js';
 
 /** A reply that keeps its headers as fastify's does (one value per name, names in any case). */
 function reply(vary?: string): FastifyReply & { vary(): unknown } {

@@ -1,5 +1,5 @@
 /**
- * The compressing stream of a read (server/wire-body.ts, chunk-compressor.ts), for each content coding: every chunk
+ * The compressing stream of a read (http/wire-body.ts, chunk-compressor.ts), for each content coding: every chunk
  * is flushed as it comes (the bytes out so far decode to every chunk in so far), no chunk is pulled ahead of the
  * consumer, a complete stream is a complete one for strict decoders, a failure after the first byte leaves a stream
  * that no strict decoder takes for complete (after the in-body cut mark, which still decodes), and a consumer that
@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_CODINGS, DEFAULT_LEVELS, LEVEL_RANGES, type ContentCoding } from '../../src/core/content-codings.js';
-import { chunkCompressor } from '../../src/server/chunk-compressor.js';
-import { compressChunks } from '../../src/server/wire-body.js';
+import { chunkCompressor } from '../../src/http/chunk-compressor.js';
+import { compressChunks } from '../../src/http/wire-body.js';
 
 const zstd = createRequire(import.meta.url)('@foxglove/wasm-zstd') as {
   isLoaded: Promise<boolean>;

@@ -8,7 +8,7 @@
  * `since` was written), then with the next keep-alive: only positions the client has been sent everything before
  * are ever written, so a reconnection from the last one misses nothing.
  *
- * A guard (server/follow-access.ts) is asked before each write of rows whether the follow may still deliver, and
+ * A guard (http/follow-access.ts) is asked before each write of rows whether the follow may still deliver, and
  * ends it when its credential expires even while nothing comes: its refusal is the body's cut mark.
  */
 import type { StreamError } from '../../encode/encoder.js';

@@ -4,9 +4,9 @@
  * another. One onSend hook, run for every response however it was made (a route, an error, a 304, a 404 of no
  * route), gives each caller-dependent answer:
  * - `Cache-Control: private`, plus `no-store` unless the answer carries a validator (`ETag`, `Last-Modified`:
- *   a settled window, server/read-cache.ts, keeps its `max-age` and `immutable`); a `public` or `s-maxage` the
+ *   a settled window, http/read-cache.ts, keeps its `max-age` and `immutable`); a `public` or `s-maxage` the
  *   route set is dropped;
- * - `Vary: Authorization, X-API-Key` beside what is there (`Accept`, `Accept-Encoding`; core/vary.ts), so a private
+ * - `Vary: Authorization, X-API-Key` beside what is there (`Accept`, `Accept-Encoding`; http/vary.ts), so a private
  *   cache that keeps it keeps one copy per credential.
  * A route whose answer is the same for every caller (Swagger UI, `/openapi.json`, the explorer's shell and assets)
  * says so with `config.sameForEveryone`; its successful answers to a request without credentials keep the caching
@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { addVary } from '../../core/vary.js';
+import { addVary } from '../../http/vary.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

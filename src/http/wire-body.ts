@@ -14,9 +14,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { ContentCoding } from '../core/content-codings.js';
 import type { EncoderEntry } from '../encode/encoder-registry.js';
-import { negotiateContentCoding } from '../core/accept-encoding.js';
+import { negotiateContentCoding } from './accept-encoding.js';
 import { chunkCompressor, type ChunkCompressor } from './chunk-compressor.js';
-import { addVary } from '../core/vary.js';
+import { addVary } from './vary.js';
 
 type Chunks = AsyncIterable<string | Uint8Array>;
 

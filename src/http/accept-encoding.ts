@@ -5,7 +5,7 @@
  * uncompressed, even if the header refuses `identity` too: the RFC allows either that or a 406, and API.md names no
  * 406 for it, so a client never loses its rows over a header.
  */
-import { CONTENT_CODINGS, type ContentCoding } from './content-codings.js';
+import { CONTENT_CODINGS, type ContentCoding } from '../core/content-codings.js';
 
 /** RFC 9110 12.5.3: "x-gzip" is the same coding as "gzip". */
 const ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };

@@ -18,7 +18,7 @@ import { isSettledWindow } from '../query/settled-window.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
-import { addVary } from '../core/vary.js';
+import { addVary } from './vary.js';
 import { compressesOnWire, wireCodingOf } from './wire-body.js';
 
 /** One input of a settled window's ETag: a name and a value hashed as canonical JSON (core/canonical-json.ts). */

@@ -36,7 +36,7 @@ export interface StreamOptions {
   topic: string;
   decode: boolean;
   readerVersions?: Partial<Record<'key' | 'value', number>>;
-  /** A settled window's ETag and freshness (server/read-cache.ts); absent or null: `no-store`. */
+  /** A settled window's ETag and freshness (http/read-cache.ts); absent or null: `no-store`. */
   cache?: ReadCache | null;
   /** `compression=`: the column codec of a format that compresses its columns (Parquet); a 400 for the others. */
   compression?: ColumnCodec;
