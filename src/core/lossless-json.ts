@@ -3,6 +3,8 @@
  * Integer tokens of 16 or more digits outside strings are turned into strings before parsing, so they keep
  * every digit. Trino writes doubles with a '.' or an exponent, so only integer types are affected.
  */
+import { textStringEnd } from './json-scan.js';
+
 const LONG_INTEGER = /\d{16}/;
 
 export function parseLosslessJson(text: string): unknown {
@@ -12,7 +14,6 @@ export function parseLosslessJson(text: string): unknown {
 }
 
 const QUOTE = 34;
-const BACKSLASH = 92;
 const MINUS = 45;
 
 function isDigit(c: number): boolean {
@@ -28,14 +29,8 @@ export function quoteLongIntegers(text: string): string {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === BACKSLASH) i += 2;
-        else if (d === QUOTE) break;
-        else i++;
-      }
-      i++;
+      const end = textStringEnd(text, i);
+      i = end < 0 ? n : end;
       continue;
     }
     if (c === MINUS || isDigit(c)) {

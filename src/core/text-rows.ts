@@ -14,6 +14,8 @@
  * frees it then), so a buffer is never reused while a batch of it may still be read.
  */
 
+import { commaAfter } from './json-scan.js';
+
 /** A row as JavaScript values (see result-stream.ts for how each Trino type arrives). */
 export type Row = readonly unknown[];
 
@@ -71,7 +73,7 @@ export class TextRows {
    */
   split(n: number): [TextRows, TextRows] {
     const bytes = this.bytes;
-    const at = rowBoundary(bytes, n);
+    const at = commaAfter(bytes, n);
     if (at < 0) throw this.bad();
     const head = new TextRows(bytes.subarray(0, at), n, this.parse, this.bad);
     return [head, new TextRows(bytes.subarray(at + 1), this.count - n, this.parse, this.bad)];
@@ -110,30 +112,4 @@ export function batchLength(batch: RowBatch): number {
 /** A batch's rows as values (text is parsed). */
 export function rowValues(batch: RowBatch): readonly Row[] {
   return batch instanceof TextRows ? batch.values() : batch;
-}
-
-/** The index of the comma after the `n`-th top-level element of `bytes`, or -1. */
-function rowBoundary(bytes: Buffer, n: number): number {
-  let depth = 0;
-  let seen = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (c === 0x22) {
-      i = closingQuote(bytes, i);
-      if (i < 0) return -1;
-    } else if (c === 0x5b || c === 0x7b) depth++;
-    else if (c === 0x5d || c === 0x7d) depth--;
-    else if (c === 0x2c && depth === 0 && ++seen === n) return i;
-  }
-  return -1;
-}
-
-/** The index of the quote closing the string that opens at `from`, or -1. */
-function closingQuote(bytes: Buffer, from: number): number {
-  for (let i = from + 1; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i;
-  }
-  return -1;
 }

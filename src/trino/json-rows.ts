@@ -9,6 +9,7 @@
  * The scan checks structure only (one array, balanced brackets, closed strings); each batch is parsed by
  * JSON.parse, which checks the rest. UTF-8 continuation bytes never equal the ASCII bytes looked for.
  */
+import { elementEnd, skipSpace, stringEndBySearch } from '../core/json-scan.js';
 import { parseLosslessJson } from '../core/lossless-json.js';
 import { BytesLease, TextRows } from '../core/text-rows.js';
 
@@ -61,7 +62,6 @@ type Batch = readonly [start: number, end: number, count: number];
 export class MalformedJson extends Error {}
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const OPEN_ARRAY = 0x5b;
@@ -149,7 +149,8 @@ export function memberRows(bytes: Buffer, name: string, batchRows: number): { re
   while (i < bytes.length) {
     const c = bytes[i]!;
     if (c === QUOTE) {
-      const end = closingQuote(bytes, i) + 1;
+      const end = stringEndBySearch(bytes, i);
+      if (end < 0) throw new MalformedJson('an unclosed string');
       if (depth === 1 && end - i === key.length && bytes.compare(key, 0, key.length, i, end) === 0) {
         const colon = skipSpace(bytes, end);
         const value = skipSpace(bytes, colon + 1);
@@ -199,47 +200,20 @@ class ArrayScan {
     const bytes = this.bytes;
     const start = this.start;
     let count = 0;
-    let depth = 1;
-    for (let i = start; i < bytes.length; i++) {
-      const c = bytes[i]!;
-      if (c === QUOTE) i = closingQuote(bytes, i);
-      else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
-      else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
-        if (--depth > 0) continue;
+    for (let i = start; ; i++) {
+      i = elementEnd(bytes, i);
+      if (i < 0) throw new MalformedJson('an unclosed array or string');
+      if (bytes[i] !== COMMA) {
         this.end = i + 1;
         // The last batch. `[]` has none; `[1,]` is not JSON.
         if (skipSpace(bytes, start) < i) return [start, i, count + 1];
         if (start !== this.first) throw new MalformedJson('an empty element');
         return null;
-      } else if (c === COMMA && depth === 1 && ++count === this.batchRows) {
+      }
+      if (++count === this.batchRows) {
         this.start = i + 1;
         return [start, i, count];
       }
     }
-    throw new MalformedJson('an unclosed array');
   }
-}
-
-/** The index of the quote closing the string that opens at `from`. */
-function closingQuote(bytes: Buffer, from: number): number {
-  let j = bytes.indexOf(QUOTE, from + 1);
-  while (j > 0 && escaped(bytes, j)) j = bytes.indexOf(QUOTE, j + 1);
-  if (j < 0) throw new MalformedJson('an unclosed string');
-  return j;
-}
-
-/** Whether the quote at `j` is preceded by an odd number of backslashes. */
-function escaped(bytes: Buffer, j: number): boolean {
-  let k = j - 1;
-  while (bytes[k] === BACKSLASH) k--;
-  return (j - 1 - k) % 2 === 1;
-}
-
-function skipSpace(bytes: Buffer, i: number): number {
-  while (i < bytes.length) {
-    const c = bytes[i]!;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    i++;
-  }
-  return i;
 }

@@ -17,9 +17,8 @@ import {
   numberTextEnd,
   plainIntegerEnd,
   plainStringEnd,
-  skipSpace,
-  valueEnd,
 } from '../text/json-token.js';
+import { skipSpace, valueEnd } from '../../core/json-scan.js';
 import { BytesBuilder, Int64Builder, type ColumnBuilder } from './arrow-columns.js';
 import { ListBuilder, StructBuilder } from './arrow-nested.js';
 import { appendTuple, parseValueAt, type TextColumn } from './arrow-tuple.js';

@@ -6,7 +6,7 @@
  * indexed the same way.
  */
 import type { TextRows } from '../../core/text-rows.js';
-import { skipSpace, valueEnd } from '../text/json-token.js';
+import { skipSpace, valueEnd } from '../../core/json-scan.js';
 import type { ColumnBuilder } from './arrow-columns.js';
 
 /**

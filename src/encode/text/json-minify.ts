@@ -3,6 +3,7 @@
  * untouched, so that JSON text spanning several lines is written on one (each NDJSON row stays one line).
  * Valid JSON holds a raw CR or LF only between tokens (a JSON string cannot), so this removes them all.
  */
+import { stringEnd, textStringEnd } from '../../core/json-scan.js';
 
 /** JSON's insignificant whitespace: space, LF, CR, tab (RFC 8259, section 2). */
 export function isJsonSpace(c: number): boolean {
@@ -18,13 +19,10 @@ export function minifyBytes(b: Uint8Array, from: number, to: number, at: number)
   for (let i = from; i < to; i++) {
     const c = b[i]!;
     if (c === 0x22) {
-      b[w++] = c;
-      for (i++; i < to; i++) {
-        const d = b[i]!;
-        b[w++] = d;
-        if (d === 0x5c) b[w++] = b[++i]!;
-        else if (d === 0x22) break;
-      }
+      const end = stringEnd(b, i, to);
+      const last = end < 0 ? to : end;
+      while (i < last) b[w++] = b[i++]!;
+      i--;
     } else if (!isJsonSpace(c)) b[w++] = c;
   }
   return w;
@@ -37,12 +35,8 @@ export function minifyJson(text: string): string {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // skip over the string, honouring backslash escapes
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
+      const end = textStringEnd(text, i);
+      i = (end < 0 ? text.length : end) - 1;
     } else if (isJsonSpace(c)) {
       out += text.slice(from, i);
       from = i + 1;

@@ -81,56 +81,6 @@ export function booleanEnd(b: Uint8Array, i: number): number {
   return -1;
 }
 
-/**
- * The end of whatever value starts at `i` (a string, a container, or a scalar up to the next `,` `]` `}` or white
- * space), checking only that strings and brackets close: its text is then parsed, which checks the rest. -1 when
- * it does not end.
- */
-export function valueEnd(b: Uint8Array, i: number): number {
-  const to = b.length;
-  const c = b[i];
-  if (c === QUOTE) return stringEnd(b, i);
-  if (c !== 0x5b && c !== 0x7b) {
-    let j = i;
-    while (j < to && !ENDS_SCALAR[b[j]!]) j++;
-    return j > i ? j : -1;
-  }
-  let depth = 0;
-  for (let j = i; j < to; j++) {
-    const d = b[j]!;
-    if (d === QUOTE) {
-      j = stringEnd(b, j) - 1;
-      if (j < 0) return -1;
-    } else if (d === 0x5b || d === 0x7b) depth++;
-    else if ((d === 0x5d || d === 0x7d) && --depth === 0) return j + 1;
-  }
-  return -1;
-}
-
-/** The end of the string opening at `i` (escapes skipped), or -1. */
-export function stringEnd(b: Uint8Array, i: number): number {
-  for (let j = i + 1; j < b.length; j++) {
-    const c = b[j]!;
-    if (c === BACKSLASH) j++;
-    else if (c === QUOTE) return j + 1;
-  }
-  return -1;
-}
-
-/** Bytes that end a scalar token: `,` `]` `}` and JSON white space. */
-const ENDS_SCALAR = new Uint8Array(256);
-for (const c of [0x2c, 0x5d, 0x7d, 0x20, 0x09, 0x0a, 0x0d]) ENDS_SCALAR[c] = 1;
-
-/** The index of the first byte from `i` that is not JSON white space. */
-export function skipSpace(b: Uint8Array, i: number): number {
-  while (i < b.length) {
-    const c = b[i]!;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    i++;
-  }
-  return i;
-}
-
 /** Copies `src[from, to)` to the end of the page. */
 export function copyInto(out: PageBuffer, src: Buffer, from: number, to: number): void {
   const n = to - from;

@@ -15,7 +15,8 @@ import { csvTextWriter } from './csv-text-writer.js';
 import { csvValueWriter } from './csv-value-writer.js';
 import { escapingText, escapingValues, holdsFormulaText, type CsvFormulas } from './csv-formulas.js';
 import { jsonTextWriter, type TextWriter } from './json-text-writer.js';
-import { isNullAt, skipSpace, valueEnd } from './json-token.js';
+import { skipSpace, valueEnd } from '../../core/json-scan.js';
+import { isNullAt } from './json-token.js';
 import { jsonValueWriter, type ValueWriter } from './json-value-writer.js';
 import { ConstantBytes, type PageBuffer } from './page-buffer.js';
 

@@ -7,10 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { DEFAULT_MAX_DEPTH } from '../../config/access-schema.js';
+import { textStringEnd } from '../../core/json-scan.js';
 import { capRefusal } from '../../query/passes/request-caps.js';
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
@@ -23,12 +23,9 @@ function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // Skip the string: an escaped character (\" or \\) never ends it.
-      for (i++; i < text.length; i++) {
-        const s = text.charCodeAt(i);
-        if (s === BACKSLASH) i++;
-        else if (s === QUOTE) break;
-      }
+      // Brackets inside the string do not count.
+      const end = textStringEnd(text, i);
+      i = (end < 0 ? text.length : end) - 1;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > deepest) deepest = depth;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
