@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ColumnNode, PredicateNode } from '../../src/query/tree/nodes.js';
-import type { OrderSpec } from '../../src/query/request/read-schema.js';
+import type { OrderSpec } from '../../src/query/tree/read-specs.js';
 import { plan, type PlannedRead } from '../../src/query/planner.js';
 import { nextSliceWidth, selectiveFilter } from '../../src/query/passes/page-slicing.js';
 import type { SlicePlan } from '../../src/query/tree/plan.js';

@@ -14,7 +14,8 @@ import {
   type ColumnResolver,
 } from './filters.js';
 import { refLength } from './column-ref.js';
-import type { OrderSpec, QueryBody } from './read-schema.js';
+import type { QueryBody } from './read-schema.js';
+import type { OrderSpec } from '../tree/read-specs.js';
 import type { SessionRead } from './session-schema.js';
 import type { Where } from './where-schema.js';
 import type { ReadRequest } from '../tree/read-request.js';

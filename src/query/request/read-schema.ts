@@ -1,88 +1,19 @@
 /**
  * The two request forms of a read (API.md "Reading events", "Aggregation"): GET parameters and the POST body,
- * with the aggregate functions and the select, group, order and dedupe specs the planner reads
- * (request/read-request.ts, plan-read.ts), with the examples the OpenAPI test runs.
+ * with the dedupe spec (the select, group and order specs are the tree's, tree/read-specs.ts) the planner reads
+ * (request/parse-read-request.ts, plan-read.ts), with the examples the OpenAPI test runs.
  */
 import { Type, type Static } from 'typebox';
 import { CAP_CEILINGS } from '../../config/access-schema.js';
 import { COLUMN_CODECS } from '../../core/content-codings.js';
 import { FOLLOW_PARAMS } from './follow-params.js';
 import { Where } from './where-schema.js';
-
-/** The aggregate functions of `select` (API.md "Aggregation"); query/nodes.ts AggregateFn is this list's union. */
-export const AGGREGATE_FNS = [
-  'count',
-  'count_distinct',
-  'approx_distinct',
-  'sum',
-  'avg',
-  'min',
-  'max',
-  'approx_percentile',
-  'latest',
-  'earliest',
-] as const;
-
-const ALIAS = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
+import { GroupSpec, OrderSpec, SelectSpec } from '../tree/read-specs.js';
 
 /** `compression=` (API.md "Compression on the wire"): every read that takes `format` takes it. */
 const CODEC =
   'With format=parquet: the column codec, default zstd (with another format: 400; those are compressed on the wire, by Accept-Encoding)';
 export const CompressionParam = Type.Optional(Type.Enum(COLUMN_CODECS, { type: 'string', description: CODEC }));
-
-export const AggregateSpec = Type.Object(
-  {
-    fn: Type.Enum(AGGREGATE_FNS, { type: 'string' }),
-    field: Type.Optional(
-      Type.String({
-        description:
-          'The column aggregated (not for count); a JSON arrow path such as `value->>amount` is read as a number by sum, avg and approx_percentile',
-      }),
-    ),
-    as: Type.Optional(Type.String({ pattern: ALIAS, description: 'Name of the result column' })),
-    p: Type.Optional(Type.Number({ description: 'Percentile for approx_percentile, 0 to 1' })),
-  },
-  {
-    additionalProperties: false,
-    description: 'An aggregate: `latest` / `earliest` take the value at the newest / oldest timestamp_broker',
-  },
-);
-export type AggregateSpec = Static<typeof AggregateSpec>;
-
-export const SelectSpec = Type.Union([
-  Type.String({
-    description:
-      'A column, expanded field or JSON arrow path (`value->>status`), optionally renamed `alias:column` (a group key when aggregating)',
-  }),
-  AggregateSpec,
-]);
-export type SelectSpec = Static<typeof SelectSpec>;
-
-export const GroupSpec = Type.Union([
-  Type.String({ description: 'A column, expanded field or JSON arrow path (`value->>status`)' }),
-  Type.Object(
-    {
-      // A duration read by query/time.ts parseDuration (the one parser), so no pattern here.
-      bucket: Type.String({
-        description: 'Time bucket of timestamp_broker (UTC, epoch-aligned): `<n>ms|s|m|h|d`',
-        examples: ['1h'],
-      }),
-      as: Type.Optional(Type.String({ pattern: ALIAS, description: 'Name of the bucket column (default `bucket`)' })),
-    },
-    { additionalProperties: false },
-  ),
-]);
-export type GroupSpec = Static<typeof GroupSpec>;
-
-export const OrderSpec = Type.Object(
-  {
-    field: Type.String({ description: 'A column, expanded field or aggregate alias' }),
-    dir: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-    nulls: Type.Optional(Type.Union([Type.Literal('first'), Type.Literal('last')])),
-  },
-  { additionalProperties: false },
-);
-export type OrderSpec = Static<typeof OrderSpec>;
 
 export const DedupeSpec = Type.Object(
   {

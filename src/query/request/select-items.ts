@@ -1,7 +1,7 @@
 /** Select items: columns with PostgREST's `alias:` renaming, aggregates and time buckets, checked against the topic. */
 import { ApiError } from '../../core/errors.js';
 import type { SelectNode, ColumnNode } from '../tree/nodes.js';
-import type { AggregateSpec } from './read-schema.js';
+import type { AggregateSpec } from '../tree/read-specs.js';
 import { TIME_COLUMN } from '../tree/nodes.js';
 import type { TopicModel } from '../tree/topic-model.js';
 import { parseDuration } from './time.js';

@@ -2,7 +2,7 @@
  * The query model: an immutable tree of `kind`-tagged nodes. Routes (GET and POST) and the blob module build
  * these; policy passes transform them; only compile.ts turns them into SQL text.
  */
-import type { AGGREGATE_FNS } from '../request/read-schema.js';
+import type { AGGREGATE_FNS } from './read-specs.js';
 
 /** The broker time column of a topic table: time windows, paging anchors and slices are on it. */
 export const TIME_COLUMN = 'timestamp_broker';
@@ -78,7 +78,7 @@ export type PredicateNode =
   /** Paging position: rows at or after (or before, for descending order) this broker time. */
   | { kind: 'anchor'; column: ColumnNode; dir: 'asc' | 'desc'; value: LiteralNode };
 
-/** One of the aggregate functions a request may name (the list is the request schema's, request/read-schema.ts). */
+/** One of the aggregate functions a request may name (the list is tree/read-specs.ts's). */
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 
 export type SelectNode =

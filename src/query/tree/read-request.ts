@@ -1,6 +1,6 @@
 /** A read as the request asked for it (GET parameters or a POST body), its filters already nodes. */
 import type { PredicateNode } from './nodes.js';
-import type { GroupSpec, OrderSpec, SelectSpec } from '../request/read-schema.js';
+import type { GroupSpec, OrderSpec, SelectSpec } from './read-specs.js';
 
 /** A read request: what the planner turns into a tree. */
 export interface ReadRequest {
