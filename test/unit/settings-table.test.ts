@@ -1,19 +1,19 @@
 /**
- * Each setting is described once, where it is declared: README's settings table is generated from the settings
- * table (npm run docs:settings), and this test fails when the two differ.
+ * Each setting is described once, where it is declared: the settings table of docs/configuration.md is generated from
+ * the settings table (npm run docs:settings), and this test fails when the two differ.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SettingsSchema } from '../../src/config/settings.js';
 import type { SettingOptions } from '../../src/config/setting-options.js';
-import { README_FILE, settingsTable, tableIn } from '../../scripts/settings-table.js';
+import { SETTINGS_PAGE, settingsTable, tableIn } from '../../scripts/settings-table.js';
 
 const settings = Object.values(SettingsSchema.properties) as unknown as SettingOptions[];
 
-describe("README's settings table", () => {
+describe("the configuration page's settings table", () => {
   it('is the one generated from the settings table (npm run docs:settings)', async () => {
-    const readme = readFileSync(README_FILE, 'utf8');
-    expect(tableIn(readme), 'run npm run docs:settings').toBe(await settingsTable());
+    const page = readFileSync(SETTINGS_PAGE, 'utf8');
+    expect(tableIn(page), 'run npm run docs:settings').toBe(await settingsTable());
   });
 
   it('has one row per variable, in the order of the table, with its description', async () => {
@@ -29,6 +29,6 @@ describe("README's settings table", () => {
   });
 
   it('a table without its markers is not mistaken for one', () => {
-    expect(tableIn('# README\n\n| a | b |\n')).toBeUndefined();
+    expect(tableIn('# Configuration\n\n| a | b |\n')).toBeUndefined();
   });
 });
