@@ -1,5 +1,5 @@
 /**
- * `npm run docs:screenshots`: the explorer's two pages over the demo topics, as the README shows them
+ * `npm run docs:screenshots`: the explorer's two pages over the demo topics, as docs/explorer.md shows them
  * (docs/images/explore.png and docs/images/explore-topic.png). Starts the local Trino if none runs (a running one
  * is reused as it is), loads the demo topics unless loaded, builds the explorer's assets, serves the gateway on a
  * free loopback port and takes the screenshots with Debian's Chromium; stops what it started.

@@ -4,7 +4,7 @@
  * holds everything it writes (cache, temp files, logs, pid), started in the foreground and stopped by its pid.
  * `tsx scripts/http-cache.ts <gateway host:port>` runs one until Ctrl-C and prints its URL.
  *
- * How it caches, as README "Caching settled windows" advises for any cache put in front: responses marked
+ * How it caches, as docs/deployment.md "Caching settled windows" advises for any cache put in front: responses marked
  * `immutable` (settled windows) only, never `no-store` ones; one copy per caller, by the `Vary: Accept,
  * Authorization, X-API-Key` the gateway sends (nginx keys variants by a hash of those request headers, so no
  * credential is written into the cache files). nginx declines `private` responses on its own; this proxy is told

@@ -42,7 +42,7 @@ export function lakeProperties(t: { port: number; pgPort: number }, s3: LocalS3L
     `s3.endpoint=${s3.url}`,
     's3.region=us-east-1',
     's3.path-style-access=true',
-    // moto accepts any key; a real deployment names its own (README, "Loads run by Trino").
+    // moto accepts any key; a real deployment names its own (docs/loads.md, "The lake").
     's3.aws-access-key=topicgate',
     's3.aws-secret-key=topicgate',
   );

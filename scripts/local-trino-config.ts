@@ -151,7 +151,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       `s3.endpoint=${s3.url}`,
       's3.region=us-east-1',
       's3.path-style-access=true',
-      // moto accepts any key; a real deployment names its own (see the README's spooling section).
+      // moto accepts any key; a real deployment names its own (docs/trino.md, "Spooling results through storage").
       's3.aws-access-key=topicgate',
       's3.aws-secret-key=topicgate',
     );

@@ -1,6 +1,7 @@
 /**
  * How one environment setting is declared: its variable, how its text is read, its default and its meaning. The
- * meaning is the setting's one description: README's settings table is generated from it (npm run docs:settings).
+ * meaning is the setting's one description: the settings table of docs/configuration.md is generated from it
+ * (npm run docs:settings).
  */
 import { Type } from 'typebox';
 
@@ -31,7 +32,7 @@ export type SettingOptions = {
   fallback?: string;
   /** An empty value is read as given (and then refused) instead of meaning the default. */
   blankIsValue?: boolean;
-  /** The default as README's table says it, where the fallback text alone would not say it. */
+  /** The default as the settings table says it, where the fallback text alone would not say it. */
   shownDefault?: string;
   description: string;
 };

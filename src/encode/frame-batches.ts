@@ -10,7 +10,7 @@ export interface Framing<Out> {
   end(): Out | undefined;
   /**
    * The format's in-body "cut" mark after a failure once output has started (undefined: none). Either way the
-   * error is rethrown after it, so the HTTP body is aborted too (README "Complete or visibly not").
+   * error is rethrown after it, so the HTTP body is aborted too (docs/reading.md, "Complete or visibly not").
    */
   cut(err: unknown): Out | undefined;
 }

@@ -1,6 +1,6 @@
 /**
- * A cut response is a broken HTTP transfer (README "Complete or visibly not"): when an encoder throws after its
- * body has started (having yielded its in-body cut mark), the error ends the stream and fastify destroys the
+ * A cut response is a broken HTTP transfer (docs/reading.md, "Complete or visibly not"): when an encoder throws after
+ * its body has started (having yielded its in-body cut mark), the error ends the stream and fastify destroys the
  * response, so the chunked body is never terminated. Destroying drops bytes still queued on the socket, though, and
  * the cut mark is the last chunk written: this waits until it has left (the write callback of an empty chunk runs
  * once everything written before it is flushed), bounded for a client that stopped reading, then rethrows.

@@ -23,7 +23,8 @@ import type { Caller, ReadAction, ReadPolicy, TrinoRun } from './tree/read-polic
 import { withPostDecode } from './passes/post-decode-split.js';
 import { frameKeyFilters } from './passes/frame-key-filters.js';
 import type { KeyFrames } from './tree/key-frames.js';
-import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from './request/time.js';
+import { epochOfTrinoTimestamp, trinoTimestampText } from '../core/trino-timestamp.js';
+import { parseInstant } from './request/time.js';
 
 /** A cursor's position: all events before `ts` consumed, plus the first `skip` at `ts` (null: the beginning). */
 export interface BatchPosition {
@@ -129,7 +130,7 @@ function trinoRun(action: ReadAction, caller: Caller | undefined, policy: ReadPo
 }
 
 /**
- * The caller as Trino's X-Trino-User (README "Production Trino", issue 31 item 6): an API key's principal as
+ * The caller as Trino's X-Trino-User (docs/trino.md, "Production Trino"): an API key's principal as
  * configured, a bearer token's principal claim, `anonymous` on an open gateway. A token's claim is refused when it
  * names a Trino user that belongs to something else (an API key's principal, `anonymous`, the gateway's own user):
  * a claim its holder may edit must never take another's Trino identity. Trino reads the header as sent (no

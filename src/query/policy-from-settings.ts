@@ -41,8 +41,8 @@ export function readPolicy(config: Config, topicId: string, rows: RowScope): Rea
 }
 
 /**
- * The Trino users a bearer token's principal is never impersonated as (README "Production Trino"): every API key's
- * principal, `anonymous`, and the gateway's own user (Trino lets a user act as itself without any rule).
+ * The Trino users a bearer token's principal is never impersonated as (docs/trino.md, "Production Trino"): every API
+ * key's principal, `anonymous`, and the gateway's own user (Trino lets a user act as itself without any rule).
  */
 function reservedTrinoUsers(config: Config): ReadonlySet<string> {
   return new Set([config.trinoUser, 'anonymous', ...(config.auth?.apiKeys ?? []).map((k) => k.principal)]);

@@ -1,6 +1,6 @@
 /**
  * What the gateway holds of rows and values between Trino and the client, in bytes (`limits.maxGatewayBytes`,
- * README "Limits"): a sort or an aggregation of decoded fields holds the window's rows or groups, and a page of
+ * docs/limits.md): a sort or an aggregation of decoded fields holds the window's rows or groups, and a page of
  * decoded payloads read ahead before its headers holds its rows. Each response holds its bytes through its own
  * account (estimates by core/retained-bytes.ts), all accounts together at most the limit. Streaming a result holds
  * nothing here: its batches are bounded by count (a Trino page or segment, and one fetched ahead).

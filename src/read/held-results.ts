@@ -1,11 +1,11 @@
 /**
- * Held results (README "Pages read on"): a page query costs a Trino query's fixed overhead (planning, scheduling, a scan's
- * start, the sort of its slice) however few rows it returns, so paging a window at 10,000 rows a page spent most of
- * its time starting queries. Instead, the query of a sliced page is not cancelled when the page is full: it is
- * held, still running in Trino (paused by its buffers, as for a slow client), under the next page's token, and the
- * request that presents that token continues it. The rows it reads are exactly the rows a query from that
- * position would read (the same total order over the same pinned window, continued from where the page ended), so
- * a walk of many pages runs a query per slice, and the slices double in width.
+ * Held results (docs/reading.md, "Pages read on"): a page query costs a Trino query's fixed overhead (planning,
+ * scheduling, a scan's start, the sort of its slice) however few rows it returns, so paging a window at 10,000 rows a
+ * page spent most of its time starting queries. Instead, the query of a sliced page is not cancelled when the page is
+ * full: it is held, still running in Trino (paused by its buffers, as for a slow client), under the next page's token,
+ * and the request that presents that token continues it. The rows it reads are exactly the rows a query from that
+ * position would read (the same total order over the same pinned window, continued from where the page ended), so a
+ * walk of many pages runs a query per slice, and the slices double in width.
  *
  * Bounded: at most `max` results held in this process, each for `ttlMs` (then cancelled), and never longer than
  * `maxAgeMs` after its query started (its deadline must not cut a page short). A held query keeps its caller's
@@ -15,8 +15,7 @@
  * request's plan has accepted that token (its query hash covers the filters and the caller's row policy), so no
  * request reads rows another request's plan would not read; under impersonation Trino's checks are per principal.
  */
-import type { RequestTrino } from './query-lease.js';
-import type { Release } from './query-limiter.js';
+import type { Release, RequestTrino } from './request-trino.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { prefetchBatches } from './batch-prefetch.js';
 import type { PortRef, Reach, HoldingResult } from './sliced-result.js';

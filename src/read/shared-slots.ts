@@ -1,8 +1,8 @@
 /**
- * A caller's query slots counted across gateway instances (README "Several instances"): where the instances share a
- * store that can count them (PostgreSQL: access/pg-query-slots.ts), a query takes one of the caller's
- * `concurrentQueries` slots there as well as in its own process (query-limiter.ts), so the limit holds for the
- * caller's queries on every instance together. The gateway-wide `maxConcurrentQueries` stays per instance.
+ * A caller's query slots counted across gateway instances (docs/deployment.md, "Several instances"): where the
+ * instances share a store that can count them (PostgreSQL: access/pg-query-slots.ts), a query takes one of the caller's
+ * `concurrentQueries` slots there as well as in its own process (query-limiter.ts), so the limit holds for the caller's
+ * queries on every instance together. The gateway-wide `maxConcurrentQueries` stays per instance.
  *
  * One hold per request (query-lease.ts): it grows to the slots the request holds and gives them all back when the
  * request's queries have ended. A slot held elsewhere frees when its query ends or its instance dies, which no event

@@ -84,8 +84,8 @@ type Item =
 
 /**
  * Rows are parsed and handed on in batches of at most this many (a page holds some 18,000 and a segment up to
- * 30,000). Small enough that a batch dies in V8's young generation (8 MB semi-spaces under `npm start`, README
- * "Memory"): 8,192 doubled the peak RSS of a 10^7-row read, and 512 costs more CPU than it saves.
+ * 30,000). Small enough that a batch dies in V8's young generation (8 MB semi-spaces under `npm start`,
+ * docs/performance.md "Memory"): 8,192 doubled the peak RSS of a 10^7-row read, and 512 costs more CPU than it saves.
  */
 export const BATCH_ROWS = 1024;
 

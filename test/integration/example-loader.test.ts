@@ -1,4 +1,4 @@
-/** The example loader in examples/ works as its README section says: run it twice, every event lands once. */
+/** The example loader in examples/ works as docs/clients.md says: run it twice, every event lands once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';

@@ -147,7 +147,7 @@ function open(path: string, o: { holdAfterBytes?: number; method?: string; body?
 const get = (path: string) => open(path).done;
 const json = (r: Reply) => JSON.parse(r.body.toString()) as { error?: { code: string; details?: unknown } };
 
-/** Whether a body that ended says it is complete, by its format's rule (README "Complete or visibly not"). */
+/** Whether a body that ended says it is complete, by its format's rule (docs/reading.md, "Complete or visibly not"). */
 function complete(format: (typeof FORMATS)[number], r: Reply): boolean {
   if (r.aborted) return false;
   const text = r.body.toString();
