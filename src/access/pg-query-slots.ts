@@ -11,10 +11,11 @@
  * taking the last slot at once cannot both have it.
  */
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { SharedHold, SharedSlots } from '../read/shared-slots.js';
-import { stateUnavailable } from '../cursors/store-failures.js';
+import { statePool } from '../state/postgres.js';
+import { stateUnavailable } from '../state/store-failures.js';
 
 export interface PgQuerySlotsOptions {
   /** `concurrentQueries`, and the queue wait (`queueWaitMs`). */
@@ -34,9 +35,7 @@ export class PgQuerySlots implements SharedSlots {
   constructor(private readonly opts: PgQuerySlotsOptions) {
     this.limit = opts.limit;
     this.waitMs = opts.waitMs;
-    this.pool = new pg.Pool({ application_name: 'topicgate-slots', ...opts.pool });
-    // An idle connection lost is dropped by the pool; without a listener it would crash the process.
-    this.pool.on('error', () => {});
+    this.pool = statePool({ application_name: 'topicgate-slots', ...opts.pool });
   }
 
   open(key: string): SharedHold {

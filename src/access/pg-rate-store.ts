@@ -13,8 +13,8 @@
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Pool } from 'pg';
-import { DDL_LOCK_KEY, quoteIdent } from '../cursors/postgres-store.js';
-import { stateUnavailable } from '../cursors/store-failures.js';
+import { ddlTransaction, quotePgIdent } from '../state/postgres.js';
+import { stateUnavailable } from '../state/store-failures.js';
 
 export const RATE_TABLE = 'topicgate_request_counts';
 const PRUNE_EVERY_MS = 60_000;
@@ -30,7 +30,7 @@ export class PgRateCounts {
     private readonly pool: Pool,
     private readonly schema: string,
   ) {
-    this.table = `${quoteIdent(schema)}.${quoteIdent(RATE_TABLE)}`;
+    this.table = `${quotePgIdent(schema)}.${quotePgIdent(RATE_TABLE)}`;
   }
 
   /** Adds one request of `key`: its count in the current window, and the window's milliseconds left. */
@@ -77,22 +77,13 @@ export class PgRateCounts {
   private async create(): Promise<void> {
     const have = await this.pool.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [this.table]);
     if (have.rows[0]?.ok) return;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      // The cursor store's DDL lock: instances starting at once create the table once.
-      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
+    // Under the state's DDL lock: instances starting at once create the table once.
+    await ddlTransaction(this.pool, this.schema, async (client) => {
       await client.query(
         `CREATE UNLOGGED TABLE IF NOT EXISTS ${this.table}
          (key text PRIMARY KEY, hits bigint NOT NULL, window_end timestamptz NOT NULL)`,
       );
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Deletes the rows of windows over (at most once a minute, not awaited: a failure only postpones it). */

@@ -7,9 +7,11 @@
  * `maxConcurrentQueries` is the instance's own in every case.
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Limits } from '../config/access-schema.js';
-import { storeTimeouts } from '../cursors/store-failures.js';
+import { statePool } from '../state/postgres.js';
+import { isPostgresUrl } from '../state/state-url.js';
+import { storeTimeouts } from '../state/store-failures.js';
 import type { SharedSlots } from '../read/shared-slots.js';
 import { PgQuerySlots } from './pg-query-slots.js';
 import { PgRateCounts } from './pg-rate-store.js';
@@ -33,7 +35,7 @@ export function sharedQuotas(
   schema = 'public',
 ): SharedQuotas | undefined {
   const { limits } = s;
-  if (!/^postgres(?:ql)?:\/\//.test(s.stateUrl)) return undefined;
+  if (!isPostgresUrl(s.stateUrl)) return undefined;
   if (limits.requestsPerMinute === undefined && limits.concurrentQueries === undefined) return undefined;
   const pool = (max: number, name: string): pg.PoolConfig => ({
     ...storeTimeouts(s.stateTimeoutMs),
@@ -44,8 +46,7 @@ export function sharedQuotas(
   const closing: (() => Promise<void>)[] = [];
   let rateStore: FastifyRateLimitStoreCtor | undefined;
   if (limits.requestsPerMinute !== undefined) {
-    const ratePool = new pg.Pool(pool(RATE_POOL_SIZE, 'topicgate-rate'));
-    ratePool.on('error', () => {});
+    const ratePool = statePool(pool(RATE_POOL_SIZE, 'topicgate-rate'));
     rateStore = new PgRateCounts(ratePool, schema).storeClass();
     closing.push(() => ratePool.end());
   }

@@ -10,7 +10,7 @@
 import { ApiError } from '../core/errors.js';
 import { legacyOwnerId } from '../core/principal-ids.js';
 import type { CursorRecord, CursorStore } from './cursor-store.js';
-import type { CursorCaller } from './cursor-parts.js';
+import type { StatefulCaller } from '../access/stateful-caller.js';
 
 /** The store key of `name` owned by the principal `ownerId`. */
 export function cursorKey(name: string, ownerId: string): string {
@@ -29,7 +29,11 @@ export function ownerOf(c: CursorRecord): string {
 }
 
 /** The caller's own cursor of this name: under its id, or stored before ids with an owner that maps to it. */
-export async function ownCursor(store: CursorStore, name: string, caller: CursorCaller): Promise<CursorRecord | null> {
+export async function ownCursor(
+  store: CursorStore,
+  name: string,
+  caller: StatefulCaller,
+): Promise<CursorRecord | null> {
   const mine = await store.get(cursorKey(name, caller.id));
   if (mine) return mine;
   const old = await store.get(name);
@@ -43,7 +47,7 @@ export async function ownCursor(store: CursorStore, name: string, caller: Cursor
 export async function administeredCursor(
   store: CursorStore,
   name: string,
-  caller: CursorCaller,
+  caller: StatefulCaller,
 ): Promise<CursorRecord | null> {
   const theirs = (await store.named(name)).filter((c) => caller.admin(c.topic));
   if (theirs.length > 1) {

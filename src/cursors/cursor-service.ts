@@ -17,12 +17,14 @@ import { topicModel } from '../read/topic-catalog.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import { batchUntil, type PlannedRead } from '../query/planner.js';
 import type { Caller } from '../query/tree/read-policy.js';
-import { epochOfTrinoTimestamp, parseDuration } from '../query/request/time.js';
+import { epochOfTrinoTimestamp } from '../core/trino-timestamp.js';
+import { parseDuration } from '../query/request/time.js';
 import type { Keyring } from '../core/signed-token.js';
 import { BatchTokens, batchId, type BatchBody } from './batch-token.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { describe, positionAt, samePosition } from './positions.js';
-import type { CursorCaller, CursorServiceParts } from './cursor-parts.js';
+import type { StatefulCaller } from '../access/stateful-caller.js';
+import type { CursorServiceParts } from './cursor-parts.js';
 import { administeredCursor, cursorKey, ownCursor } from './cursor-keys.js';
 import {
   countLag,
@@ -59,7 +61,7 @@ export class CursorService {
    * The caller's cursor of this name (cursor-keys.ts), or for an admin another principal's on a topic it
    * administers; the same 404 as a missing one otherwise. The record's `name` is its store key.
    */
-  async get(name: string, caller: CursorCaller): Promise<CursorRecord> {
+  async get(name: string, caller: StatefulCaller): Promise<CursorRecord> {
     const c = (await ownCursor(this.store, name, caller)) ?? (await administeredCursor(this.store, name, caller));
     if (!c) throw notFound(name);
     caller.authorize(c.topic);
@@ -70,7 +72,7 @@ export class CursorService {
   async create(
     name: string,
     input: Partial<CursorDefinition> & { topic: string },
-    caller: CursorCaller,
+    caller: StatefulCaller,
   ): Promise<{ created: boolean; record: CursorRecord }> {
     caller.authorize(input.topic);
     const def: CursorDefinition = {
@@ -136,7 +138,7 @@ export class CursorService {
   async batch(
     name: string,
     limit: number | 'all' | undefined,
-    caller: CursorCaller,
+    caller: StatefulCaller,
   ): Promise<{ cursor: CursorRecord; pending: PendingBatch; plan: PlannedRead }> {
     const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
@@ -192,7 +194,7 @@ export class CursorService {
   async commit(
     name: string,
     token: string,
-    caller: CursorCaller,
+    caller: StatefulCaller,
   ): Promise<{ committed: boolean; position: Position; rows: number }> {
     const body = this.tokens.open(token);
     if (body.c !== name)
@@ -229,7 +231,7 @@ export class CursorService {
     throw stale();
   }
 
-  async seek(name: string, to: string, caller: CursorCaller): Promise<Position> {
+  async seek(name: string, to: string, caller: StatefulCaller): Promise<Position> {
     const position = positionAt(to, 'to');
     const cursor = await this.get(name, caller);
     const def = this.definition(cursor);
@@ -242,7 +244,7 @@ export class CursorService {
   /** Events after the position that are visible now (up to now - settle), and how far behind the position is. */
   async lag(
     cursor: CursorRecord,
-    caller: CursorCaller,
+    caller: StatefulCaller,
   ): Promise<{ events: number; ms: number | null; countedUntil?: string }> {
     const def = this.definition(cursor);
     const topic = await this.topic(def.topic);
@@ -251,13 +253,13 @@ export class CursorService {
     return countLag(plan, cursor.position, settled, caller.trino, this.services.config.queryTimeoutMs);
   }
 
-  async delete(name: string, caller: CursorCaller): Promise<void> {
+  async delete(name: string, caller: StatefulCaller): Promise<void> {
     const cursor = await this.get(name, caller);
     if (!(await this.store.delete(cursor.name))) throw notFound(name);
   }
 
   /** Committed batches, newest first; entries older than the retention are pruned first. */
-  async history(name: string, limit: number, caller: CursorCaller): Promise<HistoryEntry[]> {
+  async history(name: string, limit: number, caller: StatefulCaller): Promise<HistoryEntry[]> {
     const cursor = await this.get(name, caller);
     await this.store.pruneHistory(new Date(Date.now() - this.services.config.historyRetentionMs).toISOString());
     return this.store.history(cursor.name, limit);

@@ -1,8 +1,8 @@
 /**
- * Opens the cursor store a state URL names (TOPICGATE_STATE_URL) and creates its schema:
+ * Opens the cursor store a state URL names (TOPICGATE_STATE_URL) and creates its schema (state/open-state.ts):
  * `sqlite:<file>` / `sqlite::memory:` -> SqliteCursorStore, `postgres://...` / `postgresql://...` -> PostgresCursorStore.
- * Each store module is loaded only when used, so a PostgreSQL deployment never loads the SQLite native module.
  */
+import { openState } from '../state/open-state.js';
 import type { CursorStore } from './cursor-store.js';
 import type { PostgresCursorStoreOptions } from './postgres-store.js';
 import type { SqliteCursorStoreOptions } from './sqlite-store.js';
@@ -12,24 +12,9 @@ export interface OpenStoreOptions {
   postgres?: PostgresCursorStoreOptions;
 }
 
-export async function openStore(stateUrl: string, opts: OpenStoreOptions = {}): Promise<CursorStore> {
-  let store: CursorStore;
-  if (stateUrl.startsWith('sqlite:')) {
-    const { SqliteCursorStore } = await import('./sqlite-store.js');
-    store = new SqliteCursorStore(stateUrl, opts.sqlite);
-  } else if (/^postgres(?:ql)?:\/\//.test(stateUrl)) {
-    const { PostgresCursorStore } = await import('./postgres-store.js');
-    store = new PostgresCursorStore(stateUrl, opts.postgres);
-  } else {
-    // The URL may hold a password: name only its scheme.
-    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(stateUrl)?.[0] ?? '(none)';
-    throw new Error(`unsupported state URL scheme ${scheme}: use sqlite:<file> or postgres://...`);
-  }
-  try {
-    await store.init();
-  } catch (err) {
-    await store.close().catch(() => {});
-    throw err;
-  }
-  return store;
+export function openStore(stateUrl: string, opts: OpenStoreOptions = {}): Promise<CursorStore> {
+  return openState<CursorStore>(stateUrl, {
+    sqlite: async () => new (await import('./sqlite-store.js')).SqliteCursorStore(stateUrl, opts.sqlite),
+    postgres: async () => new (await import('./postgres-store.js')).PostgresCursorStore(stateUrl, opts.postgres),
+  });
 }

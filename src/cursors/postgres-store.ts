@@ -12,38 +12,35 @@
  * `timestamptz` and come back as ISO text with milliseconds (`YYYY-MM-DDTHH:mm:ss.sssZ`); position timestamps
  * are opaque text, compared exactly (`IS NOT DISTINCT FROM`, null-safe).
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
-import { pgTransaction } from './pg-transaction.js';
+import { pgTransaction } from '../state/pg-transaction.js';
+import {
+  checkSchemaName,
+  createSchemaIfMissing,
+  ddlTransaction,
+  placeholders,
+  postgresDialect,
+  quotePgIdent,
+  statePool,
+} from '../state/postgres.js';
+import { isPostgresUrl } from '../state/state-url.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './store-checks.js';
 import * as shared from './store-rows.js';
 
-/** First key of the advisory lock around the DDL (the second is a hash of the schema name). */
-export const DDL_LOCK_KEY = 0x74676375; // 'tgcu'
-
-/** Quotes an SQL identifier. */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** The PostgreSQL dialect for tables in `schema`. */
+/** The PostgreSQL dialect for the cursor tables in `schema`. */
 function dialect(schema: string): shared.Dialect {
   return {
-    text: 'text',
-    int: 'bigint',
+    ...postgresDialect(schema),
     instant: 'timestamptz',
     seq: 'bigint GENERATED ALWAYS AS IDENTITY',
-    table: (name) => `${quoteIdent(schema)}.${quoteIdent(name)}`,
     // An index is created in its table's schema.
-    index: quoteIdent,
+    index: quotePgIdent,
     // ISO text in UTC with milliseconds, independent of the session's time zone and `pg` type parsers.
     readInstant: (col) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${col}`,
   };
 }
-
-/** `$1, $2, ...` for n values. */
-const placeholders = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
 
 export interface PostgresCursorStoreOptions {
   /** The schema holding the tables, created if missing (default `public`). Any name: it is quoted. */
@@ -65,19 +62,15 @@ export class PostgresCursorStore implements CursorStore {
 
   /** `stateUrl`: `postgres://user:password@host:port/database` (or `postgresql://`). */
   constructor(stateUrl: string, opts: PostgresCursorStoreOptions = {}) {
-    if (!/^postgres(?:ql)?:\/\//.test(stateUrl)) throw new Error('not a postgres:// state URL');
+    if (!isPostgresUrl(stateUrl)) throw new Error('not a postgres:// state URL');
     this.schema = opts.schema ?? 'public';
-    if (this.schema === '' || this.schema.includes('\0') || Buffer.byteLength(this.schema) > 63) {
-      throw new Error(`PostgreSQL schema name ${JSON.stringify(this.schema)} must be 1-63 bytes, without NUL`);
-    }
+    checkSchemaName(this.schema);
     this.dialect = dialect(this.schema);
     this.C = this.dialect.table(shared.CURSORS_TABLE);
     this.H = this.dialect.table(shared.HISTORY_TABLE);
     this.cursorColumns = shared.selectList(this.dialect, shared.CURSOR_COLUMNS);
     this.historyColumns = shared.selectList(this.dialect, shared.HISTORY_COLUMNS);
-    this.pool = new pg.Pool({ application_name: 'topicgate', ...opts.pool, connectionString: stateUrl });
-    // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
-    this.pool.on('error', () => {});
+    this.pool = statePool({ application_name: 'topicgate', ...opts.pool, connectionString: stateUrl });
   }
 
   /** Creates the schema and tables on first use (idempotent; concurrent calls share one attempt). */
@@ -99,12 +92,8 @@ export class PostgresCursorStore implements CursorStore {
       [this.C, this.H, [...shared.ADDED_CURSOR_COLUMNS]],
     );
     if (have.rows[0]?.ok) return;
-    await this.transaction(async (client) => {
-      // Concurrent CREATE ... IF NOT EXISTS of the same object can still fail on a catalog unique index.
-      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
-      const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      // Checked first: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists.
-      if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
+    await ddlTransaction(this.pool, this.schema, async (client) => {
+      await createSchemaIfMissing(client, this.schema);
       for (const statement of shared.schemaStatements(this.dialect)) await client.query(statement);
       for (const column of shared.ADDED_CURSOR_COLUMNS)
         await client.query(shared.addColumnStatement(this.dialect, column, true));

@@ -7,21 +7,20 @@
  * Instants (created/updated/committed) are stored as normalised ISO text (`YYYY-MM-DDTHH:mm:ss.sssZ`), so text
  * order is time order. Position timestamps are opaque text, compared exactly (`IS`, which is null-safe).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SQLITE_DIALECT } from '../state/dialect.js';
+import { openSqlite } from '../state/sqlite.js';
+import { sqliteFileOf } from '../state/state-url.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './store-checks.js';
 import * as shared from './store-rows.js';
 
 /** Instants are ISO text, so text order is time order; names are plain (every one is a fixed identifier). */
 const SQLITE: shared.Dialect = {
-  text: 'TEXT',
-  int: 'INTEGER',
+  ...SQLITE_DIALECT,
   instant: 'TEXT',
   // Numbered by the insert (the next number within the cursor), so a re-committed batch becomes the newest.
   seq: 'INTEGER NOT NULL',
-  table: (name) => name,
   index: (name) => name,
   readInstant: (column) => column,
 };
@@ -29,33 +28,6 @@ const SQLITE: shared.Dialect = {
 export interface SqliteCursorStoreOptions {
   /** How long a write waits for another connection's write lock, in ms (default 5000). */
   busyTimeoutMs?: number;
-}
-
-/** The file of a `sqlite:<file>` URL (`sqlite::memory:` is an in-memory database). */
-export function sqliteFileOf(stateUrl: string): string {
-  if (!stateUrl.startsWith('sqlite:')) throw new Error(`not a sqlite: state URL: ${JSON.stringify(stateUrl)}`);
-  const file = stateUrl.slice('sqlite:'.length);
-  if (file === '') throw new Error('sqlite: state URL names no file (use sqlite:<file> or sqlite::memory:)');
-  return file;
-}
-
-/**
- * The state file opened for a store (parent directories created): WAL, so readers never block the writer; a write
- * waits `busyTimeoutMs` for another connection's lock; FULL sync, so a committed position survives a power loss
- * (else a batch could be delivered again).
- */
-export function openSqlite(file: string, busyTimeoutMs: number): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
-  const db = new Database(file, { timeout: busyTimeoutMs });
-  try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  return db;
 }
 
 export class SqliteCursorStore implements CursorStore {

@@ -3,6 +3,7 @@
  * they read and write, and the mappers between rows and records. Only the dialect differs, in each store's file:
  * column types, placeholders, how instants are read back, locking and transactions.
  */
+import type { StateDialect } from '../state/dialect.js';
 import type { CursorRecord, HistoryEntry } from './cursor-store.js';
 import { toInstant } from './store-checks.js';
 
@@ -75,16 +76,12 @@ export const HISTORY_REPLACE = HISTORY_COLUMNS.filter((c) => c !== 'name' && c !
   .map((c) => `${c} = excluded.${c}`)
   .join(', ');
 
-/** How one SQL dialect spells the shared schema. */
-export interface Dialect {
-  text: string;
-  int: string;
+/** How one SQL dialect spells the cursor tables: the state's types and names, and what only they need. */
+export interface Dialect extends StateDialect {
   /** An instant column's type (ISO text in SQLite, timestamptz in PostgreSQL). */
   instant: string;
   /** The whole definition of the history's `seq` column: how the dialect numbers entries. */
   seq: string;
-  /** A table name as written in statements (schema-qualified and quoted where the dialect needs it). */
-  table(name: string): string;
   /** An index name as written in CREATE INDEX. */
   index(name: string): string;
   /** An instant column read back as ISO text with milliseconds, named as the column. */

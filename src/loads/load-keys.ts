@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../core/errors.js';
 import { ANONYMOUS_ID, legacyOwnerId } from '../core/principal-ids.js';
 import { markerComment } from '../query/sql/sql-text.js';
-import type { LoadCaller } from './load-parts.js';
+import type { StatefulCaller } from '../access/stateful-caller.js';
 import type { LoadRecord, LoadStore } from './load-store.js';
 
 /** The store key of `name` owned by the principal `ownerId`. */
@@ -44,7 +44,7 @@ export function loadMarker(key: string): string {
 }
 
 /** The caller's own load of this name: under its key, or stored before keys with an owner that maps to it. */
-export async function ownLoad(store: LoadStore, name: string, caller: LoadCaller): Promise<LoadRecord | null> {
+export async function ownLoad(store: LoadStore, name: string, caller: StatefulCaller): Promise<LoadRecord | null> {
   const mine = await store.get(loadKey(name, caller.id));
   if (mine) return mine;
   const old = await store.get(name);
@@ -55,7 +55,11 @@ export async function ownLoad(store: LoadStore, name: string, caller: LoadCaller
  * Another principal's load of this name on a topic the caller administers (API.md "Access": an admin reaches
  * others' loads); several such are a 409 naming their owners, since the name alone does not say which.
  */
-export async function administeredLoad(store: LoadStore, name: string, caller: LoadCaller): Promise<LoadRecord | null> {
+export async function administeredLoad(
+  store: LoadStore,
+  name: string,
+  caller: StatefulCaller,
+): Promise<LoadRecord | null> {
   const theirs = (await store.named(name)).filter((l) => caller.admin(l.topic));
   if (theirs.length > 1) {
     throw new ApiError(

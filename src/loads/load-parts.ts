@@ -1,6 +1,9 @@
-/** A load's definition, who asks the load service, and what the service is built from. */
+/**
+ * A load's definition, and what the load service is built from. Its caller is access/stateful-caller.ts: a load
+ * belongs to the principal that defined it, and only its owner runs it (its runs read with the owner's row
+ * policies).
+ */
 import type { Config } from '../config/config.js';
-import type { CursorCaller } from '../cursors/cursor-parts.js';
 import type { Where } from '../query/request/where-schema.js';
 import type { TopicCatalog } from '../read/topic-catalog.js';
 import type { LoadRun } from './load-store.js';
@@ -17,14 +20,6 @@ export interface LoadDefinition {
   /** Events newer than now minus this are not loaded yet. */
   settle: string;
 }
-
-/**
- * Who is asking, in the shape of a cursor's caller. A load belongs to the principal that defined it (its id):
- * anyone else, but an admin of its topic, is told it does not exist, and only its owner runs it (its runs read with
- * the owner's row policies). `authorize` refuses a topic the caller may not load (404 unseen, 403 not granted);
- * `trino`'s statements take the caller's query slots.
- */
-export type LoadCaller = CursorCaller;
 
 /** A step of a run, told to the run's observer as it is passed. */
 export type RunStep = 'deleted' | 'inserted' | 'counted';

@@ -2,6 +2,7 @@
  * What the two load stores share: table names, the schema's layout, the rows they read and write and their
  * mappers. Instants are ISO text in both stores (text order is time order), positions Trino timestamp text.
  */
+import type { StateDialect } from '../state/dialect.js';
 import { ownerOf } from './load-keys.js';
 import type { LoadRecord, LoadRun, RunOutcome, TargetClaim } from './load-store.js';
 
@@ -72,7 +73,7 @@ export const RUN_REPLACE = RUN_COLUMNS.filter((c) => c !== 'name' && c !== 'run_
   .join(', ');
 
 /** The statements that create the schema, each idempotent; `table` spells a table name in the dialect. */
-export function loadSchemaStatements(d: { text: string; int: string; table(name: string): string }): string[] {
+export function loadSchemaStatements(d: StateDialect): string[] {
   const L = d.table(LOADS_TABLE);
   const R = d.table(RUNS_TABLE);
   return [

@@ -10,11 +10,13 @@ import { plan, type PlannedRead } from '../query/planner.js';
 import { readPolicy } from '../query/policy-from-settings.js';
 import { whereFromJson } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
-import { epochOfTrinoTimestamp, parseDuration, parseInstant, trinoTimestampText } from '../query/request/time.js';
+import { epochOfTrinoTimestamp, trinoTimestampText } from '../core/trino-timestamp.js';
+import { parseDuration, parseInstant } from '../query/request/time.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import { topicModel } from '../read/topic-catalog.js';
 import { endEarlierStatements } from './earlier-statements.js';
-import type { LoadCaller, LoadDefinition, LoadServiceParts } from './load-parts.js';
+import type { StatefulCaller } from '../access/stateful-caller.js';
+import type { LoadDefinition, LoadServiceParts } from './load-parts.js';
 import { createClaimed } from './load-claims.js';
 import { administeredLoad, loadKey, loadMarker, ownerOf, ownLoad } from './load-keys.js';
 import { runWindow } from './load-run.js';
@@ -61,7 +63,7 @@ export class LoadService {
    * The caller's own load of this name, else one it reaches as an admin of its topic (load-keys.ts); another's
    * load is the same 404 as a missing one.
    */
-  async get(name: string, caller: LoadCaller): Promise<LoadRecord> {
+  async get(name: string, caller: StatefulCaller): Promise<LoadRecord> {
     const l = (await ownLoad(this.store, name, caller)) ?? (await administeredLoad(this.store, name, caller));
     if (!l) throw notFound(name);
     caller.authorize(l.topic);
@@ -79,7 +81,7 @@ export class LoadService {
   async create(
     name: string,
     input: Omit<LoadDefinition, 'start' | 'settle'> & Partial<LoadDefinition>,
-    caller: LoadCaller,
+    caller: StatefulCaller,
   ) {
     caller.authorize(input.topic);
     const def: LoadDefinition = {
@@ -115,7 +117,13 @@ export class LoadService {
   }
 
   /** The read of [position, untilMs) with the caller's row scope (the planner may end it earlier). */
-  private plan(model: TopicModel, def: LoadDefinition, position: string | null, untilMs: number, caller: LoadCaller) {
+  private plan(
+    model: TopicModel,
+    def: LoadDefinition,
+    position: string | null,
+    untilMs: number,
+    caller: StatefulCaller,
+  ) {
     const read = { select: def.select, where: def.where ? whereFromJson(def.where, resolver(model)) : null };
     const fromMs = position === null ? null : epochOfTrinoTimestamp(position);
     const rows = caller.rows(model);
@@ -133,7 +141,7 @@ export class LoadService {
   }
 
   /** Runs the next window, `until` (ISO) at the latest; one run of a load at a time (else 409). */
-  async run(name: string, until: string | undefined, caller: LoadCaller): Promise<RunOutcome> {
+  async run(name: string, until: string | undefined, caller: StatefulCaller): Promise<RunOutcome> {
     const untilAsked = until === undefined ? undefined : parseInstant(until, 'until').epochMs;
     const seen = await this.get(name, caller);
     if (ownerOf(seen) !== caller.id) {
@@ -195,7 +203,7 @@ export class LoadService {
   }
 
   /** Events after `position` that have settled (with the load's filters and the caller's row scope), and its age. */
-  private async lagOf(model: TopicModel, def: LoadDefinition, position: string | null, caller: LoadCaller) {
+  private async lagOf(model: TopicModel, def: LoadDefinition, position: string | null, caller: StatefulCaller) {
     const settled = Date.now() - parseDuration(def.settle, 'settle');
     const fromMs = position === null ? null : epochOfTrinoTimestamp(position);
     const ms = fromMs === null ? null : Math.max(0, Date.now() - fromMs);
@@ -208,12 +216,12 @@ export class LoadService {
     return { events: Number(rows[0]?.[0] ?? 0), ms };
   }
 
-  async lag(l: LoadRecord, caller: LoadCaller) {
+  async lag(l: LoadRecord, caller: StatefulCaller) {
     const def = this.definition(l);
     return this.lagOf(await this.topic(def.topic), def, l.position, caller);
   }
 
-  async runs(name: string, limit: number, caller: LoadCaller): Promise<LoadRun[]> {
+  async runs(name: string, limit: number, caller: StatefulCaller): Promise<LoadRun[]> {
     return this.history(await this.get(name, caller), limit);
   }
 
@@ -223,7 +231,7 @@ export class LoadService {
   }
 
   /** Deletes the load and its runs; the table stays, and only a later load of the same owner may take it back. */
-  async delete(name: string, caller: LoadCaller): Promise<void> {
+  async delete(name: string, caller: StatefulCaller): Promise<void> {
     const l = await this.get(name, caller);
     if (!(await this.store.delete(l.name))) throw notFound(name);
   }

@@ -9,17 +9,12 @@
  * instance that dies, or whose connection is cut, frees its loads at once, with no lease to expire.
  */
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
-import { pgTransaction } from '../cursors/pg-transaction.js';
-import { quoteIdent } from '../cursors/postgres-store.js';
+import { pgTransaction } from '../state/pg-transaction.js';
+import { createSchemaIfMissing, ddlTransaction, placeholders, postgresDialect, statePool } from '../state/postgres.js';
 import type { ClaimRequest, LoadLock, LoadRecord, LoadRun, LoadStore, TargetClaim } from './load-store.js';
 import * as rows from './load-rows.js';
-
-/** First key of the advisory lock around the DDL (the cursor store's is 'tgcu'). */
-const DDL_LOCK_KEY = 0x74676c64; // 'tgld'
-
-const placeholders = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
 
 /** The advisory lock key of a load's runs: a signed 64-bit integer (as text) from SHA-256. */
 export function runLockKey(schema: string, name: string): string {
@@ -41,12 +36,11 @@ export class PostgresLoadStore implements LoadStore {
     private readonly schema = 'public',
     pool: Omit<PoolConfig, 'connectionString'> = {},
   ) {
-    this.pool = new pg.Pool({ application_name: 'topicgate-loads', ...pool, connectionString: stateUrl });
-    // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
-    this.pool.on('error', () => {});
-    this.L = `${quoteIdent(schema)}.${quoteIdent(rows.LOADS_TABLE)}`;
-    this.R = `${quoteIdent(schema)}.${quoteIdent(rows.RUNS_TABLE)}`;
-    this.T = `${quoteIdent(schema)}.${quoteIdent(rows.CLAIMS_TABLE)}`;
+    this.pool = statePool({ application_name: 'topicgate-loads', ...pool, connectionString: stateUrl });
+    const d = postgresDialect(schema);
+    this.L = d.table(rows.LOADS_TABLE);
+    this.R = d.table(rows.RUNS_TABLE);
+    this.T = d.table(rows.CLAIMS_TABLE);
   }
 
   init(): Promise<void> {
@@ -63,14 +57,10 @@ export class PostgresLoadStore implements LoadStore {
       [this.L, this.R, this.T],
     );
     if (have.rows[0]?.ok) return;
-    await this.transaction(async (client) => {
-      // Concurrent CREATE ... IF NOT EXISTS of one object can still fail on a catalog unique index.
-      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [DDL_LOCK_KEY, this.schema]);
-      const ns = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (ns.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(this.schema)}`);
-      const d = { text: 'text', int: 'bigint', table: (n: string) => `${quoteIdent(this.schema)}.${quoteIdent(n)}` };
+    await ddlTransaction(this.pool, this.schema, async (client) => {
+      await createSchemaIfMissing(client, this.schema);
       const had = await client.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [this.T]);
-      for (const statement of rows.loadSchemaStatements(d)) await client.query(statement);
+      for (const statement of rows.loadSchemaStatements(postgresDialect(this.schema))) await client.query(statement);
       if (!had.rows[0]?.ok) await this.claimLegacyTargets(client);
     });
   }

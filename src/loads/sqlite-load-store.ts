@@ -4,11 +4,11 @@
  * is the process's own (one instance serves a SQLite store): a process that dies takes its locks with it.
  */
 import type Database from 'better-sqlite3';
-import { openSqlite, sqliteFileOf } from '../cursors/sqlite-store.js';
+import { SQLITE_DIALECT } from '../state/dialect.js';
+import { openSqlite } from '../state/sqlite.js';
+import { sqliteFileOf } from '../state/state-url.js';
 import type { ClaimRequest, LoadLock, LoadRecord, LoadRun, LoadStore, TargetClaim } from './load-store.js';
 import * as rows from './load-rows.js';
-
-const DIALECT = { text: 'TEXT', int: 'INTEGER', table: (name: string) => name };
 
 export class SqliteLoadStore implements LoadStore {
   private readonly db: Database.Database;
@@ -36,7 +36,7 @@ export class SqliteLoadStore implements LoadStore {
     const had = this.db
       .prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?')
       .get('table', rows.CLAIMS_TABLE);
-    this.db.exec(rows.loadSchemaStatements(DIALECT).join(';\n'));
+    this.db.exec(rows.loadSchemaStatements(SQLITE_DIALECT).join(';\n'));
     if (had) return;
     const loads = this.db
       .prepare(`SELECT name, owner, definition, created_at FROM ${rows.LOADS_TABLE}`)

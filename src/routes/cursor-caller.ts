@@ -1,16 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import { authorize, isAdmin, rowScope } from '../access/authorize.js';
 import type { Action } from '../config/access-schema.js';
-import type { CursorCaller } from '../cursors/cursor-parts.js';
+import type { StatefulCaller } from '../access/stateful-caller.js';
 
 /** The request's caller as the cursor service sees it (ownership, the `cursors` action, row scope). */
-export const cursorCaller = (request: FastifyRequest): CursorCaller => callerFor(request, 'cursors');
+export const cursorCaller = (request: FastifyRequest): StatefulCaller => callerFor(request, 'cursors');
 
 /**
  * The request's caller as a stateful service (cursors, loads) sees it: its principal (what owns the state),
  * `action` checked on a topic, its admin rights, its row scope and its Trino.
  */
-export function callerFor(request: FastifyRequest, action: Action): CursorCaller {
+export function callerFor(request: FastifyRequest, action: Action): StatefulCaller {
   return {
     id: request.principal.id,
     name: request.principal.name,

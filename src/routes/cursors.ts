@@ -31,7 +31,7 @@ import { ReadResponses } from './read-response-schema.js';
 /**
  * Every cursor route: a name the schema or the router refuses, no cursor of that name (cursor-service.ts), an
  * admin naming a cursor several principals have (cursor-keys.ts), the cursor store unreachable
- * (cursors/store-failures.ts).
+ * (state/store-failures.ts).
  */
 const NAMED = [
   ...PATH_ERRORS,

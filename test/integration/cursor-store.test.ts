@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgUp } from '../../scripts/local-postgres.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from '../../src/cursors/cursor-store.js';
 import { openStore } from '../../src/cursors/open-store.js';
-import { PostgresCursorStore, quoteIdent } from '../../src/cursors/postgres-store.js';
+import { PostgresCursorStore } from '../../src/cursors/postgres-store.js';
+import { quotePgIdent } from '../../src/state/postgres.js';
 import { SqliteCursorStore } from '../../src/cursors/sqlite-store.js';
 
 const RUN = randomBytes(6).toString('hex');
@@ -91,7 +92,7 @@ function postgresBackend(): Backend {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
       try {
-        for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(s)} CASCADE`);
+        for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${quotePgIdent(s)} CASCADE`);
       } finally {
         await admin.end();
       }
@@ -525,7 +526,7 @@ describe('openStore', () => {
     rmSync(dir, { recursive: true, force: true });
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).finally(() => admin.end());
+    await admin.query(`DROP SCHEMA IF EXISTS ${quotePgIdent(schema)} CASCADE`).finally(() => admin.end());
   });
 
   it('opens sqlite:<file> in WAL mode, creating the directory and the schema', async () => {
@@ -605,8 +606,8 @@ describe('a store made before cursor ownership (issue 10)', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await admin.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
-      const table = `${quoteIdent(schema)}.topicgate_cursors`;
+      await admin.query(`CREATE SCHEMA ${quotePgIdent(schema)}`);
+      const table = `${quotePgIdent(schema)}.topicgate_cursors`;
       await admin.query(
         OLD(table)
           .replace(/created_at TEXT/, 'created_at timestamptz')
@@ -615,7 +616,7 @@ describe('a store made before cursor ownership (issue 10)', () => {
       await admin.query(`INSERT INTO ${table} VALUES ${ROW}`);
       // Both tables exist, as in a store that has run before: the columns must still be added.
       await admin.query(
-        `CREATE TABLE ${quoteIdent(schema)}.topicgate_cursor_history (name text, batch_id text, seq bigint, committed_at timestamptz)`,
+        `CREATE TABLE ${quotePgIdent(schema)}.topicgate_cursor_history (name text, batch_id text, seq bigint, committed_at timestamptz)`,
       );
       for (let i = 0; i < 2; i++) {
         const store = new PostgresCursorStore(url, { schema });
@@ -624,7 +625,7 @@ describe('a store made before cursor ownership (issue 10)', () => {
         await store.close();
       }
     } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+      await admin.query(`DROP SCHEMA IF EXISTS ${quotePgIdent(schema)} CASCADE`);
       await admin.end();
     }
   });

@@ -12,7 +12,7 @@ import { pgUp } from '../../scripts/local-postgres.js';
 import { PgQuerySlots } from '../../src/access/pg-query-slots.js';
 import { PgRateCounts } from '../../src/access/pg-rate-store.js';
 import { ApiError } from '../../src/core/errors.js';
-import { storeTimeouts } from '../../src/cursors/store-failures.js';
+import { storeTimeouts } from '../../src/state/store-failures.js';
 import Fastify from 'fastify';
 import { sharedQuotas } from '../../src/access/shared-quotas.js';
 import { loadConfig } from '../../src/server/load-config.js';

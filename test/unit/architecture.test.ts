@@ -21,6 +21,13 @@ import {
 
 const READ_DEPS = ['core', 'config', 'query', 'trino', 'blob', 'encode'];
 
+/**
+ * What a feature keeping state for its callers (cursors, sessions, loads) may import: the read pipeline, the state
+ * room (state/: the databases' pools, transactions, DDL lock, opening and failures, below every feature) and access
+ * (who calls and what it may do: a layer under the features, importing none of them). Never another feature.
+ */
+const FEATURE_DEPS = [...READ_DEPS, 'read', 'state', 'access'];
+
 /** Each area and the areas it may import (its own always): the stage order. src/server.ts is of area `server`. */
 const ORDER: Readonly<Record<string, readonly string[]>> = {
   core: [],
@@ -30,13 +37,15 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   blob: ['core', 'config', 'query'],
   trino: ['core'],
   read: READ_DEPS,
-  cursors: [...READ_DEPS, 'read'],
-  access: [...READ_DEPS, 'read', 'cursors'],
-  sessions: [...READ_DEPS, 'read', 'cursors', 'access'],
-  loads: [...READ_DEPS, 'read', 'cursors'],
-  http: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads'],
-  routes: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads', 'http'],
-  server: [...READ_DEPS, 'read', 'cursors', 'access', 'sessions', 'loads', 'http', 'routes'],
+  state: ['core', 'config'],
+  access: [...READ_DEPS, 'read', 'state'],
+  cursors: FEATURE_DEPS,
+  sessions: FEATURE_DEPS,
+  loads: FEATURE_DEPS,
+  entry: [...READ_DEPS, 'read'],
+  http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads'],
+  routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http'],
+  server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'routes'],
 };
 
 /**
@@ -47,6 +56,25 @@ const QUERY_FOLDERS: [string, string[]][] = [
   ['query/tree', ['query/passes', 'query/sql', 'query/request']],
   ['query/sql', ['query/passes', 'query/request']],
 ];
+
+/** Whether a package is fastify's (fastify itself, its plugins, `@fastify/*`). */
+const isFastify = (p: string) => p === 'fastify' || p.startsWith('fastify-') || p.startsWith('@fastify/');
+
+/**
+ * The read entry knows no transport: what its modules import of fastify or of the HTTP entrance (http/), type
+ * imports included.
+ */
+function transportImports(sources: ReadonlyMap<string, string>): string[] {
+  const graph = graphOf(new Map(sources));
+  return [...sources]
+    .filter(([file]) => areaOf(file) === 'entry')
+    .flatMap(([file, text]) => [
+      ...packageImports(text)
+        .filter(isFastify)
+        .map((p) => `${file} -> ${p}`),
+      ...(graph.get(file) ?? []).filter((to) => areaOf(to) === 'http').map((to) => `${file} -> ${to}`),
+    ]);
+}
 
 const show = (edges: Edge[]) => edges.map((e) => `${e.from} -> ${e.to}`);
 const graphFrom = (files: Record<string, string>) => graphOf(new Map(Object.entries(files)));
@@ -137,6 +165,22 @@ describe('the checks, on small graphs', () => {
     ]);
   });
 
+  it('the read entry importing fastify or the HTTP entrance is reported, type-only or not', () => {
+    const files = new Map(
+      Object.entries({
+        'entry/open-read.ts': "import type { FastifyReply } from 'fastify';\nimport { r } from '../read/open-page.js';",
+        'entry/plan-read.ts': "import type { S } from '../http/stream-read.js';\nimport fp from 'fastify-plugin';",
+        'http/stream-read.ts': "import type { FastifyReply } from 'fastify';",
+        'read/open-page.ts': '',
+      }),
+    );
+    expect(transportImports(files)).toEqual([
+      'entry/open-read.ts -> fastify',
+      'entry/plan-read.ts -> fastify-plugin',
+      'entry/plan-read.ts -> http/stream-read.ts',
+    ]);
+  });
+
   it('a clean graph passes every check', () => {
     const g = graphFrom({
       'core/errors.ts': '',
@@ -166,6 +210,10 @@ describe('src/', () => {
 
   it('query/: the tree imports no pass, compiler or request schema; the compiler no pass or request parser', () => {
     expect(show(QUERY_FOLDERS.flatMap(([from, not]) => folderViolations(graph, from, not)))).toEqual([]);
+  });
+
+  it('the read entry imports nothing of fastify or of http/, type imports included', () => {
+    expect(transportImports(readSources(fileURLToPath(new URL('../../src', import.meta.url))))).toEqual([]);
   });
 
   it('no import cycle, counting type imports', () => {

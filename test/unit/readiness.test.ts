@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/server/load-config.js';
 import { CursorService } from '../../src/cursors/cursor-service.js';
 import type { CursorStore } from '../../src/cursors/cursor-store.js';
 import { openStore } from '../../src/cursors/open-store.js';
-import { guardStore } from '../../src/cursors/store-failures.js';
+import { guardStore } from '../../src/state/store-failures.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import { TrinoRefusedError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';

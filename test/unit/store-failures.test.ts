@@ -1,8 +1,8 @@
-/** The cursor store unreachable is a 503 TG_STATE_UNAVAILABLE (cursors/store-failures.ts); a defect stays a defect. */
+/** The cursor store unreachable is a 503 TG_STATE_UNAVAILABLE (state/store-failures.ts); a defect stays a defect. */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import type { CursorStore } from '../../src/cursors/cursor-store.js';
-import { guardStore, storeTimeouts, storeUnreachable } from '../../src/cursors/store-failures.js';
+import { guardStore, storeTimeouts, storeUnreachable } from '../../src/state/store-failures.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

@@ -1,4 +1,4 @@
-/** One transaction on a pooled PostgreSQL connection: the cursor store's and the load store's (loads/). */
+/** One transaction on a pooled PostgreSQL connection, for every store of the state. */
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
 

@@ -1,14 +1,13 @@
 /**
- * The cursor store unreachable (down, partitioned, too slow) is a 503 TG_STATE_UNAVAILABLE with Retry-After, not a
- * 500 and not a hang: the PostgreSQL pool bounds connecting and each statement (store-timeouts below), and every
- * store call that fails for want of the store is reported as such. A failure that is the gateway's own (a bad
+ * A store of the state unreachable (down, partitioned, too slow) is a 503 TG_STATE_UNAVAILABLE with Retry-After,
+ * not a 500 and not a hang: the PostgreSQL pool bounds connecting and each statement (storeTimeouts below), and
+ * every store call that fails for want of the store is reported as such. A failure that is the gateway's own (a bad
  * argument, an SQL error) stays what it is.
  */
 import type { PoolConfig } from 'pg';
 import { ApiError } from '../core/errors.js';
-import type { CursorStore } from './cursor-store.js';
 
-/** Seconds a client is asked to wait before trying a cursor route again. */
+/** Seconds a client is asked to wait before trying a route that needs the state again. */
 export const STATE_RETRY_AFTER_S = 5;
 
 /**
@@ -70,8 +69,8 @@ export function stateUnavailable(err: unknown, what = 'the cursor store'): unkno
   );
 }
 
-/** The store (the cursor store, or the load store beside it) with every failure to reach it a TG_STATE_UNAVAILABLE. */
-export function guardStore<T extends object = CursorStore>(store: T, what?: string): T {
+/** The store (the cursor store, the load store beside it) with every failure to reach it a TG_STATE_UNAVAILABLE. */
+export function guardStore<T extends object>(store: T, what?: string): T {
   return new Proxy(store, {
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
