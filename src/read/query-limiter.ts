@@ -13,12 +13,7 @@
 import { ApiError } from '../core/errors.js';
 import type { Limits } from '../config/access-schema.js';
 import { callerAtLimit, retryAfter } from './shared-slots.js';
-
-/**
- * Gives the slot back; calling it again does nothing. `ended`: the holder's query is still on its way out of Trino
- * (its cancellation sent, not yet answered), so the slot stays taken until that settles, as a query Trino lists.
- */
-export type Release = (ended?: PromiseLike<unknown>) => void;
+import type { Release } from './request-trino.js';
 
 interface Waiter {
   key: string;

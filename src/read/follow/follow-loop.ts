@@ -17,7 +17,7 @@ import { trinoTimestampText } from '../../query/request/time.js';
 import { TIME_COLUMN } from '../../query/tree/nodes.js';
 import type { PagePosition } from '../../query/tree/page-position.js';
 import type { Page } from '../open-page.js';
-import type { RequestTrino } from '../query-lease.js';
+import type { RequestTrino } from '../request-trino.js';
 
 /** What the loop hands on: rows with the position after each, or a position reached without rows. */
 export type FollowItem =
