@@ -8,7 +8,7 @@ import { concurrentQueriesOf, type RouteGroup } from '../config/access-schema.js
 import { Authenticator } from './authenticate.js';
 import { Grants } from './grants.js';
 import type { JwtOptions } from './jwt.js';
-import { QueryLimiter } from '../read/query-limiter.js';
+import { QueryLimiter } from './query-limiter.js';
 import { RowPolicies } from './row-policy.js';
 
 export interface Access {

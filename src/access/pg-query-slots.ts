@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PoolClient } from 'pg';
-import type { SharedHold, SharedSlots } from '../read/shared-slots.js';
+import type { SharedHold, SharedSlots } from './shared-slots.js';
 import { statePool } from '../state/postgres.js';
 import { stateUnavailable } from '../state/store-failures.js';
 

@@ -12,7 +12,7 @@ import type { Limits } from '../config/access-schema.js';
 import { statePool } from '../state/postgres.js';
 import { isPostgresUrl } from '../state/state-url.js';
 import { storeTimeouts } from '../state/store-failures.js';
-import type { SharedSlots } from '../read/shared-slots.js';
+import type { SharedSlots } from './shared-slots.js';
 import { PgQuerySlots } from './pg-query-slots.js';
 import { PgRateCounts } from './pg-rate-store.js';
 

@@ -4,8 +4,8 @@
  * would give.
  */
 import { describe, expect, it } from 'vitest';
-import { QueryLease } from '../../src/read/query-lease.js';
-import { QueryLimiter } from '../../src/read/query-limiter.js';
+import { QueryLease } from '../../src/access/query-lease.js';
+import { QueryLimiter } from '../../src/access/query-limiter.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { HeldResults, pageRead, type HeldResult } from '../../src/read/held-results.js';
 import type { PortRef, HoldingResult } from '../../src/read/sliced-result.js';

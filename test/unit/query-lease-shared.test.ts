@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { QueryLease } from '../../src/read/query-lease.js';
-import { QueryLimiter } from '../../src/read/query-limiter.js';
-import type { SharedHold, SharedSlots } from '../../src/read/shared-slots.js';
+import { QueryLease } from '../../src/access/query-lease.js';
+import { QueryLimiter } from '../../src/access/query-limiter.js';
+import type { SharedHold, SharedSlots } from '../../src/access/shared-slots.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 /** The slots of every caller, counted in one map as a shared store would. */

@@ -4,8 +4,8 @@
  * all back when it ends, and the request's abort signal reaches every query it runs.
  */
 import { describe, expect, it } from 'vitest';
-import { QueryLease } from '../../src/read/query-lease.js';
-import { QueryLimiter } from '../../src/read/query-limiter.js';
+import { QueryLease } from '../../src/access/query-lease.js';
+import { QueryLimiter } from '../../src/access/query-limiter.js';
 import { ApiError } from '../../src/core/errors.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 

@@ -4,8 +4,8 @@
  * its slot lets in must wait for that. The fake counts what Trino lists (the load test's view).
  */
 import { describe, expect, it } from 'vitest';
-import { QueryLease } from '../../src/read/query-lease.js';
-import { QueryLimiter } from '../../src/read/query-limiter.js';
+import { QueryLease } from '../../src/access/query-lease.js';
+import { QueryLimiter } from '../../src/access/query-limiter.js';
 import { PageCutter } from '../../src/read/page-cutter.js';
 import { HeldResults, pageRead, type HeldResult } from '../../src/read/held-results.js';
 import type { PortRef } from '../../src/read/sliced-result.js';

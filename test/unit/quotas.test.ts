@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { QueryLimiter } from '../../src/read/query-limiter.js';
+import { QueryLimiter } from '../../src/access/query-limiter.js';
 import { createAccess } from '../../src/access/create-access.js';
 import { loadConfig } from '../../src/server/load-config.js';
 

@@ -28,9 +28,9 @@ import { WriteIdleWatch } from '../../access/http-limits.js';
 import type { JwtOptions } from '../../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../../access/principal.js';
 import { isDataRoute, isSignedRoute, routeGroup } from '../../access/route-groups.js';
-import { QueryLease } from '../../read/query-lease.js';
+import { QueryLease } from '../../access/query-lease.js';
 import type { RequestTrino } from '../../read/request-trino.js';
-import type { SharedSlots } from '../../read/shared-slots.js';
+import type { SharedSlots } from '../../access/shared-slots.js';
 import type { SharedQuotas } from '../../access/shared-quotas.js';
 import type { RouteGroup } from '../../config/access-schema.js';
 

@@ -16,7 +16,7 @@
  */
 import type { QueryOptions, TrinoInfo, TrinoPort, TrinoResult, TrinoRows } from '../trino/trino-port.js';
 import type { QueryLimiter } from './query-limiter.js';
-import type { Detached, Release, RequestTrino } from './request-trino.js';
+import type { Detached, Release, RequestTrino } from '../read/request-trino.js';
 import { takeShared, type SharedHold, type SharedSlots } from './shared-slots.js';
 
 export class QueryLease implements RequestTrino {

@@ -13,7 +13,7 @@
 import { ApiError } from '../core/errors.js';
 import type { Limits } from '../config/access-schema.js';
 import { callerAtLimit, retryAfter } from './shared-slots.js';
-import type { Release } from './request-trino.js';
+import type { Release } from '../read/request-trino.js';
 
 interface Waiter {
   key: string;
