@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { settleMsOf } from '../config/config.js';
-import { builtJson, canonicalJson } from '../core/canonical-json.js';
+import { builtJson, canonicalJson } from './canonical-json.js';
 import type { ColumnCodec } from '../core/content-codings.js';
 import { encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
 import { ENCODER_VERSIONS } from '../encode/encoder-versions.js';

@@ -13,7 +13,7 @@
  * Bounded in entries and in the characters of their keys; the least recently used go first.
  */
 import type { FastifyRequest } from 'fastify';
-import { builtJson } from '../core/canonical-json.js';
+import { builtJson } from './canonical-json.js';
 import type { ContentCoding } from '../core/content-codings.js';
 import type { MediaType } from '../encode/encoder-registry.js';
 import type { CachedRead, ReadCache } from './read-cache.js';

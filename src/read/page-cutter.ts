@@ -6,7 +6,7 @@
  * (held-results.ts), it is not ended with the page but handed over, for the next page to continue.
  */
 import type { ResultStream } from '../core/result-stream.js';
-import { retainedBytes } from '../core/retained-bytes.js';
+import { retainedBytes } from './retained-bytes.js';
 import { rowValues, TextRows, type Row, type RowBatch } from '../core/text-rows.js';
 import { nextPosition, type PagePosition, type PageTimes } from '../query/tree/page-position.js';
 import type { MemoryAccount } from './gateway-memory.js';

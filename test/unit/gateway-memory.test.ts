@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
-import { retainedBytes } from '../../src/core/retained-bytes.js';
+import { retainedBytes } from '../../src/read/retained-bytes.js';
 import { TextRows } from '../../src/core/text-rows.js';
 import { GatewayMemory } from '../../src/read/gateway-memory.js';
 import { PageCutter } from '../../src/read/page-cutter.js';

@@ -12,7 +12,7 @@ import { epochOfTrinoTimestamp, trinoTimestampText } from '../../query/request/t
 import { decimalDigits, timestampPrecision, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import { compareKeys, keyOf, type Key, type Reading } from './evaluate.js';
 import type { ColumnNode } from '../../query/tree/nodes.js';
-import { retainedBytes } from '../../core/retained-bytes.js';
+import { retainedBytes } from '../retained-bytes.js';
 import type { MemoryAccount } from '../gateway-memory.js';
 
 type Row = readonly unknown[];

@@ -7,7 +7,7 @@
  */
 import type { ResultStream } from '../../core/result-stream.js';
 import { rowValues } from '../../core/text-rows.js';
-import { retainedBytes } from '../../core/retained-bytes.js';
+import { retainedBytes } from '../retained-bytes.js';
 import type { ColumnNode } from '../../query/tree/nodes.js';
 import type { PostDecodeStage } from '../../query/tree/plan.js';
 import type { Held } from './aggregate.js';

@@ -14,7 +14,7 @@ import { accumulator, aggregateType, bucketOf, Held } from './aggregate.js';
 import { compareKeys, compileTest, keyOf, reader, type Key, type Reading } from './evaluate.js';
 import { trinoTypeOf, typeFamily } from '../../core/type-family.js';
 import { rowValues } from '../../core/text-rows.js';
-import { retainedBytes } from '../../core/retained-bytes.js';
+import { retainedBytes } from '../retained-bytes.js';
 import type { MemoryAccount } from '../gateway-memory.js';
 import { dedupedRows } from './dedupe.js';
 

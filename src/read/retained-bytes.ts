@@ -9,7 +9,7 @@
  * holder, so the estimate errs high: test/unit/gateway-memory.test.ts measures rows parsed from Trino's JSON text
  * at about 1.35 times what V8 keeps for them, long text (Latin-1 or not) at 1.0.
  */
-import { TextRows } from './text-rows.js';
+import { TextRows } from '../core/text-rows.js';
 
 const SLOT = 8;
 const STRING_HEADER = 24;
