@@ -13,7 +13,7 @@ import {
   TRINO_ERRORS,
   errorResponses,
 } from './error-schema.js';
-import { cursorCaller } from './cursor-caller.js';
+import { cursorCaller } from '../http/request-stateful-caller.js';
 import {
   BatchQuery,
   CommitBody,

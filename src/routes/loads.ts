@@ -12,7 +12,7 @@ import {
   TRINO_ERRORS,
   errorResponses,
 } from './error-schema.js';
-import { callerFor } from './cursor-caller.js';
+import { callerFor } from '../http/request-stateful-caller.js';
 import { LoadBody, LoadParams, LoadView, RunBody, RunResult, Runs, RunsQuery, type RunView } from './loads-schema.js';
 
 /** Every load route: a name refused, the load's topic out of sight, the store unreachable. */
