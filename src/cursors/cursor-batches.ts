@@ -14,7 +14,7 @@ import type { TopicModel } from '../query/tree/topic-model.js';
 import { summarizeBatch } from '../read/sliced-result.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import type { Position } from './cursor-store.js';
-import { epochOfTrinoTimestamp } from '../query/request/time.js';
+import { epochOfTrinoTimestamp } from '../core/trino-timestamp.js';
 
 export interface CursorDefinition {
   topic: string;

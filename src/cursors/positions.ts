@@ -1,5 +1,6 @@
 /** Cursor positions: where a start or seek text puts a cursor, comparing positions, showing them. */
-import { parseInstant, trinoTimestampText } from '../query/request/time.js';
+import { trinoTimestampText } from '../core/trino-timestamp.js';
+import { parseInstant } from '../query/request/time.js';
 import type { Position } from './cursor-store.js';
 
 /** `earliest`, `latest` (now) or an instant; `what` names the field in a refusal. */

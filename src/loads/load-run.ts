@@ -10,7 +10,7 @@ import { ApiError } from '../core/errors.js';
 import type { PlannedRead } from '../query/planner.js';
 import type { LoadStatements } from '../query/sql/compile-load.js';
 import type { TargetNode } from '../query/tree/nodes.js';
-import { trinoTimestampText } from '../query/request/time.js';
+import { trinoTimestampText } from '../core/trino-timestamp.js';
 import { toApiError, TrinoQueryError } from '../trino/trino-errors.js';
 import { collectRows, type QueryOptions, type TrinoPort } from '../trino/trino-port.js';
 import type { LoadRecord, LoadRun, LoadStore } from './load-store.js';

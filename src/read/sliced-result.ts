@@ -11,7 +11,7 @@ import { bulkResult } from './bulk-result.js';
 import type { PagePosition } from '../query/tree/page-position.js';
 import type { SlicePlan } from '../query/tree/plan.js';
 import type { PlannedRead } from '../query/planner.js';
-import { epochOfTrinoTimestamp } from '../query/request/time.js';
+import { epochOfTrinoTimestamp } from '../core/trino-timestamp.js';
 import type { QueryOptions, TrinoPort } from '../trino/trino-port.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
 import { batchLength, type RowBatch } from '../core/text-rows.js';

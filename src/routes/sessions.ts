@@ -16,7 +16,7 @@ import { isDecoded } from '../query/request/decoded-column.js';
 import { readRequestOfSession } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { SessionBody, type SessionRead } from '../query/request/session-schema.js';
-import { epochOfTrinoTimestamp } from '../query/request/time.js';
+import { epochOfTrinoTimestamp } from '../core/trino-timestamp.js';
 import { planColumns } from '../read/open-page.js';
 import { makeSession } from '../sessions/session-streams.js';
 import {

@@ -18,7 +18,7 @@ import { GatewayProcess } from '../gateway-process.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { pgUp } from '../../scripts/local-postgres.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 
 const SCHEMA = 'faults|kafka_topics';
 // The guarantee holds while events become visible within `settle` of their broker time; inserts here are

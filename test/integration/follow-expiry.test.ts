@@ -15,7 +15,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { buildApp } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { openEvents, type EventStream } from '../follow-client.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { openEvents, type EventStream } from '../follow-client.js';
 import { GatewayProcess } from '../gateway-process.js';

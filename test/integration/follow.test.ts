@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
 import { testConfig, trinoUrl } from '../helpers.js';
 import { openEvents, queryState, runningQueries, untilTrue, type EventStream } from '../follow-client.js';

@@ -18,7 +18,7 @@ import { ANONYMOUS_ID } from '../../src/core/principal-ids.js';
 import { loadKey, loadMarker } from '../../src/loads/load-keys.js';
 import { LoadService } from '../../src/loads/load-service.js';
 import type { RunStep } from '../../src/loads/load-parts.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { buildApp, createServices } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { GatewayProcess } from '../gateway-process.js';

@@ -11,13 +11,13 @@ import { encodeCsv } from '../../src/encode/text/csv-encoder.js';
 import type { Encoder } from '../../src/encode/encoder.js';
 import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { encodeJson } from '../../src/encode/text/json-encoder.js';
-import { instantToUnits, timestampToUnits } from '../../src/encode/arrow/timestamp-units.js';
+import { instantToUnits, TimestampUnits } from '../../src/encode/arrow/timestamp-units.js';
 import { csvFieldFrom } from '../../src/encode/text/csv-field.js';
 import { isJson, JsonScanner, utf8Sequence } from '../../src/encode/text/json-scan.js';
 import { encodeNdjson } from '../../src/encode/text/ndjson-encoder.js';
 import { PageBuffer } from '../../src/encode/text/page-buffer.js';
 import { timestampToIso, timestampTzToIso } from '../../src/encode/text/timestamp-text.js';
-import { parseTimestamp, TimestampTzParser } from '../../src/encode/trino-timestamp.js';
+import { parseTimestamp, TimestampTzParser } from '../../src/core/trino-timestamp.js';
 import { columnType } from '../../src/encode/column-type.js';
 import { minifyJson } from '../../src/encode/text/json-minify.js';
 import { knownBase, rowFields, typeArg, type TrinoType } from '../../src/core/trino-types.js';
@@ -464,7 +464,9 @@ describe('in-place helpers', () => {
     expect(out.take().toString()).toBe('""|plain|"a,b"|"say ""hi"""|"é\r\n"|""""|' + '1234567890'.repeat(5));
   });
 
-  it('timestampToUnits gives what the general path gives, or defers to it', () => {
+  it('TimestampUnits gives what the general path gives, or defers to it', () => {
+    const units = new TimestampUnits();
+    const timestampToUnits = (text: string, digits: number) => units.read(text, digits);
     const texts = [
       '2026-11-01 00:00:00.000',
       '1970-01-01 00:00:00',
@@ -496,7 +498,9 @@ describe('in-place helpers', () => {
     expect(timestampToUnits('2026-11-01 00:00:00.123', 9)).toBeNull(); // beyond 2^53: the BigInt path
   });
 
-  it('timestampToUnits over events close in time (the minute it remembers) gives what the general path gives', () => {
+  it('TimestampUnits over events close in time (the minute it remembers) gives what the general path gives', () => {
+    const units = new TimestampUnits();
+    const timestampToUnits = (text: string, digits: number) => units.read(text, digits);
     // Steps of 1 ms to 61 s across minute, hour, day, month and year boundaries, in order, as events come; texts that
     // share the remembered minute but are not the usual layout are deferred in between.
     const texts: string[] = [];

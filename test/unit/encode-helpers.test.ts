@@ -4,7 +4,7 @@ import { instantToUnits } from '../../src/encode/arrow/timestamp-units.js';
 import { isJson } from '../../src/encode/text/json-scan.js';
 import { minifyJson } from '../../src/encode/text/json-minify.js';
 import { timestampTzToIso } from '../../src/encode/text/timestamp-text.js';
-import { parseTimestamp, TimestampTzParser } from '../../src/encode/trino-timestamp.js';
+import { parseTimestamp, TimestampTzParser } from '../../src/core/trino-timestamp.js';
 
 describe('isJson agrees with JSON.parse', () => {
   it.each([

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { limitsOf } from '../../src/config/access-schema.js';
 import type { FollowPoint } from '../../src/query/follow/follow-ids.js';
 import { FollowPlanner } from '../../src/query/follow/follow-plan.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { followLoop, type FollowItem } from '../../src/read/follow/follow-loop.js';
 import { HeldResults } from '../../src/read/held-results.js';
 import { openPage } from '../../src/read/open-page.js';

@@ -9,7 +9,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { FollowIds } from '../../src/query/follow/follow-ids.js';
 import { FollowPlanner, type FollowRequest } from '../../src/query/follow/follow-plan.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { followBody } from '../../src/read/follow/follow-body.js';
 import { followFraming } from '../../src/read/follow/follow-frames.js';
 import type { FollowItem } from '../../src/read/follow/follow-loop.js';

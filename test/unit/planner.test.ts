@@ -10,7 +10,7 @@ import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { batchUntil, plan } from '../../src/query/planner.js';
 import { readPolicy } from '../../src/query/policy-from-settings.js';
 import type { ReadPolicy } from '../../src/query/tree/read-policy.js';
-import { trinoTimestampText } from '../../src/query/request/time.js';
+import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { table, topicOf } from '../cases/columns.js';
 import { testPolicy } from '../cases/read-policy.js';
 import { refusal } from '../cases/api-error.js';

@@ -3,12 +3,8 @@
  * gateway writes and reads. Every accepted form with the exact instant it means, every refused form with its code.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  epochOfTrinoTimestamp,
-  parseDuration,
-  parseInstant,
-  trinoTimestampText,
-} from '../../src/query/request/time.js';
+import { epochOfTrinoTimestamp, trinoTimestampText } from '../../src/core/trino-timestamp.js';
+import { parseDuration, parseInstant } from '../../src/query/request/time.js';
 import { apiError } from '../cases/api-error.js';
 
 const NOW = Date.parse('2026-11-30T08:00:00.000Z');

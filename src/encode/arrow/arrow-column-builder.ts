@@ -29,12 +29,12 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { knownBase, longArg, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../core/trino-types.js';
-import { parseTimestamp, TimestampTzParser, type Instant } from '../trino-timestamp.js';
+import { parseTimestamp, TimestampTzParser, type Instant } from '../../core/trino-timestamp.js';
 import { BoolBuilder, BytesBuilder, Int64Builder, NumberBuilder, type ColumnBuilder } from './arrow-columns.js';
 import { DecimalBuilder } from './arrow-decimal.js';
 import { DictionaryBuilder, enumSymbols } from './arrow-dictionary.js';
 import { ListBuilder, MapBuilder, StructBuilder } from './arrow-nested.js';
-import { instantToUnits, timestampToUnits } from './timestamp-units.js';
+import { instantToUnits, TimestampUnits } from './timestamp-units.js';
 
 const INTEGER = /^[+-]?\d+$/;
 
@@ -62,10 +62,10 @@ function timestamp(type: TrinoType, parse: (text: string) => Instant | null): Co
     p <= 3 ? [TimeUnit.MILLISECOND, 3] : p <= 6 ? [TimeUnit.MICROSECOND, 6] : [TimeUnit.NANOSECOND, 9];
   // The fast path returns a safe integer only: nanoseconds since 1970 pass 2^53 in April 1970, so for them it
   // would parse every value twice.
-  const local = parse === parseTimestamp && digits < 9;
+  const fast = parse === parseTimestamp && digits < 9 ? new TimestampUnits() : null;
   return new Int64Builder(new Timestamp(unit, 'UTC'), (v) => {
-    if (local && typeof v === 'string') {
-      const units = timestampToUnits(v, digits); // the usual layout, without intermediate objects
+    if (fast !== null && typeof v === 'string') {
+      const units = fast.read(v, digits); // the usual layout, without intermediate objects
       if (units !== null) return units;
     }
     const instant = parse(String(v));

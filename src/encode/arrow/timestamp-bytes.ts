@@ -1,9 +1,9 @@
 /**
- * timestampToUnits (timestamp-units.ts) over the bytes of a timestamp's text in a page instead of a string: the
+ * TimestampUnits (timestamp-units.ts) over the bytes of a timestamp's text in a page instead of a string: the
  * same layout rules and the same arithmetic, so where it gives units they are the ones the value path computes
- * from the parsed string, and where it gives null the caller takes the value path.
+ * from the parsed string (core/trino-timestamp.ts), and where it gives null the caller takes the value path.
  */
-import { daysFromCivil } from './timestamp-units.js';
+import { daysFromCivil } from '../../core/trino-timestamp.js';
 
 /** 10^0 to 10^9 (Arrow's units). */
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
@@ -34,7 +34,7 @@ export class TimestampBytes {
     private readonly digits: number,
   ) {}
 
-  /** The units of the text `b[from, to)` (between its quotes), or null when timestampToUnits would give null. */
+  /** The units of the text `b[from, to)` (between its quotes), or null when TimestampUnits would give null. */
   units(b: Uint8Array, from: number, to: number): number | null {
     const n = to - from;
     if (n < 19 || b[from + 16] !== 0x3a) return null;

@@ -8,7 +8,7 @@ import { CSV_PLAIN, csvFieldFrom, writeCsvField } from './csv-field.js';
 import { JsonScanner } from './json-scan.js';
 import { writeJsonTypeCsv } from './json-type-text.js';
 import { asString, generic, jsonValueWriter, type ValueWriter } from './json-value-writer.js';
-import { TimestampTzParser } from '../trino-timestamp.js';
+import { TimestampTzParser } from '../../core/trino-timestamp.js';
 import { timestampToIso, timestampTzToIso, writeIsoTimestamp } from './timestamp-text.js';
 import { VarbinaryText } from './varbinary-text.js';
 

@@ -23,7 +23,7 @@ import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '.
 import { JsonScanner } from './json-scan.js';
 import { jsonTypeText, writeJsonTypeJson } from './json-type-text.js';
 import { PageBuffer } from './page-buffer.js';
-import { TimestampTzParser } from '../trino-timestamp.js';
+import { TimestampTzParser } from '../../core/trino-timestamp.js';
 import { timestampToIso, timestampTzToIso, writeIsoTimestamp } from './timestamp-text.js';
 import { VarbinaryText } from './varbinary-text.js';
 

@@ -2,7 +2,7 @@
  * Trino timestamp text -> ISO-8601 UTC text (`2026-11-01T00:00:00.000Z`) for the text formats, with every
  * fractional digit Trino sent.
  */
-import type { Instant, TimestampTzParser } from '../trino-timestamp.js';
+import type { Instant, TimestampTzParser } from '../../core/trino-timestamp.js';
 import type { PageBuffer } from './page-buffer.js';
 
 const QUOTE = 0x22;

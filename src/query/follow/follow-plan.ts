@@ -16,7 +16,8 @@ import type { PagePosition } from '../tree/page-position.js';
 import type { Caller, ReadPolicy } from '../tree/read-policy.js';
 import type { ReadRequest } from '../tree/read-request.js';
 import type { TopicModel } from '../tree/topic-model.js';
-import { epochOfTrinoTimestamp, parseInstant, trinoTimestampText } from '../request/time.js';
+import { epochOfTrinoTimestamp, trinoTimestampText } from '../../core/trino-timestamp.js';
+import { parseInstant } from '../request/time.js';
 import { badId, type FollowPoint, type OpenedId } from './follow-ids.js';
 
 export interface FollowRequest {

@@ -1,7 +1,7 @@
 /** The paging pass: a page position (tree/page-position.ts) as an anchor predicate and a row offset. */
 import { and, type ColumnNode, type QueryNode } from '../tree/nodes.js';
 import type { PagePosition } from '../tree/page-position.js';
-import { epochOfTrinoTimestamp } from '../request/time.js';
+import { epochOfTrinoTimestamp } from '../../core/trino-timestamp.js';
 import { timeLiteral } from './time-window.js';
 
 /** Positions the tree at a page: an anchor predicate on broker time (anchor mode) and a row offset. */

@@ -7,7 +7,7 @@ import { TIME_COLUMN, type PredicateNode } from '../tree/nodes.js';
 import type { PagePosition } from '../tree/page-position.js';
 import type { SlicePlan } from '../tree/plan.js';
 import type { TopicModel } from '../tree/topic-model.js';
-import { epochOfTrinoTimestamp } from '../request/time.js';
+import { epochOfTrinoTimestamp } from '../../core/trino-timestamp.js';
 import { typeFamily } from '../../core/type-family.js';
 
 /** The first page's first slice, as a share of its window: later pages learn the width from the rows they saw. */

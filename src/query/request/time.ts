@@ -80,14 +80,3 @@ export function parseDuration(text: string, what: string): number {
     throw new ApiError('TG_BAD_VALUE', `${what}=${JSON.stringify(text)} is not a duration like 30s, 5m, 1h, 1d`);
   return ms;
 }
-
-/** The Trino text of a timestamp(3) value for an instant: `2026-11-30 08:00:00.000`. */
-export function trinoTimestampText(epochMs: number): string {
-  const iso = new Date(epochMs).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
-}
-
-/** Epoch ms of a Trino timestamp text (`2026-11-30 08:00:00.000[000]`), read as UTC. */
-export function epochOfTrinoTimestamp(text: string): number {
-  return Date.parse(`${text.slice(0, 10)}T${text.slice(11, 23)}Z`);
-}

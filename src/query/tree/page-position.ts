@@ -4,11 +4,10 @@
  * or after it) under a total order of the rows, in a window pinned by the first page.
  */
 import { Type, type Static } from 'typebox';
+import { TIMESTAMP_TEXT_PATTERN } from '../../core/trino-timestamp.js';
 
 /** Broker time as Trino prints a timestamp(3..12): `2026-11-30 07:59:00.123`. */
-export const TrinoTimestampText = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,12})?$',
-});
+export const TrinoTimestampText = Type.String({ pattern: TIMESTAMP_TEXT_PATTERN });
 const Count = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 const EpochMs = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
 

@@ -13,7 +13,7 @@ import { rowValues, type Row } from '../../core/text-rows.js';
 import type { FollowPoint } from '../../query/follow/follow-ids.js';
 import type { Poll, PollPlan } from '../../query/follow/follow-plan.js';
 import type { PlannedRead } from '../../query/planner.js';
-import { trinoTimestampText } from '../../query/request/time.js';
+import { trinoTimestampText } from '../../core/trino-timestamp.js';
 import { TIME_COLUMN } from '../../query/tree/nodes.js';
 import type { PagePosition } from '../../query/tree/page-position.js';
 import type { Page } from '../open-page.js';

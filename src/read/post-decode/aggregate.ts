@@ -8,7 +8,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import type { SelectNode } from '../../query/tree/nodes.js';
-import { epochOfTrinoTimestamp, trinoTimestampText } from '../../query/request/time.js';
+import { epochOfTrinoTimestamp, trinoTimestampText } from '../../core/trino-timestamp.js';
 import { decimalDigits, timestampPrecision, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import { compareKeys, keyOf, type Key, type Reading } from './evaluate.js';
 import type { ColumnNode } from '../../query/tree/nodes.js';

@@ -7,7 +7,7 @@
  */
 import { ApiError } from '../../core/errors.js';
 import type { ColumnNode, LiteralNode, PredicateNode } from '../../query/tree/nodes.js';
-import { trinoTimestampText } from '../../query/request/time.js';
+import { trinoTimestampText } from '../../core/trino-timestamp.js';
 import { arrayElementType, mapValueType, rowFieldsOf, typeFamily, type TypeFamily } from '../../core/type-family.js';
 import type { ResultColumn } from '../../core/result-stream.js';
 

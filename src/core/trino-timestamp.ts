@@ -1,10 +1,26 @@
 /**
- * Trino timestamp text -> a UTC instant, for every format (text/timestamp-text.ts writes it as ISO-8601,
- * arrow/timestamp-units.ts as Arrow's integer units).
- * Trino sends `timestamp(p)` as `2026-11-01 00:00:00.123` (no zone: the gateway treats it as UTC) and
- * `timestamp(p) with time zone` as `2026-11-01 00:00:00.123 UTC`, `... +02:00` or `... Europe/Berlin`.
+ * The text Trino writes timestamps in, read and written here only: the encoders (encode/text/timestamp-text.ts
+ * writes it as ISO-8601, encode/arrow/timestamp-units.ts and timestamp-bytes.ts as Arrow's integer units, their
+ * byte fast paths tested against `parseTimestamp`), page positions and cursors (the broker time a page starts at)
+ * and the planner (the bounds it writes into SQL).
+ * Trino sends `timestamp(p)` (p from 0 to 12) as `2026-11-01 00:00:00.123` (no zone: the gateway treats it as UTC)
+ * and `timestamp(p) with time zone` as `2026-11-01 00:00:00.123 UTC`, `... +02:00` or `... Europe/Berlin`.
  * Fractional digits are carried as text, never through a float, so all p (up to 12) digits survive.
  */
+
+/** `timestamp(p)` text of years 0000-9999 as Trino prints it, p from 0 to 12 (a JSON Schema `pattern`). */
+export const TIMESTAMP_TEXT_PATTERN = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}(\\.\\d{1,12})?$';
+
+/** The Trino text of a timestamp(3) value for an instant: `2026-11-30 08:00:00.000`. */
+export function trinoTimestampText(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+/** Epoch ms of a Trino timestamp text (`2026-11-30 08:00:00.000[000]`), read as UTC: digits past ms are dropped. */
+export function epochOfTrinoTimestamp(text: string): number {
+  return Date.parse(`${text.slice(0, 10)}T${text.slice(11, 23)}Z`);
+}
 
 /** A UTC instant: whole seconds since the epoch plus the fraction exactly as Trino wrote it (`.123`, or ''). */
 export interface Instant {
@@ -116,4 +132,14 @@ function offsetAt(format: Intl.DateTimeFormat, utc: number): number {
   for (const part of format.formatToParts(utc * 1000)) p[part.type] = part.value;
   const year = p.era === 'BC' ? 1 - Number(p.year) : Number(p.year);
   return utcSeconds(year, +p.month!, +p.day!, +p.hour!, +p.minute!, +p.second!) - Math.floor(utc);
+}
+
+/** Days from 1970-01-01 to the first of month `m` of year `y` in the proleptic Gregorian calendar (as Date.UTC). */
+export function daysFromCivil(y: number, m: number): number {
+  if (m <= 2) y--;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5);
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
 }
