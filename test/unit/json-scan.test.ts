@@ -115,7 +115,7 @@ describe('the end of a string', () => {
 
   it('the plain-string readers end a string where the byte loop does, or decline it', () => {
     const next = random(11);
-    const texts = [...STRINGS.map((s) => Buffer.from(JSON.stringify(s))), Buffer.from('"ab"c"')];
+    const texts: Buffer[] = [...STRINGS.map((s) => Buffer.from(JSON.stringify(s))), Buffer.from('"ab"c"')];
     for (let n = 0; n < 2000; n++) texts.push(noise(next, 1 + Math.floor(next() * 30)));
     for (const b of texts) {
       for (const i of quotes(b)) {
