@@ -13,6 +13,7 @@
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Pool } from 'pg';
+import { madeOnce } from '../state/open-state.js';
 import { ddlTransaction, quotePgIdent } from '../state/postgres.js';
 import { stateUnavailable } from '../state/store-failures.js';
 
@@ -23,7 +24,7 @@ type Callback = (error: Error | null, result?: { current: number; ttl: number })
 
 export class PgRateCounts {
   private readonly table: string;
-  private ready: Promise<void> | undefined;
+  private readonly ready = madeOnce(() => this.create());
   private prunedAt = 0;
 
   constructor(
@@ -67,11 +68,7 @@ export class PgRateCounts {
   }
 
   private init(): Promise<void> {
-    this.ready ??= this.create().catch((err: unknown) => {
-      this.ready = undefined;
-      throw err;
-    });
-    return this.ready;
+    return this.ready();
   }
 
   private async create(): Promise<void> {

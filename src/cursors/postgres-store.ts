@@ -24,6 +24,7 @@ import {
   quotePgIdent,
   statePool,
 } from '../state/postgres.js';
+import { madeOnce } from '../state/open-state.js';
 import { isPostgresUrl } from '../state/state-url.js';
 import type { CursorRecord, CursorStore, HistoryEntry, Position } from './cursor-store.js';
 import { checkCount, checkEntry, checkName, checkPosition, toInstant } from './store-checks.js';
@@ -57,7 +58,7 @@ export class PostgresCursorStore implements CursorStore {
   private readonly H: string;
   private readonly cursorColumns: string;
   private readonly historyColumns: string;
-  private ready: Promise<void> | undefined;
+  private readonly ready = madeOnce(() => this.createSchema());
   private closed = false;
 
   /** `stateUrl`: `postgres://user:password@host:port/database` (or `postgresql://`). */
@@ -75,11 +76,7 @@ export class PostgresCursorStore implements CursorStore {
 
   /** Creates the schema and tables on first use (idempotent; concurrent calls share one attempt). */
   init(): Promise<void> {
-    this.ready ??= this.createSchema().catch((err: unknown) => {
-      this.ready = undefined;
-      throw err;
-    });
-    return this.ready;
+    return this.ready();
   }
 
   private async createSchema(): Promise<void> {

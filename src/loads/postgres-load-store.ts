@@ -13,6 +13,7 @@ import type pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { pgTransaction } from '../state/pg-transaction.js';
 import { createSchemaIfMissing, ddlTransaction, placeholders, postgresDialect, statePool } from '../state/postgres.js';
+import { madeOnce } from '../state/open-state.js';
 import type { ClaimRequest, LoadLock, LoadRecord, LoadRun, LoadStore, TargetClaim } from './load-store.js';
 import * as rows from './load-rows.js';
 
@@ -26,7 +27,7 @@ export class PostgresLoadStore implements LoadStore {
   private readonly L: string;
   private readonly R: string;
   private readonly T: string;
-  private ready: Promise<void> | undefined;
+  private readonly ready = madeOnce(() => this.createSchema());
   private closed = false;
   /** The connections holding run locks, ended by close(): their sessions' locks go with them. */
   private readonly holding = new Set<() => void>();
@@ -44,11 +45,7 @@ export class PostgresLoadStore implements LoadStore {
   }
 
   init(): Promise<void> {
-    this.ready ??= this.createSchema().catch((err: unknown) => {
-      this.ready = undefined;
-      throw err;
-    });
-    return this.ready;
+    return this.ready();
   }
 
   private async createSchema(): Promise<void> {

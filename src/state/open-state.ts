@@ -17,6 +17,19 @@ export interface StoreLoaders<S extends StateStore> {
   postgres(): Promise<S>;
 }
 
+/**
+ * `make` (a store's schema, made on first use) run once: its promise is shared by every call until it fails, and a
+ * failure is tried again by the next call.
+ */
+export function madeOnce(make: () => Promise<void>): () => Promise<void> {
+  let made: Promise<void> | undefined;
+  return () =>
+    (made ??= make().catch((err: unknown) => {
+      made = undefined;
+      throw err;
+    }));
+}
+
 export async function openState<S extends StateStore>(stateUrl: string, load: StoreLoaders<S>): Promise<S> {
   let store: S;
   if (isSqliteUrl(stateUrl)) store = await load.sqlite();

@@ -150,6 +150,21 @@ describe('the checks, on small graphs', () => {
     ]);
   });
 
+  it('a feature importing another feature, or the state room importing a feature, is reported', () => {
+    const g = graphFrom({
+      'loads/postgres-load-store.ts': "import { pgTransaction } from '../cursors/pg-transaction.js';",
+      'access/pg-rate-store.ts': "import { quoteIdent } from '../cursors/postgres-store.js';",
+      'sessions/stream-principal.ts': "import type { Principal } from '../access/principal.js';",
+      'cursors/cursor-keys.ts': "import type { StatefulCaller } from '../access/stateful-caller.js';",
+      'state/open-state.ts': "import type { LoadStore } from '../loads/load-store.js';",
+    });
+    expect(show(orderViolations(g, ORDER))).toEqual([
+      'loads/postgres-load-store.ts -> cursors/pg-transaction.ts',
+      'access/pg-rate-store.ts -> cursors/postgres-store.ts',
+      'state/open-state.ts -> loads/load-store.ts',
+    ]);
+  });
+
   it('a module of an area outside the order is reported', () => {
     const g = graphFrom({ 'exports/export.ts': "import { e } from '../core/errors.js';" });
     expect(show(orderViolations(g, ORDER))).toEqual(['exports/export.ts -> (area exports is not in the order)']);
