@@ -14,7 +14,7 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Pool } from 'pg';
 import { madeOnce } from '../state/open-state.js';
-import { ddlTransaction, quotePgIdent } from '../state/postgres.js';
+import { ddlTransaction, postgresDialect } from '../state/postgres.js';
 import { stateUnavailable } from '../state/store-failures.js';
 
 export const RATE_TABLE = 'topicgate_request_counts';
@@ -31,7 +31,7 @@ export class PgRateCounts {
     private readonly pool: Pool,
     private readonly schema: string,
   ) {
-    this.table = `${quotePgIdent(schema)}.${quotePgIdent(RATE_TABLE)}`;
+    this.table = postgresDialect(schema).table(RATE_TABLE);
   }
 
   /** Adds one request of `key`: its count in the current window, and the window's milliseconds left. */
