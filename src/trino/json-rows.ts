@@ -6,8 +6,8 @@
  * the boundaries of its elements instead (commas at the array's top level, outside strings) and parsed a batch at
  * a time, a page's rows die young.
  *
- * The scan checks structure only (one array, balanced brackets, closed strings); each batch is parsed by
- * JSON.parse, which checks the rest. UTF-8 continuation bytes never equal the ASCII bytes looked for.
+ * The scan (core/json-scan.ts) checks structure only (one array, balanced brackets, closed strings); each batch is
+ * parsed by JSON.parse, which checks the rest.
  */
 import { elementEnd, skipSpace, stringEndBySearch } from '../core/json-scan.js';
 import { parseLosslessJson } from '../core/lossless-json.js';

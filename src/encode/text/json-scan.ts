@@ -6,7 +6,8 @@
  * validates UTF-8 as it goes: bytes >= 0x80 are accepted only inside strings and only as well-formed UTF-8 (the
  * rules of node:buffer isUtf8), so text it accepts is valid UTF-8 as a whole.
  * A scanner keeps its container stack between scans (no allocation per value) and reports what it saw in its own
- * fields: each value writer that scans owns one, so nothing is shared between writers or encoders.
+ * fields: each value writer that scans owns one, so nothing is shared between writers or encoders. A string ends
+ * where core/json-scan.ts says (test/unit/json-scan.test.ts checks it); this one also checks what is inside.
  */
 
 const OBJ = 1;
