@@ -1,35 +1,23 @@
 /**
  * A follow from request to response (API.md "Following a topic"): negotiated as Server-Sent Events or NDJSON,
- * planned (query/follow/follow-plan.ts: every refusal before the response starts), counted against
+ * planned by the read entry (entry/plan-follow.ts: every refusal before the response starts), counted against
  * `limits.maxFollowers`, then streamed: the poll loop (read/follow/follow-loop.ts) in the follow's framing, with
  * keep-alives, until the client leaves (each poll's query cancelled then) or `until` is reached, or the caller's
  * credential, grant or row scope is lost (follow-access.ts): an error event naming why, and the end.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { quotaKey } from '../access/principal.js';
-import { settleMsOf } from '../config/config.js';
 import { ApiError } from '../core/errors.js';
 import { drainedOutput, encodedReadable } from '../encode/encoder-registry.js';
-import { FollowIds, type OpenedId } from '../query/follow/follow-ids.js';
-import { FollowPlanner } from '../query/follow/follow-plan.js';
-import { readPolicy } from '../query/policy-from-settings.js';
+import { followPages, planFollow, type FollowOptions, type ResumedFrom } from '../entry/plan-follow.js';
 import { followBody } from '../read/follow/follow-body.js';
 import { followFraming, type FollowFormat, type FollowFraming } from '../read/follow/follow-frames.js';
 import { followLoop } from '../read/follow/follow-loop.js';
 import type { Followers } from '../read/follow/followers.js';
-import { openPage } from '../read/open-page.js';
 import { logFailure, toApiError } from '../trino/trino-errors.js';
 import { FollowAccess } from './follow-access.js';
 import { flushThenAbort } from './flush-then-abort.js';
 import { callerOf, requestTrino } from './request-caller.js';
-import { keyFramesOf, type ReadOptions } from './run-read.js';
-
-export interface FollowOptions extends Pick<ReadOptions, 'topic' | 'req' | 'rows' | 'cursor' | 'explain' | 'format'> {
-  /** `after=`: the event id to resume after (wins over `Last-Event-ID`). */
-  after?: string;
-  decode: boolean;
-  readerVersions?: ReadOptions['readerVersions'];
-}
 
 const CONTENT_TYPES = {
   sse: 'text/event-stream; charset=utf-8',
@@ -58,32 +46,10 @@ export function followFormatOf(format: string | undefined, accept: string | unde
   throw refused(`Accept: ${JSON.stringify(accept)}`, 'Accept');
 }
 
-/** The id a reconnection resumes after: `after=` first, else `Last-Event-ID` (null: a new follow). */
-function resumedId(request: FastifyRequest, after: string | undefined, ids: FollowIds): OpenedId | null {
-  if (after !== undefined) return ids.open(after, 'after');
+/** The id a reconnection resumes after when `after=` is absent: `Last-Event-ID` (none: a new follow). */
+function lastEventId(request: FastifyRequest): ResumedFrom | undefined {
   const header = request.headers['last-event-id'];
-  return typeof header === 'string' && header !== '' ? ids.open(header, 'Last-Event-ID') : null;
-}
-
-/** The follow's planner (every refusal of the request comes from it, before the response starts) and its ids. */
-async function plannedFollow(app: FastifyInstance, request: FastifyRequest, o: FollowOptions) {
-  const { config, keyring } = app.tg;
-  const ids = new FollowIds(keyring);
-  const resumed = resumedId(request, o.after, ids);
-  const planner = new FollowPlanner(
-    {
-      topic: o.topic,
-      read: o.req,
-      cursor: o.cursor,
-      explain: o.explain,
-      policy: readPolicy(config, o.topic.id, o.rows),
-      keyFrames: await keyFramesOf(app, o),
-      caller: callerOf(request),
-      settleMs: settleMsOf(config.topics[o.topic.id]),
-    },
-    resumed,
-  );
-  return { planner, ids };
+  return typeof header === 'string' && header !== '' ? { id: header, name: 'Last-Event-ID' } : undefined;
 }
 
 /** `framing`, counting the rows it writes in the request's audit line and the rows metric. */
@@ -123,8 +89,9 @@ export async function runFollow(
   o: FollowOptions,
 ) {
   const format = followFormatOf(o.format, o.format === undefined ? request.headers.accept : undefined);
-  const { config, registry, held, memory: gateway } = app.tg;
-  const { planner, ids } = await plannedFollow(app, request, o);
+  const { config, memory: gateway } = app.tg;
+  const call = { services: app.tg, caller: callerOf(request) };
+  const { planner, ids } = await planFollow(call, o, lastEventId(request));
   const gone = new AbortController();
   const guard = new FollowAccess(app, request, o.topic, o.rows);
   // A credential already past its expiry (within the verifier's clock tolerance) is refused before the response.
@@ -140,24 +107,13 @@ export async function runFollow(
   });
   let body: ReturnType<typeof encodedReadable> | undefined;
   const drained = drainedOutput(reply.raw, () => body);
-  const lookAheadBytes = Math.floor(gateway.maxBytes / config.limits.maxConcurrentQueries);
-  const ctx = { config, registry, held, signal: gone.signal, memory, lookAheadBytes };
-  const pageOptions = {
-    paged: false,
-    caller: callerOf(request)?.id ?? '',
-    topic: o.topic.id,
-    decode: o.decode,
-    readerVersions: o.readerVersions,
-    bytesAsHex: true,
-    flattensDecoded: false,
-  };
   const items = followLoop({
     start: planner.start,
     poll: async (from, now, width) => {
       await guard.check();
       return planner.poll(from, now, width);
     },
-    open: (plan, lease) => openPage({ ...ctx, trino: lease }, plan, pageOptions),
+    open: followPages(call, o, gone.signal, memory),
     trino: requestTrino(request),
     pollMs: config.followPollMs,
     drained,

@@ -32,7 +32,7 @@ export interface ReadCache {
   readonly vary: readonly string[];
 }
 
-/** The read as run-read.ts planned it (its ReadOptions). */
+/** The read as run-read.ts planned it (its ReadOptions, entry/plan-read.ts). */
 export interface CachedRead {
   topic: TopicModel;
   req: ReadRequest;

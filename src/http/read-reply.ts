@@ -9,9 +9,11 @@ import fp from 'fastify-plugin';
 import type { MediaType } from '../encode/encoder-registry.js';
 import type { PlannedRead } from '../query/planner.js';
 import { Followers } from '../read/follow/followers.js';
-import { runFollow, type FollowOptions } from './follow-read.js';
+import type { FollowOptions } from '../entry/plan-follow.js';
+import type { ReadOptions } from '../entry/plan-read.js';
+import { runFollow } from './follow-read.js';
 import { mediaTypeOf } from './negotiate-media.js';
-import { planReadOf, runRead, type ReadOptions } from './run-read.js';
+import { planReadOf, runRead } from './run-read.js';
 import { streamRead, type StreamOptions } from './stream-read.js';
 
 declare module 'fastify' {

@@ -1,5 +1,6 @@
 /** Who a read runs for, and through which Trino, as the access plugin set them on the request. */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ReadCall } from '../entry/read-call.js';
 import type { Caller } from '../query/tree/read-policy.js';
 import type { PageTrino } from '../read/open-page.js';
 
@@ -20,4 +21,9 @@ export function requestTrino(request: FastifyRequest): PageTrino {
   const trino = (request as { trino?: PageTrino | null }).trino;
   if (!trino) throw new Error(`route ${request.routeOptions.url} reads through Trino but is not a data route`);
   return trino;
+}
+
+/** The read entry's call for this request: the app's services, the request's caller and its Trino port. */
+export function readCallOf(app: FastifyInstance, request: FastifyRequest): ReadCall {
+  return { services: app.tg, caller: callerOf(request), trino: requestTrino(request) };
 }
