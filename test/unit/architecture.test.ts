@@ -42,7 +42,7 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   cursors: FEATURE_DEPS,
   sessions: FEATURE_DEPS,
   loads: FEATURE_DEPS,
-  entry: [...READ_DEPS, 'read'],
+  entry: [...READ_DEPS, 'read', 'access'],
   http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads'],
   routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http'],
   server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'routes'],
