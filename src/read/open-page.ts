@@ -1,7 +1,7 @@
 /**
  * A planned read as one page's result stream: payloads decoded, the post-decode stage run, the page cut from the
- * rows (sliced, bulk, or continuing a held result), and the next page's position learnt as the rows go by. The HTTP
- * side (http/stream-read.ts) asks it for the rows to encode and for the next position, and owns the rest.
+ * rows (sliced, bulk, or continuing a held result), and the next page's position learnt as the rows go by. The read
+ * entry (entry/open-read.ts) asks it for the rows to encode and for the next position, and owns the rest.
  */
 import type { Config } from '../config/config.js';
 import type { ResultColumn, ResultStream } from '../core/result-stream.js';
