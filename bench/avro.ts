@@ -1,5 +1,5 @@
 /**
- * `npm run bench:avro`: what decoding Avro costs (issue 13). The same payment events twice in the bench schema:
+ * `npm run bench:avro`: what decoding Avro costs. The same payment events twice in the bench schema:
  * `payments_avro` (Confluent-framed Avro, decoded through the local Schema Registry into typed records) and
  * `payments_json` (the same events as JSON text, passed through). Each is read whole (`limit=all`) by a gateway
  * process in NDJSON and Arrow; rows/s is the median of the repetitions.

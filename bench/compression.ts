@@ -1,5 +1,5 @@
 /**
- * `npm run bench:compression`: what compression on the wire costs and saves (issue 28 item 1), to choose the
+ * `npm run bench:compression`: what compression on the wire costs and saves, to choose the
  * default levels (src/core/content-codings.ts DEFAULT_LEVELS). A 10^6-row window of the bench's clicks (bench/data.ts)
  * is read from a gateway process (dist/server.js, as `npm start` runs it) in NDJSON, uncompressed and under each
  * coding at a few levels; per case: wire bytes per row, rows/s (query sent to last byte), and the gateway's CPU per

@@ -1,5 +1,5 @@
 /**
- * `npm run load` (issue 14): the request mix of bench/load-mix.ts at 10, 50 and 200 concurrent connections
+ * `npm run load`: the request mix of bench/load-mix.ts at 10, 50 and 200 concurrent connections
  * against a gateway this script starts (`node dist/server.js`, the production build, on 127.0.0.1 only), over the
  * local Trino's demo topics. Per level: throughput, p50/p99 latency per route, status codes, the gateway's RSS
  * and the Trino queries running at once (sampled): the reads' queries, which `maxConcurrentQueries` governs, apart

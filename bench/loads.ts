@@ -1,5 +1,5 @@
 /**
- * `npm run bench:loads` (issue 30): one window of the bench clicks (10^6 rows; `-- --rows 10000000` for 10^7) landed
+ * `npm run bench:loads`: one window of the bench clicks (10^6 rows; `-- --rows 10000000` for 10^7) landed
  * in the lake by a load run (Trino reads the topic and writes Iceberg; no event passes through the gateway) against
  * the same window read through the gateway with `limit=all&order=none` into a Parquet file. Rows/s, the CPU seconds of the
  * gateway and of Trino during each, and the machine's busy share; the table is printed and written to

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:304` (issue 28 item 2): revalidations of a settled window. A gateway (dist/server.js, as `npm start`
+ * `npm run bench:304`: revalidations of a settled window. A gateway (dist/server.js, as `npm start`
  * runs it) reads one settled window once for its ETag; then autocannon sends that GET with `If-None-Match` on 50
  * connections for `--duration` seconds (default 20): autocannon as fast as answers come (throughput; its
  * latency is then 50 connections over the throughput), then paced at each of `--rates` (default 500, 2000, 5000

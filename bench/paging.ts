@@ -1,5 +1,5 @@
 /**
- * Paging vs one response (issue 12 item 6): a window of about 10^6 rows read at 10,000 rows per page (following
+ * Paging vs one response: a window of about 10^6 rows read at 10,000 rows per page (following
  * the `Link: rel="next"` header) and in one response (`limit=all` once the gateway has it, else one page as large
  * as the window), timed from the first request to the last byte, with the rows Trino read for each page from its
  * query statistics. Each run has its own Trino user, so its queries are found afterwards (bench/trino-stats.ts);

@@ -38,7 +38,7 @@ export function raceTable(results: CaseResult[]): string {
   return lines.join('\n');
 }
 
-/** The targets of issues 12 and 15, at 10^6 rows (or the largest size below it), and RSS across the sizes run. */
+/** The race's targets (speed against the Trino CLI and the python client, flat RSS), at 10^6 rows (or the largest size below it), and RSS across the sizes run. */
 export function raceVerdicts(results: CaseResult[]): string[] {
   const sizes = [...new Set(results.map((r) => r.size))].sort((a, b) => a - b);
   const mid = [...sizes].reverse().find((x) => x <= 1_000_000) ?? sizes[0]!;

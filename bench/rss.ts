@@ -1,5 +1,5 @@
 /**
- * `npm run bench:rss`: the RSS of `node dist/server.js` (issue 14: an idle gateway under 100 MB), idle after
+ * `npm run bench:rss`: the RSS of `node dist/server.js` (an idle gateway under 100 MB), idle after
  * start-up, then at its peak (VmHWM) after one read of the demo orders in each format, and idle again.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the race of issue 12 item 6, in one run, on the same windows of the same topic.
+ * `npm run bench`: the race (the gateway against the Trino CLI and the python client, and paging against one response), in one run, on the same windows of the same topic.
  *
  *   npm run bench [-- --sizes 100000,1000000,10000000] [--reps 3] [--big-reps 2] [--huge-reps 1] [--warmups 1]
  *                    [--paging-rows 1000000]

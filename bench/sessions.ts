@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sessions`: read sessions (issue 27) against the single response. The first `--rows` rows' window
+ * `npm run bench:sessions`: read sessions against the single response. The first `--rows` rows' window
  * of the bench's clicks (bench/data.ts, bench/window.ts) read as one `limit=all` response, and as a session of 1, 4
  * and 16 streams, through one gateway instance and through two behind HAProxy (scripts/cluster.ts, the built dist/
  * as `npm start` runs it). A case is timed end to end: the session made (its count query included), then every

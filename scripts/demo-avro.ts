@@ -1,5 +1,5 @@
 /**
- * The Avro demo topic `payments_avro` (issue 13): payments as Confluent's serializers frame them (magic byte 0,
+ * The Avro demo topic `payments_avro`: payments as Confluent's serializers frame them (magic byte 0,
  * 4-byte big-endian schema id, Avro binary), with the schemas registered in a real Schema Registry under
  * `payments_avro-key` (a string) and `payments_avro-value` (two versions). `payments_json` (loaded by the benchmark
  * only) holds the same events as JSON text. Generated here (Trino cannot write Avro) and inserted as varbinary literals.

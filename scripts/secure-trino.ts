@@ -1,5 +1,5 @@
 /**
- * A second local Trino configured like a production one (issue 11), for the Trino connection tests: HTTPS with a
+ * A second local Trino configured like a production one, for the Trino connection tests: HTTPS with a
  * certificate from a CA made here with openssl, the file password authenticator (bcrypt `$2y$` hashes made with
  * htpasswd, cost 10) beside JWT bearer tokens (an RSA key made here), a shared secret for internal
  * communication, file-based access control with impersonation and per-user table rules, and the memory catalog

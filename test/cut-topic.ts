@@ -1,5 +1,5 @@
 /**
- * A topic whose reads fail mid-stream in Trino itself, for tests of cut responses (issue 14): the view
+ * A topic whose reads fail mid-stream in Trino itself, for tests of cut responses: the view
  * `vast."cut|kafka_topics".orders` is the demo orders, except that computing `value` for an event from
  * CUT_POISON_FROM on divides by zero. `cutReadPath` reads a two-day window as a bulk read in two slices
  * (parallel=2): the first slice's rows (the first day) are written, then the second slice's query fails

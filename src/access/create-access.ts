@@ -1,7 +1,7 @@
 /**
  * The access core, built once from the settings: who the caller is (authenticator), what it may do (grants),
  * which rows it sees (row policies) and how many queries it may run at once (limiter). Routes and the planner
- * reach it through `app.access`; the HTTP side (src/plugins/access.ts) authenticates every request with it.
+ * reach it through `app.access`; the HTTP side (src/server/plugins/access-plugin.ts) authenticates every request with it.
  */
 import type { Config } from '../config/config.js';
 import { concurrentQueriesOf, type RouteGroup } from '../config/access-schema.js';

@@ -1,6 +1,6 @@
 /**
  * A caller's `concurrentQueries` slots counted in PostgreSQL, across every gateway instance sharing the store
- * (read/shared-slots.ts), with PostgreSQL's session-level advisory locks: slot `s` of caller `k` is the lock on a
+ * (access/shared-slots.ts), with PostgreSQL's session-level advisory locks: slot `s` of caller `k` is the lock on a
  * 64-bit hash of (schema, k, s), for s below the limit. A request's hold is one connection of a pool of its own,
  * kept for as long as the request holds slots, on which it takes a free slot's lock (`pg_try_advisory_lock`, which
  * never waits) per query; giving the hold back unlocks them all and returns the connection.

@@ -2,10 +2,10 @@
  * A row policy's filter (API.md "Access": PostgREST grammar, may name `{claims.<name>}`), read in two steps:
  *
  * 1. parseRowFilter, once at start-up: the text is read by the request filters' own grammar
- *    (query/filter-syntax.ts) into its syntax tree, and every filter in it is checked for placeholders. They are
+ *    (query/request/filter-syntax.ts) into its syntax tree, and every filter in it is checked for placeholders. They are
  *    recognized only as a whole value (or a whole `in` item), so no claim text is ever parsed.
  * 2. bindRowFilter, per request: a filter without placeholders becomes a predicate exactly as a request's does
- *    (query/filters.ts); in one with placeholders each is replaced by the caller's claim VALUE, and the predicate
+ *    (query/request/filters.ts); in one with placeholders each is replaced by the caller's claim VALUE, and the predicate
  *    is built from the values through the same builder. A claim holding `,`, `)` or `or=(` stays one value: it
  *    never meets the grammar.
  *
@@ -38,7 +38,7 @@ type ValueTemplate = { kind: 'text'; text: string } | { kind: 'claim'; name: str
 
 /**
  * A filter that names claims: its operator, its values (texts and placeholders), its leading `not.`s, and how a
- * JSON arrow path compares with them: as text, unless the placeholders say `|number` (issue 31: a claim that looks
+ * JSON arrow path compares with them: as text, unless the placeholders say `|number` (a claim that looks
  * like a number must not turn a tenant id into a double, where `7` equals `"07"` and `7.0`).
  */
 interface ClaimFilter {

@@ -60,12 +60,8 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       return v;
     }
     case 'optional-url':
-    case 'url': {
-      if (schema.read === 'optional-url' && raw === '') return '';
-      const v = raw.replace(/\/+$/, '');
-      if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) bad('must be an http(s) URL');
-      return v;
-    }
+    case 'url':
+      return schema.read === 'optional-url' && raw === '' ? '' : readUrl(raw, bad);
     case 'list': {
       const v = splitList(raw);
       if (v.length === 0) problems.push(`${name} must name at least one schema`);
@@ -75,13 +71,8 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       return splitList(raw);
     case 'encodings':
       return readEncodings(raw, bad);
-    case 'int': {
-      const { minimum, maximum } = schema as unknown as { minimum: number; maximum: number };
-      const n = Number(raw);
-      if (!/^\d+$/.test(raw.trim()) || n < minimum || n > maximum)
-        bad(`must be an integer from ${minimum} to ${maximum}`);
-      return n;
-    }
+    case 'int':
+      return readInt(schema as unknown as { minimum: number; maximum: number }, raw, bad);
     case 'bool':
       if (raw === 'true' || raw === '1') return true;
       if (raw === 'false' || raw === '0') return false;
@@ -99,13 +90,8 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
     }
     case 'origins':
       return readOrigins(raw, bad);
-    case 'hosts': {
-      const v = splitList(raw).map((h) => h.toLowerCase());
-      // `*` alone, or a host (`*.` before a domain: any name under it), optionally with :port.
-      if (v.some((h) => h !== '*' && !/^(\[[0-9a-f:.]+\]|(\*\.)?[a-z0-9.-]+)(:\d{1,5})?$/.test(h)))
-        bad('must be comma-separated host names (`*.example.com` for any name under it), optionally with :port');
-      return v;
-    }
+    case 'hosts':
+      return readHosts(raw, bad);
     case 'csv-formulas':
       if (raw !== 'escape' && raw !== 'keep') bad('must be escape or keep');
       return raw;
@@ -115,6 +101,27 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
     case 'file':
       return readFilePath(name, raw, problems);
   }
+}
+
+function readUrl(raw: string, bad: (what: string) => void): string {
+  const v = raw.replace(/\/+$/, '');
+  if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) bad('must be an http(s) URL');
+  return v;
+}
+
+function readInt(range: { minimum: number; maximum: number }, raw: string, bad: (what: string) => void): number {
+  const { minimum, maximum } = range;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n < minimum || n > maximum) bad(`must be an integer from ${minimum} to ${maximum}`);
+  return n;
+}
+
+function readHosts(raw: string, bad: (what: string) => void): string[] {
+  const v = splitList(raw).map((h) => h.toLowerCase());
+  // `*` alone, or a host (`*.` before a domain: any name under it), optionally with :port.
+  if (v.some((h) => h !== '*' && !/^(\[[0-9a-f:.]+\]|(\*\.)?[a-z0-9.-]+)(:\d{1,5})?$/.test(h)))
+    bad('must be comma-separated host names (`*.example.com` for any name under it), optionally with :port');
+  return v;
 }
 
 function readEncodings(raw: string, bad: (what: string) => void): string[] {

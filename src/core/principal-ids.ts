@@ -1,5 +1,5 @@
 /**
- * How principals are named (issue 31 item 6): by how they authenticated, so that ids of different kinds never
+ * How principals are named: by how they authenticated, so that ids of different kinds never
  * coincide. `key:<principal>` for an API key (its `principal` in the config), `jwt:<issuer>:<claim>` for a bearer
  * token (the configured issuer, which the token's `iss` must equal, and the principal claim's value), `anonymous`
  * for no credentials. access/principal.ts gives every caller its id; cursors (cursors/cursor-keys.ts) and read

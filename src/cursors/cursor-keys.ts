@@ -1,5 +1,5 @@
 /**
- * Where a cursor is stored (issue 31 item 7): under its name and its owner's principal id, so each principal has
+ * Where a cursor is stored: under its name and its owner's principal id, so each principal has
  * names of its own. Another principal's cursor of the same name is a different cursor: nothing a caller asks for
  * (create, read, anything) ever meets it, so no answer can tell whether it exists. Cursor names have no `/` (the
  * route's pattern), so the key is the name, a `/`, and the owner's id URI-encoded (an id is any text).

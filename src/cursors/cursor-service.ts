@@ -52,7 +52,7 @@ export class CursorService {
     const model = topicModel(await this.services.catalog.get(id), this.services.config);
     if (!model.time)
       throw new ApiError('TG_BAD_REQUEST', `topic ${id} has no timestamp_broker: cursors need topic tables`);
-    // An Avro key: the cursor's filters on it compare framed bytes (blob/avro/key-frames.ts), as reads do.
+    // An Avro key: the cursor's filters on it compare framed bytes (blob/avro/key-framing.ts), as reads do.
     const framing = await keyFraming(id, this.services.config.topics[id]?.key, this.services.registry);
     return { model, framing };
   }

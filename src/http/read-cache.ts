@@ -1,28 +1,21 @@
 /**
- * HTTP caching of settled windows (API.md "Caching settled windows"; issue 28): a GET whose window is settled
- * (query/settled-window.ts) gets a strong ETag and `Cache-Control: private, max-age=<TOPICGATE_CACHE_MAX_AGE>,
- * immutable`, and `If-None-Match` naming that tag is a 304 before any Trino query; every other read is
- * `private, no-store` (as every caller-dependent answer: plugins/cache-scope.ts). The tag is a hash of a list of inputs, one per thing that changes the response's bytes, so two
- * instances (or a restart) with the same settings give the same tag, and any change gives another.
+ * HTTP caching of settled windows (API.md "Caching settled windows"): a GET whose window is settled gets the read
+ * entry's strong tag (entry/settled-validators.ts) as its ETag and `Cache-Control: private,
+ * max-age=<TOPICGATE_CACHE_MAX_AGE>, immutable`, and `If-None-Match` naming that tag is a 304 before any Trino query;
+ * every other read is `private, no-store` (as every caller-dependent answer: plugins/cache-scope.ts).
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { settleMsOf } from '../config/config.js';
-import { builtJson, canonicalJson } from './canonical-json.js';
 import type { ColumnCodec } from '../core/content-codings.js';
 import { encoderRegistry, type MediaType } from '../encode/encoder-registry.js';
-import { ENCODER_VERSIONS } from '../encode/encoder-versions.js';
-import { canonicalWhere } from '../query/passes/paging.js';
+import { etagInputsOf, settledValidatorOf, type EtagInput } from '../entry/settled-validators.js';
 import type { PlannedRead } from '../query/planner.js';
-import { isSettledWindow } from '../query/settled-window.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { ReadRequest } from '../query/tree/read-request.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
 import { addVary } from './vary.js';
 import { compressesOnWire, wireCodingOf } from './wire-body.js';
 
-/** One input of a settled window's ETag: a name and a value hashed as canonical JSON (core/canonical-json.ts). */
-export type EtagInput = readonly [name: string, value: unknown];
+export { strongEtag, type EtagInput } from '../entry/settled-validators.js';
 
 /** A settled window's validator and freshness, sent with its 200 and its 304s. */
 export interface ReadCache {
@@ -57,17 +50,7 @@ function varyOf(config: FastifyInstance['tg']['config'], media: MediaType): read
   return compressesOnWire(config, encoderRegistry[media]) ? ['Accept-Encoding', ...VARY] : VARY;
 }
 
-/** A strong entity tag (RFC 9110 8.8.3) of the inputs: SHA-256 of their canonical JSON, 192 bits shown. */
-export function strongEtag(inputs: readonly EtagInput[]): string {
-  return `"${createHash('sha256').update(canonicalJson(inputs)).digest('base64url').slice(0, 32)}"`;
-}
-
-/**
- * Everything a settled window's bytes depend on: the request as planned (the tree with the caller's row filter
- * ANDed, the page and its pinned window, the post-decode stage, the next page's link and the key that signs its
- * token, the decoded payloads' reader versions), the caller's row scope, the topic's settings and columns, the
- * encoder's version, the media type and the content coding.
- */
+/** The inputs of a settled window's ETag for `request`: the read entry's, with the coding Accept-Encoding asks. */
 export function etagInputs(
   app: FastifyInstance,
   request: FastifyRequest,
@@ -75,26 +58,7 @@ export function etagInputs(
   planned: PlannedRead,
   media: MediaType,
 ): EtagInput[] {
-  const { tree, position, timeIndex, bulk } = planned;
-  // The post-decode stage's row cap only decides between these bytes and a 422; the slices and a bulk read's
-  // parallelism only how the same rows are fetched: none of them is an input.
-  const postDecode = planned.postDecode && { ...planned.postDecode, maxRows: null };
-  const link = o.nextUrl?.('') ?? null;
-  const reader = { decode: o.decode !== false, versions: o.readerVersions ?? null, types: o.topic.decoded ?? null };
-  const cursorKey = app.tg.keyring.currentId;
-  return [
-    // The plan as the planner built it (its own member order is fixed): text already, hashed as is.
-    ['request', builtJson({ tree, position, timeIndex, postDecode, bulk: bulk !== null, link, cursorKey, reader })],
-    ['rows', { filter: canonicalWhere(o.rows.filter), principal: o.rows.principal }],
-    ['topic', { id: o.topic.id, settings: app.tg.config.topics[o.topic.id] ?? null, columns: o.topic.source.columns }],
-    ['encoder', ENCODER_VERSIONS[encoderRegistry[media].format]],
-    ['format', media],
-    // The content coding negotiated from Accept-Encoding (wire-body.ts), and Parquet's column codec.
-    ['coding', wireCodingOf(app.tg.config, encoderRegistry[media], request)],
-    ['columns-codec', o.compression ?? null],
-    // Whether CSV cells that begin like a formula are escaped (TOPICGATE_CSV_FORMULAS).
-    ['csv-formulas', media === 'text/csv' ? app.tg.config.csvFormulas : null],
-  ];
+  return etagInputsOf(app.tg, o, planned, media, wireCodingOf(app.tg.config, encoderRegistry[media], request));
 }
 
 /** The caching of a planned read: a settled window's tag and freshness, or null (the response is `no-store`). */
@@ -107,18 +71,12 @@ export function readCacheOf(
 ): ReadCache | null {
   // A POST is not cached by HTTP caches, and If-None-Match on one means 412, not 304 (RFC 9110 13.1.2).
   if (o.explain || (request.method !== 'GET' && request.method !== 'HEAD')) return null;
-  const settleMs = settleMsOf(app.tg.config.topics[o.topic.id]);
-  const settled = isSettledWindow({
-    plan: planned,
-    read: o.req,
-    token: o.cursor !== undefined,
-    settleMs,
-    now: Date.now(),
-  });
+  const coding = wireCodingOf(app.tg.config, encoderRegistry[media], request);
+  const settled = settledValidatorOf(app.tg, o, planned, media, coding);
   if (!settled) return null;
   return {
-    etag: strongEtag(etagInputs(app, request, o, planned, media)),
-    cacheControl: `private, max-age=${app.tg.config.cacheMaxAgeSeconds}, immutable`,
+    etag: settled.etag,
+    cacheControl: `private, max-age=${settled.maxAgeSeconds}, immutable`,
     vary: varyOf(app.tg.config, media),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The tags of the settled windows this instance has answered, by the request they answered, so that revalidating
  * a window seen before (`If-None-Match` naming its tag) is a 304 without planning the read or hashing its inputs
- * again (issue 28: a 304 in under 5 ms at p99). A settled window's bytes never change, so neither does its tag,
+ * again (a 304 in under 5 ms at p99). A settled window's bytes never change, so neither does its tag,
  * as long as the key names everything a request can change that the tag depends on (read-cache.ts etagInputs):
  * the URL (the read request with its filters and window, `format`, `compression`, `decode`, the page token and the
  * next page's link), the media type and content coding negotiated from the headers, the caller's principal and row
@@ -13,7 +13,7 @@
  * Bounded in entries and in the characters of their keys; the least recently used go first.
  */
 import type { FastifyRequest } from 'fastify';
-import { builtJson } from './canonical-json.js';
+import { builtJson } from '../entry/canonical-json.js';
 import type { ContentCoding } from '../core/content-codings.js';
 import type { MediaType } from '../encode/encoder-registry.js';
 import type { CachedRead, ReadCache } from './read-cache.js';

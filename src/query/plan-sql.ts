@@ -22,7 +22,7 @@ export interface SliceBounds {
 }
 
 /**
- * What explain shows of a plan. A caller's row policy is not shown (issue 31): `sql` and `pushdown` leave its
+ * What explain shows of a plan. A caller's row policy is not shown: `sql` and `pushdown` leave its
  * conjuncts out, and `rowPolicy` says that one applies.
  */
 export interface ExplainView {

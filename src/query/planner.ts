@@ -42,7 +42,7 @@ export type PlanRequest =
         token: ((h: string) => PagePosition) | null;
         /** Explain: a refusal by the guardrail is reported in the plan instead of thrown. */
         explain?: boolean;
-        /** An Avro key's frames for the texts the filters name (blob/avro/key-frames.ts); absent: not framed. */
+        /** An Avro key's frames for the texts the filters name (blob/avro/key-framing.ts); absent: not framed. */
         keyFrames?: KeyFrames | null;
       }
     /** Payloads sampled for schema inference: any `sample` events of the window, no order. */

@@ -2,7 +2,7 @@
  * What the gateway holds of rows and values between Trino and the client, in bytes (`limits.maxGatewayBytes`,
  * docs/limits.md): a sort or an aggregation of decoded fields holds the window's rows or groups, and a page of
  * decoded payloads read ahead before its headers holds its rows. Each response holds its bytes through its own
- * account (estimates by core/retained-bytes.ts), all accounts together at most the limit. Streaming a result holds
+ * account (estimates by read/retained-bytes.ts), all accounts together at most the limit. Streaming a result holds
  * nothing here: its batches are bounded by count (a Trino page or segment, and one fetched ahead).
  *
  * A response that would need more than the whole limit on its own is a 422 TG_TOO_EXPENSIVE (no retry helps); one

@@ -164,7 +164,7 @@ async function resume(
 export interface PageRead {
   /** The page's result (for its query id and columns). */
   result: ResultStream;
-  /** What the cutter reads: the result fetched a batch ahead (prefetch.ts), once per query. */
+  /** What the cutter reads: the result fetched a batch ahead (batch-prefetch.ts), once per query. */
   source: ResultStream;
   /** Rows before the source's own (a held result's, read after the previous page). */
   first: Row[];

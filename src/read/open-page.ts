@@ -79,18 +79,19 @@ export interface Page {
   body(onEnd: (end: PageEnd) => void): ResultStream;
 }
 
+/** Reader schemas, fetched before the query starts: a registry failure is a plain 502, no query to cancel. */
+function payloadsOf(ctx: PageContext, o: PageOptions) {
+  if (!o.decode) return Promise.resolve(null);
+  const versions = o.readerVersions;
+  return preparePayloads(o.topic, ctx.config.topics[o.topic], ctx.registry, { hexBytes: o.bytesAsHex, versions });
+}
+
 /** Opens a planned read's page: its queries start here; a failure to start one is thrown. */
 export async function openPage(ctx: PageContext, plan: PlannedRead, o: PageOptions): Promise<Page> {
   const { config, trino } = ctx;
   // A bulk read's slices run at once: it holds a query slot for each before the first starts.
   if (plan.bulk) await trino.hold(Math.min(plan.bulk.concurrency, plan.bulk.bounds.length - 1));
-  // Reader schemas are fetched before the query starts: a registry failure is a plain 502, no query to cancel.
-  const payloads = o.decode
-    ? await preparePayloads(o.topic, config.topics[o.topic], ctx.registry, {
-        hexBytes: o.bytesAsHex,
-        versions: o.readerVersions,
-      })
-    : null;
+  const payloads = await payloadsOf(ctx, o);
   const stats: SliceStats = { queries: 0, widthMs: 0, endMs: 0 };
   const pageLimit = plan.postDecode?.limit ?? plan.tree.limit;
   // Rows as text unless the gateway computes on their values: the plan's post-decode stage, or payloads decoded.

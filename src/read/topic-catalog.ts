@@ -3,7 +3,7 @@
  * quoted into SQL (quoting is the second line of defence). Listings are cached briefly: Trino's metadata is
  * cheap but not free, and a topic's columns rarely change. A listing past its time is still answered for a while
  * (STALE_FACTOR times as long) while the next one loads, so no request waits for Trino's metadata once one listing
- * has loaded (a 304 of a settled window runs no Trino query at all, issue 28); older than that, a request waits.
+ * has loaded (a 304 of a settled window runs no Trino query at all); older than that, a request waits.
  */
 import { topicNotFound } from '../core/errors.js';
 import type { Config } from '../config/config.js';

@@ -29,7 +29,7 @@ export const CursorBody = Type.Object(
     ),
     filter: Type.Optional(Where),
     select: Type.Optional(Type.Array(Type.String(), { maxItems: CAP_CEILINGS.selectItems })),
-    // A duration read by query/time.ts parseDuration (the one parser), so no pattern here.
+    // A duration read by query/request/time.ts parseDuration (the one parser), so no pattern here.
     settle: Type.Optional(
       Type.String({ description: 'Events newer than now minus this are not read yet', examples: ['30s'] }),
     ),

@@ -55,7 +55,7 @@ export const BODY_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 
 /**
- * Access control on any protected route (plugins/access.ts): no or bad credentials (401), the identity provider's
+ * Access control on any protected route (plugins/access-plugin.ts): no or bad credentials (401), the identity provider's
  * keys unreachable (503), the caller's request rate or query quota (429), the gateway overloaded (503), the
  * PostgreSQL store that counts them across instances unreachable (503, access/shared-quotas.ts).
  */
@@ -86,7 +86,7 @@ export const TRINO_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 
 /**
- * A filter, `select`, `order`, `groupBy` or `dedupe` read into nodes and planned (query/filters.ts, values.ts,
+ * A filter, `select`, `order`, `groupBy` or `dedupe` read into nodes and planned (query/request/filters.ts, values.ts,
  * read-request.ts, plan.ts): malformed, unknown column, wrong operator or value, a request past a `limits` cap (422). The
  * values reach Trino, which may refuse one it evaluates (TG_BAD_VALUE too).
  */

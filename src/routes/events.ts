@@ -23,7 +23,7 @@ import { ApiError } from '../core/errors.js';
 
 /**
  * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
- * limit above the maximum), the guardrail (passes.ts), the media type (http/negotiate-media.ts), and Trino. A
+ * limit above the maximum), the guardrail (passes/residual-scan.ts), the media type (http/negotiate-media.ts), and Trino. A
  * follow adds none: its refusals, event ids and `limits.maxFollowers` use the same codes (query/follow/).
  */
 export const READ_ERRORS = [
@@ -36,7 +36,7 @@ export const READ_ERRORS = [
   'TG_TIME_BOUND_REQUIRED',
   'TG_NOT_ACCEPTABLE',
   ...TRINO_ERRORS,
-  // Avro / json-sr payloads: reader and writer schemas come from the registry (registry/payload-decoder.ts).
+  // Avro / json-sr payloads: reader and writer schemas come from the registry (blob/avro/payload-decoder.ts).
   'TG_SCHEMA_REGISTRY',
 ] as const satisfies readonly ErrorCode[];
 

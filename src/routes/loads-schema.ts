@@ -34,7 +34,7 @@ export const LoadBody = Type.Object(
         examples: ['earliest'],
       }),
     ),
-    // A duration read by query/time.ts parseDuration (the one parser), so no pattern here.
+    // A duration read by query/request/time.ts parseDuration (the one parser), so no pattern here.
     settle: Type.Optional(
       Type.String({ description: 'Events newer than now minus this are not loaded yet', examples: ['30s'] }),
     ),

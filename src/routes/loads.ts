@@ -69,7 +69,10 @@ function view(l: LoadRecord): LoadView {
   };
 }
 
-const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** Defining a load, and reading it back with its lag and last runs. */
+function definitionRoutes(app: App): void {
   const svc = () => app.tg.loads;
   const schema = { tags: ['loads'], params: LoadParams };
 
@@ -119,6 +122,12 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { ...view(l), lag: await svc().lag(l, caller), runs: runs.map(runView) };
     },
   );
+}
+
+/** Running a load up to a time. */
+function runRoute(app: App): void {
+  const svc = () => app.tg.loads;
+  const schema = { tags: ['loads'], params: LoadParams };
 
   app.post(
     '/loads/:name/runs',
@@ -161,6 +170,12 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+}
+
+/** A load's runs, and deleting it. */
+function historyRoutes(app: App): void {
+  const svc = () => app.tg.loads;
+  const schema = { tags: ['loads'], params: LoadParams };
 
   app.get(
     '/loads/:name/runs',
@@ -194,6 +209,13 @@ const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.status(204).send(null);
     },
   );
+}
+
+const loadRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // In this order: the OpenAPI document lists the routes as they are added.
+  definitionRoutes(app);
+  runRoute(app);
+  historyRoutes(app);
 };
 
 export default loadRoutes;

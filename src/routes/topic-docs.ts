@@ -23,7 +23,7 @@ export function escapeHtml(text: string): string {
 
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
-/** Filters that apply to a column, by the family of its type (src/query/filters.ts decides what is accepted). */
+/** Filters that apply to a column, by the family of its type (src/query/request/filters.ts decides what is accepted). */
 export function filterExamples(c: Pick<ColumnNode, 'name' | 'type'>): string[] {
   const n = c.name;
   switch (typeFamily(c.type)) {

@@ -73,7 +73,7 @@ function topicDetailRoute(app: App): void {
             }
           : { name: c.name, type: c.type, origin: 'table' as const },
       );
-      // The other table of a topic is named only to a caller who may see it (issue 31).
+      // The other table of a topic is named only to a caller who may see it.
       const sees = (id: string) => app.access.grants.sees(request.principal, id);
       const found = nativeExpansionOf(t, tables, config.topics[t.id]);
       const native = found && sees(found.name) ? found : null;

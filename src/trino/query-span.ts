@@ -1,5 +1,5 @@
 /**
- * A Trino query's tracing span (src/tracer.ts): a child of the current span (the request's), whose W3C
+ * A Trino query's tracing span (src/core/tracer.ts): a child of the current span (the request's), whose W3C
  * `traceparent` is added to the statement's headers, so Trino's own spans join the trace. A no-op while tracing is
  * off: no span is recorded and no header added.
  */

@@ -1,5 +1,5 @@
 /**
- * The explorer with access control (issue 29): the pages are public (`auth.public: [docs]`) but hold no data; the
+ * The explorer with access control: the pages are public (`auth.public: [docs]`) but hold no data; the
  * page calls the API with the API key entered on it (kept for the tab), so a caller whose grant names orders alone,
  * with a row policy keeping German customers, sees orders alone, a chart of exactly the German rows (Trino's counts
  * with the policy's condition), German sample events and top values, and downloads of German rows only; another

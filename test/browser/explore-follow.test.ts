@@ -1,5 +1,5 @@
 /**
- * The explorer's live view (issue 29) against the follow route (API.md "Following a topic"): an event appended to a
+ * The explorer's live view against the follow route (API.md "Following a topic"): an event appended to a
  * topic while the page follows it appears on the page. A topic of its own (a fresh table in a schema of its own),
  * settled after 1 s, so the demo topics that other tests count stay as they are. Then a filter restarts the view,
  * which shows only the matching events that came since.

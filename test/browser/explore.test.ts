@@ -1,5 +1,5 @@
 /**
- * The explorer in a real Chromium (issue 29), against the gateway over the real Trino and the demo topics, as a
+ * The explorer in a real Chromium, against the gateway over the real Trino and the demo topics, as a
  * person uses it: /explore lists the topics with their event counts and sparklines; picking orders shows the rate
  * chart, whose counts are Trino's own per bucket; dragging across it narrows the window; a filter changes the URL,
  * the SQL, the pushdown report, the chart and the sample; NDJSON and Parquet downloads hold exactly the filtered

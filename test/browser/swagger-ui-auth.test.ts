@@ -1,5 +1,5 @@
 /**
- * Swagger UI's Authorize button with a real credential (issue 10 item 8): on a gateway with an `auth` block and the
+ * Swagger UI's Authorize button with a real credential: on a gateway with an `auth` block and the
  * docs public, "Try it out" is refused (401) until an API key is entered under Authorize, then answered (200).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Who may read what (issue 10 "Done when"), against the real Trino: every route x every kind of credential x
+ * Who may read what, against the real Trino: every route x every kind of credential x
  * roles, with the status and code of each cell; topics invisible to a caller are 404 and absent from the list;
  * actions not granted are 403.
  */
@@ -243,7 +243,7 @@ describe('valid credentials, by role', () => {
       'POST query': T(200),
       'GET explain': T(200),
       'GET infer': T(200),
-      // Its own cursor of the name loader-1 has (names are per principal; issue 31 item 7).
+      // Its own cursor of the name loader-1 has (names are per principal).
       'PUT cursor': T(201),
       'GET cursor': T(200),
       'POST read': T(200),

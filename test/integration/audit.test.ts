@@ -1,5 +1,5 @@
 /**
- * The audit line (issue 10 item 7): one structured log line per data request with principal, topic, action, Trino
+ * The audit line: one structured log line per data request with principal, topic, action, Trino
  * query id, rows, bytes, duration and outcome; no key, token or password in any log line.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Decoded Avro fields as columns (issue 13 item 4) against the real Trino and Schema Registry: `payments_avro`
+ * Decoded Avro fields as columns against the real Trino and Schema Registry: `payments_avro`
  * filtered, sorted, projected and aggregated by fields of its decoded value. The expected answers come from the
  * whole window decoded in one response and filtered, sorted and summed here, in the test.
  */

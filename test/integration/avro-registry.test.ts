@@ -1,5 +1,5 @@
 /**
- * A Schema Registry that fails, and one that comes back (issue 13): a second real Apicurio registry on its own
+ * A Schema Registry that fails, and one that comes back: a second real Apicurio registry on its own
  * port, started and stopped by this file, so the shared one stays up for the other tests. Down: reads of the Avro
  * topic answer 502 TG_SCHEMA_REGISTRY (other topics keep working); up again with the demo schemas: the same
  * gateway decodes, without a restart. A latest reader schema that older events cannot resolve into: every event

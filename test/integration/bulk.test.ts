@@ -1,5 +1,5 @@
 /**
- * Bulk reads (API.md "Bulk reads", issue 12): `limit=all` on a closed window streams every row of it in one
+ * Bulk reads (API.md "Bulk reads"): `limit=all` on a closed window streams every row of it in one
  * response, in order, and with `parallel=N` the window's slices run at once and are still written in order:
  * exactly the rows paging returns, ties and identical duplicates included. `order=none` may interleave slices:
  * the same rows as a multiset.

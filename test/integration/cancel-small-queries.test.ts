@@ -1,5 +1,5 @@
 /**
- * Abort signals on the queries that answer in one piece (issue 10 item 6): explain, schema inference, cursor lag
+ * Abort signals on the queries that answer in one piece: explain, schema inference, cursor lag
  * and cursor batch summaries. A client that goes away while one runs gets it cancelled in the real Trino (read
  * back from system.runtime.queries), as a streamed read's is (cancel.test.ts). These queries are quick, so the
  * gateway reaches Trino through a proxy that stalls their result pages: each stays unfinished in Trino until it is

@@ -1,5 +1,5 @@
 /**
- * Read sessions on two instances behind HAProxy (issue 27, "Done when"), brought up by scripts/cluster.ts on the
+ * Read sessions on two instances behind HAProxy, brought up by scripts/cluster.ts on the
  * shared PostgreSQL store: a session made through the balancer has its streams read from both instances, directly
  * and through the balancer, and their union is the `limit=all` read (NDJSON byte for byte, Arrow value for value)
  * over the demo topics' hard cases. Restarted on the bulk clicks (streams big enough to hold open): an instance

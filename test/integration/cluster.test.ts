@@ -1,5 +1,5 @@
 /**
- * More than one instance, for real (issue 27 item 3): two gateway processes (dist/, as `npm start` runs it) on the
+ * More than one instance, for real: two gateway processes (dist/, as `npm start` runs it) on the
  * local PostgreSQL store behind HAProxy, brought up by scripts/cluster.ts. Through the balancer: both instances
  * answer (their own logs say so); a cursor is read and committed through either, exactly; page tokens followed
  * across instances give the rows one instance gives; `requestsPerMinute` and `concurrentQueries` are counted across

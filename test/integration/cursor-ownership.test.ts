@@ -1,5 +1,5 @@
 /**
- * Cursor ownership (issue 10 item 4) against the real Trino: a cursor belongs to the principal that created it;
+ * Cursor ownership against the real Trino: a cursor belongs to the principal that created it;
  * others get 404 TG_CURSOR_NOT_FOUND on every cursor route (admin excepted); a batch token is bound to the
  * cursor's incarnation, so a token of a deleted-and-recreated cursor, or of another cursor, is refused.
  */
@@ -90,7 +90,7 @@ describe('a cursor belongs to its creator', () => {
   });
 });
 
-describe('names are per principal: nothing across principals tells a name is taken (issue 31 item 7)', () => {
+describe('names are per principal: nothing across principals tells a name is taken', () => {
   it("another principal's PUT of a taken name makes a cursor of its own, answered as any new one", async () => {
     expect((await put(K.one, 'twin-1', { topic: 'orders' })).statusCode).toBe(201);
     const theirs = await put(K.two, 'twin-1', { topic: 'clicks' });

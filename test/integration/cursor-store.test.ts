@@ -573,7 +573,7 @@ describe('openStore', () => {
   });
 });
 
-describe('a store made before cursor ownership (issue 10)', () => {
+describe('a store made before cursor ownership', () => {
   /** The cursors table as it was: no owner, no incarnation. */
   const OLD = (table: string) => `CREATE TABLE ${table} (
     name TEXT NOT NULL PRIMARY KEY, topic TEXT NOT NULL, definition TEXT NOT NULL, pos_ts TEXT NULL,

@@ -1,5 +1,5 @@
 /**
- * The client examples (issue 14) run as a user runs them, against a gateway over the demo topics, and print real
+ * The client examples run as a user runs them, against a gateway over the demo topics, and print real
  * results: each is checked against the same figures computed in Trino directly. A cut response (a query that
  * fails in Trino mid-stream, test/cut-topic.ts) makes each of them fail with a non-zero exit.
  */

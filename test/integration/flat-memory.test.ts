@@ -1,7 +1,7 @@
 /**
- * Memory stays flat on 5 x 10^6 rows (issues 12 and 15): a gateway listening on real HTTP streams a `limit=all` read
+ * Memory stays flat on 5 x 10^6 rows: a gateway listening on real HTTP streams a `limit=all` read
  * of five million events over spooled results (the local Trino spools; the gateway asks for json+zstd by default),
- * compressed in gzip as most clients ask (issue 28), to a client in the same process that decodes and discards it. The process's RSS, sampled while the body streams, may
+ * compressed in gzip as most clients ask, to a client in the same process that decodes and discards it. The process's RSS, sampled while the body streams, may
  * not grow with the result: the peak of the 5 x 10^6-row read stays within a fixed margin of the peak of a 10^6-row
  * read (by then segments have reached their full size and the fetch window is full: the working set is what it
  * will be). The extra 4 x 10^6 rows are some 600 MB in NDJSON, nine times that margin, so a gateway holding any

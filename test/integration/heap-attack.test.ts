@@ -1,5 +1,5 @@
 /**
- * The heap attack of issue 31 item 2, on the server process as `npm start` runs it (with a 512 MB heap, so the
+ * A heap attack (requests that would each hold a large decoded result), on the server process as `npm start` runs it (with a 512 MB heap, so the
  * attack is cheap to mount) against the real Trino and Schema Registry: twelve concurrent requests from one API key,
  * each sorting or aggregating a decoded Avro field over a window of 10,000 events of 8 KB each (a view that
  * generates them, framed as Confluent's serializer writes them). Held whole, each would keep about 90 MB of the

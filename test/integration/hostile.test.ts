@@ -88,7 +88,7 @@ describe('hostile corpus', () => {
       `/v1/topics/orders_expanded/events?order_id=gt.${e}`,
       `/v1/topics/orders/schema/infer?since=${e}`,
       `/v1/topics/orders/schema/infer?until=${e}`,
-      // JSON arrow paths and the operators of issue 16, inside a window the guardrail accepts, so they reach Trino.
+      // JSON arrow paths and PostgREST's operators, inside a window the guardrail accepts, so they reach Trino.
       ...[
         `value->>${e}=eq.1`,
         `value->${e}->>x=eq.${e}`,

@@ -1,5 +1,5 @@
 /**
- * A real HTTP cache in front (issue 28 item 2): nginx with proxy_cache (scripts/http-cache.ts) before a gateway.
+ * A real HTTP cache in front: nginx with proxy_cache (scripts/http-cache.ts) before a gateway.
  * A second identical request for a settled window is served by the cache (no request reaches Trino), never for an
  * unsettled one; a caller with another row scope never gets the first caller's cached response.
  */

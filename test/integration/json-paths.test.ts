@@ -1,5 +1,5 @@
 /**
- * Ad-hoc JSON arrow paths against the real Trino (issue 16): every demo topic's hard cases (not JSON, not UTF-8,
+ * Ad-hoc JSON arrow paths against the real Trino: every demo topic's hard cases (not JSON, not UTF-8,
  * missing and mistyped fields, JSON null, unicode, big integers, arrays) in every format, paging exact under ties,
  * groups and aggregates over paths, explain's residual label, the guardrail and the caps.
  */

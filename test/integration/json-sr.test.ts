@@ -1,5 +1,5 @@
 /**
- * json-sr payloads (issue 13): JSON behind a Confluent frame (byte 0, 4-byte schema id). A table of its own, in its
+ * json-sr payloads: JSON behind a Confluent frame (byte 0, 4-byte schema id). A table of its own, in its
  * own schema of the shared Trino's memory catalog (created and dropped here, so no other test sees it): declared
  * expansion reads the JSON after the frame (filters, aggregates), responses show the JSON without the frame with
  * the id beside it, and an unframed plain-JSON event still expands.

@@ -1,5 +1,5 @@
 /**
- * Quotas and connection limits (issue 10 items 5 and 6) on a listening gateway over the real Trino: a burst gets
+ * Quotas and connection limits on a listening gateway over the real Trino: a burst gets
  * 429 TG_TOO_MANY_REQUESTS with Retry-After (requests per minute, and concurrent queries per caller); a request
  * body sent one byte a second is cut off; a client that stops reading gets its Trino query cancelled.
  */

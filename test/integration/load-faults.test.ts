@@ -1,5 +1,5 @@
 /**
- * Loads under faults (issue 30). A producer appends events to a topic (ties on one broker millisecond, identical
+ * Loads under faults. A producer appends events to a topic (ties on one broker millisecond, identical
  * duplicates) while runs of a load go on, and runs are stopped at every step: after the DELETE, after the INSERT,
  * after the count (before the position's commit), with the INSERT cancelled in Trino, with a statement of an
  * earlier run still going on in Trino, and with the gateway process killed (SIGKILL) during the INSERT. Each

@@ -1,5 +1,5 @@
 /**
- * Loads run by Trino (issue 30) against the real Trino and the real `lake` catalog (Iceberg over the local
+ * Loads run by Trino against the real Trino and the real `lake` catalog (Iceberg over the local
  * PostgreSQL and S3): a load lands exactly the topic's events of its windows, expansions as typed columns, with the
  * defining principal's row policy; a second concurrent run is a 409; a revoked grant is a 403; targets in the topics'
  * schemas, unknown catalogs and Avro topics are refused; the lag is reported.

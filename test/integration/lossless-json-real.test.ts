@@ -1,4 +1,4 @@
-/** BIGINT beyond 2^53 through the real Trino protocol arrives exact (src/trino/lossless-json.ts). */
+/** BIGINT beyond 2^53 through the real Trino protocol arrives exact (src/core/lossless-json.ts). */
 import { describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoUrl } from '../helpers.js';

@@ -420,10 +420,10 @@ describe('each route documents the codes it answers with', () => {
       TG_CURSOR_CONFLICT: (n) => n.includes('/v1/cursors/'),
       TG_BAD_BATCH: (n) => n === 'POST /v1/cursors/{name}/commit',
       TG_STALE_BATCH: (n) => ['POST /v1/cursors/{name}/read', 'POST /v1/cursors/{name}/commit'].includes(n),
-      // Any cursor route: a cursor's owner may have lost sight of its topic (issue 10).
+      // Any cursor route: a cursor's owner may have lost sight of its topic.
       TG_TOPIC_NOT_FOUND: (n) => n.includes('{topic}') || n.includes('/v1/cursors/') || n.includes('/v1/loads/'),
       // An action is granted per topic (the topic routes and the cursors, on their topic); and Trino's own access
-      // control may deny any query the gateway sends (issue 11), the catalog listing included.
+      // control may deny any query the gateway sends, the catalog listing included.
       TG_FORBIDDEN: (n) =>
         n.includes('{topic}') || n.includes('/v1/cursors/') || n.includes('/v1/loads/') || !NO_TRINO.includes(n),
       // Health probes are always public (API.md "Access": `public` defaults to [health]).

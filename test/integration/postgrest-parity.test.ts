@@ -1,5 +1,5 @@
 /**
- * PostgREST parity against the real Trino (issue 16, docs/postgrest-parity.md): every supported form of the grammar
+ * PostgREST parity against the real Trino: every supported form of the grammar
  * returns the rows that hand-written SQL following PostgREST's (PostgreSQL's) semantics returns, and every refused
  * form is a 400 naming the operator.
  */
@@ -101,7 +101,7 @@ const SUPPORTED: [string, string, 'some' | 'none' | 'all'][] = [
   ['headers=cd.{}', 'cardinality(headers) = 0', 'some'],
   ['headers=ov.{trace,nope}', `any_match(headers, h -> h.key IN ('trace', 'nope'))`, 'some'],
   ['headers=not.ov.{trace}', `NOT any_match(headers, h -> h.key = 'trace')`, 'some'],
-  // Times without a zone are UTC (issue 16), like broker and producer timestamps.
+  // Times without a zone are UTC, like broker and producer timestamps.
   ['timestamp_broker=lt.2026-11-01T01:00:00', `timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`, 'some'],
   ['timestamp_producer=gte.2026-11-01 23:30', `timestamp_producer >= TIMESTAMP '2026-11-01 23:30:00'`, 'some'],
   ['timestamp_broker=lt.2026-11-01T03:00:00%2B02:00', `timestamp_broker < TIMESTAMP '2026-11-01 01:00:00'`, 'some'],

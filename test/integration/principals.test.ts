@@ -1,5 +1,5 @@
 /**
- * Principals namespaced by how they authenticated (issue 31 item 6), against the real Trino: an API key's principal
+ * Principals namespaced by how they authenticated, against the real Trino: an API key's principal
  * `loader-one` and a bearer token whose `sub` is `loader-one` are two principals. The token cannot reach the key's
  * cursors, page tokens or read sessions; cursors stored before ids existed (owned by a bare name) stay the key's,
  * never the token's, in both stores (SQLite and PostgreSQL).

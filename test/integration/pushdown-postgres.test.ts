@@ -258,7 +258,7 @@ describe('results: the pushed-down reads return what the unpushed ones do', () =
   });
 });
 
-describe("issue 16's operators: the classifier's labels hold on a connector that pushes down", () => {
+describe("PostgREST's operators: the classifier's labels hold on a connector that pushes down", () => {
   const P = 'timestamp_producer';
   // [GET filter, the column the scan must carry a constraint on (pushed), or null when Trino must filter (residual)]
   const CASES: [string, string | null][] = [

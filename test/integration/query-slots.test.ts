@@ -1,5 +1,5 @@
 /**
- * Quotas count Trino queries, not requests (issue 10 item 5), on a listening gateway over the real Trino: a
+ * Quotas count Trino queries, not requests, on a listening gateway over the real Trino: a
  * `parallel=N` read holds N of the caller's `concurrentQueries` and of the gateway's `maxConcurrentQueries` while
  * it streams, so the caller's next query (an explain) waits briefly and gets a 429 with Retry-After; a request
  * that runs no Trino query (cursor history) is not held back; a `parallel` no limit could ever grant is a 422

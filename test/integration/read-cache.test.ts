@@ -1,5 +1,5 @@
 /**
- * Settled windows cached (API.md "Caching settled windows"; issue 28 item 2) against the real Trino: a settled
+ * Settled windows cached (API.md "Caching settled windows") against the real Trino: a settled
  * window's 200 has a strong ETag and `private, max-age, immutable`; `If-None-Match` naming it is a 304 that runs no
  * Trino query (counted in Trino's own query list, by this test's Trino user); the tag is the same on another
  * instance (a restart) for the same inputs and another when any input changes; unsettled windows are `no-store`.

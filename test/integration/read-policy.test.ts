@@ -1,5 +1,5 @@
 /**
- * Every read path runs the same planning passes (issue 9): the residual-scan guardrail and the limits apply to
+ * Every read path runs the same planning passes: the residual-scan guardrail and the limits apply to
  * cursor batches, cursor lag and seeks as they do to events, and a cursor whose filters are all evaluated after
  * the scan reads its backlog in bounded windows without losing or repeating an event.
  */

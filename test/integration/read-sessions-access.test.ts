@@ -1,5 +1,5 @@
 /**
- * Read sessions and access (API.md "Read sessions", "Access"; issue 27): a stream is bound to the principal that
+ * Read sessions and access (API.md "Read sessions", "Access"): a stream is bound to the principal that
  * made the session and to its row scope, checked again on every read, by any instance with the same secret: a
  * revoked grant is a 403, an expired stream a 410, an altered one a 400; a presigned stream needs no credentials, an
  * unpresigned one the same principal's; row policies (and their claims) apply on every stream, never widened.

@@ -1,5 +1,5 @@
 /**
- * Read sessions over decoded Avro payloads (issue 27): the demo topic `payments_avro` (two writer schemas, unframed
+ * Read sessions over decoded Avro payloads: the demo topic `payments_avro` (two writer schemas, unframed
  * and unknown-id events, longs beyond 2^53, decimals, bytes) read as streams is exactly its `limit=all` read, with
  * the reader versions the session was made with; filters on decoded fields run after decoding in each stream.
  */

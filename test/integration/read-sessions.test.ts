@@ -1,5 +1,5 @@
 /**
- * Read sessions (API.md "Read sessions", issue 27) against the real Trino: the streams' union is exactly the
+ * Read sessions (API.md "Read sessions") against the real Trino: the streams' union is exactly the
  * `limit=all` read of the same body (NDJSON byte for byte, Arrow value for value) over the demo topics' hard cases
  * (ten-way ties, identical duplicates, bytes that are not UTF-8, declared expansions, JSON arrow paths), in index
  * order with order `time`; the split, its caps and its refusals.

@@ -1,5 +1,5 @@
 /**
- * Formats that standard readers take as they are (issue 14), read over real HTTP from a gateway on the real Trino:
+ * Formats that standard readers take as they are, read over real HTTP from a gateway on the real Trino:
  * pandas, polars, DuckDB (test/readers/read_with.py), Python's csv module and curl, in every format.
  * - Complete: each reader gets exactly the rows Trino holds for the window (a CSV body is plain RFC 4180: no
  *   phantom empty row in polars, no empty record in the csv module).

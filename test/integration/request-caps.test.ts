@@ -1,5 +1,5 @@
 /**
- * Per-request caps (issue 10 item 5) through the real gateway and Trino: a request at a cap is answered by Trino, one
+ * Per-request caps through the real gateway and Trino: a request at a cap is answered by Trino, one
  * past it is a 422 TG_TOO_EXPENSIVE naming the cap (`limits.<name>` and its value) before any SQL is sent; the
  * same for a cursor's filter. Caps are set low in the config file so the requests stay small.
  */

@@ -1,5 +1,5 @@
 /**
- * The row-policy matrix on decoded fields (issue 31 finding 5) against the real Trino and Schema Registry: a policy
+ * The row-policy matrix on decoded fields against the real Trino and Schema Registry: a policy
  * on a decoded Avro field is evaluated in the gateway, so dedupe runs there too, after it. A caller's deduped read is
  * its own events deduped, whatever the window's end: bisecting `until` reveals nothing of other callers' events.
  * Expected answers come from the whole window decoded for an unrestricted caller and deduped here, in the test.

@@ -1,5 +1,5 @@
 /**
- * The row-policy matrix, continued (issue 31 findings 1, 3, 4 and 7) against the real Trino: a topic's policy
+ * The row-policy matrix, continued against the real Trino: a topic's policy
  * follows its events into the native expansion table (`orders_expanded`), whose name only callers who see it are
  * told; claims that look like numbers compare as text (`|number` opts in to numbers); under `rowPolicies.default:
  * deny` a token with a narrowed `scope` never sees more rows; explain says a policy applies, never what it says.

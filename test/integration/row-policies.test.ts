@@ -1,5 +1,5 @@
 /**
- * Row policies (issue 10 item 3) against the real Trino: every read path (events, paging, query, aggregates,
+ * Row policies against the real Trino: every read path (events, paging, query, aggregates,
  * dedupe, explain, infer, cursor batches and lag) returns exactly what the same SQL written by hand returns with
  * the policy's condition; nothing in a request (or, not., a replayed page token, a claim with grammar in it)
  * widens it; explain says a policy applies without showing it; the guardrail judges the request's own filters.
@@ -159,7 +159,7 @@ describe('every read path gets the policy, and equals the hand-written SQL', () 
     expect(ndjson(r.body).length).toBe(Number(want[0]![0]));
   });
 
-  it('explain: says a row policy applies, never its condition (issue 31)', async () => {
+  it('explain: says a row policy applies, never its condition', async () => {
     const r = await get(`/v1/topics/orders/events?since=${SINCE}&until=${UNTIL}&explain=true`, { 'x-api-key': EU });
     expect(r.statusCode, r.body).toBe(200);
     expect(r.json().rowPolicy).toBe('applied');

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 11), on the real server process against the suite's Trino: the bulk clicks of
+ * Graceful shutdown, on the real server process against the suite's Trino: the bulk clicks of
  * test/global-setup.ts (400,400 events, a result large enough that a stalled client keeps its query running), read
  * over the direct protocol, so the query itself is held, as a Trino user of its own, so the queries counted are this
  * file's alone (it started and loaded a Trino of its own before, half of its time). SIGTERM during 10 streaming

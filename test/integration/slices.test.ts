@@ -1,5 +1,5 @@
 /**
- * Pages that cost what they return (issue 12): a page is read in time slices bounded on both sides, so the rows
+ * Pages that cost what they return: a page is read in time slices bounded on both sides, so the rows
  * Trino reads for a whole walk through a window stay close to the rows returned, where one query per page bounded
  * only by the window's end reads O(N^2 / page). Proved on the PostgreSQL-backed catalog, whose scans really take
  * the range (TRINO_NOTES.md), by summing what Trino's own statistics say each query read; and the sliced pages

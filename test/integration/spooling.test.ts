@@ -1,5 +1,5 @@
 /**
- * Trino's spooling protocol against the real local Trino, which spools results to its local S3 (issue 15): every
+ * Trino's spooling protocol against the real local Trino, which spools results to its local S3: every
  * demo topic in every text format is the same bytes over spooled results as over direct ones, and the same values
  * in Arrow; a segment GET that fails once is retried; a client that goes away mid-stream leaves no running query
  * and no segment unacknowledged. Segment failures and acknowledgements are seen through a small proxy in front of

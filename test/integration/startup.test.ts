@@ -141,7 +141,7 @@ describe('the server process with bad settings', () => {
   });
 });
 
-describe('start-up refusals of access control (issue 10)', () => {
+describe('start-up refusals of access control', () => {
   /** A gateway with an auth block needs its own cursor secret. */
   const SECRET = { TOPICGATE_CURSOR_SECRET: 'startup-test-cursor-secret-0123456789abcdef' };
   const refusal = async (env: Record<string, string>) => {

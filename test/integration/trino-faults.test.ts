@@ -1,5 +1,5 @@
 /**
- * Faults survived (issue 11), against real servers this file starts and stops: a production-like Trino of its
+ * Faults survived, against real servers this file starts and stops: a production-like Trino of its
  * own (scripts/secure-trino.ts, on its own port; the shared local Trino is never touched) and a PostgreSQL of its
  * own (scripts/local-postgres.ts on another port and data dir) as the cursor store.
  * - Trino killed (SIGKILL) while 16 clients stream: every in-flight response ends visibly incomplete in its format;

@@ -1,5 +1,5 @@
 /**
- * The gateway against a Trino configured like production (scripts/secure-trino.ts, issue 11): HTTPS with a
+ * The gateway against a Trino configured like production (scripts/secure-trino.ts): HTTPS with a
  * certificate from a CA the test made, password and JWT authentication, file-based access control with
  * impersonation and table rules. Started once for this file (its own port), stopped after; the denied load's cases
  * (test/secure-load-cases.ts) run on it too, so a test run starts one such Trino for both.

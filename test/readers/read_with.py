@@ -1,4 +1,4 @@
-"""Reads topicgate responses with the readers analytics users reach for (issue 14): pandas, polars, DuckDB and
+"""Reads topicgate responses with the readers analytics users reach for: pandas, polars, DuckDB and
 Python's csv module, each straight from the HTTP response, as their own documentation shows.
 
 usage: read_with.py <reader> <cases.json>

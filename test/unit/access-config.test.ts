@@ -1,5 +1,5 @@
 /**
- * The access settings (issue 10): the `auth`, `access`, `rowPolicies` and `limits` blocks of the config file as
+ * The access settings: the `auth`, `access`, `rowPolicies` and `limits` blocks of the config file as
  * API.md "Access" shows them, the new environment settings, the start-up refusals, and no password in a problem.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -399,7 +399,7 @@ describe('start-up refusals (startupProblems)', () => {
   });
 });
 
-describe('impersonation and API key principals (issue 31 item 6)', () => {
+describe('impersonation and API key principals', () => {
   it("an API key named like the gateway's own Trino user is refused at start-up when impersonating", () => {
     const f = file('imp.yaml', `auth:\n  apiKeys:\n    - { principal: topicgate, sha256: "${HASH}" }\n`);
     const problems = problemsOf({ TOPICGATE_CONFIG: f, TOPICGATE_TRINO_IMPERSONATE: 'true' });

@@ -1,5 +1,5 @@
 /**
- * Authentication (issue 10 item 1): API keys stored as SHA-256, sent as `X-API-Key` or `Authorization: Bearer`;
+ * Authentication: API keys stored as SHA-256, sent as `X-API-Key` or `Authorization: Bearer`;
  * JWTs through the same header; every refusal a 401 TG_UNAUTHENTICATED whose message never holds the credential.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,7 +104,7 @@ describe('Authenticator', () => {
     });
   });
 
-  it('principals are named by how they authenticated, so a claim never names a key (issue 31 item 6)', async () => {
+  it('principals are named by how they authenticated, so a claim never names a key', async () => {
     const p = await auth.authenticate({ authorization: `Bearer ${await jwt()}` });
     expect(p.id).toBe('jwt:https://idp.test/:alice');
     expect((await auth.authenticate({ 'x-api-key': KEY })).id).toBe('key:loader-orders');

@@ -1,5 +1,5 @@
 /**
- * Avro payloads (issue 13) without services: the Avro -> Trino shape and its lossless values, Confluent frames,
+ * Avro payloads without services: the Avro -> Trino shape and its lossless values, Confluent frames,
  * resolution of an older writer schema into the reader schema, the companion columns that report what was not
  * decoded, and the registry settings. The registry here is a fake port; the integration test uses a real one.
  */
@@ -173,7 +173,7 @@ describe('decoding framed payloads in a result', () => {
     expect(rows[5]).toEqual([null, null, null, null, 5]);
   });
 
-  it('one response asks the registry for at most MAX_LOOKUPS ids it does not have (issue 31 item 7)', async () => {
+  it('one response asks the registry for at most MAX_LOOKUPS ids it does not have', async () => {
     const registry = new FakeRegistry();
     await registry.byId(1);
     const d = await preparePayloads('payments_avro', { value: { format: 'avro' } }, registry);

@@ -146,7 +146,7 @@ describe('compileQuery: every filter operator, with literals of the column type'
     [{ name: "eq.it's" }, `"name" = 'it''s'`],
     [{ name: 'eq.Zoë 🚀' }, `"name" = U&'Zo\\00eb \\+01f680'`],
     [{ name: 'like.*abc*' }, `"name" LIKE '%abc%'`],
-    // PostgREST's LIKE: %, _ and * are wildcards, a backslash escapes the next character (issue 16).
+    // PostgREST's LIKE: %, _ and * are wildcards, a backslash escapes the next character.
     [{ name: 'like.50%*' }, `"name" LIKE '50%%'`],
     [{ name: 'like.a_b' }, `"name" LIKE 'a_b'`],
     [{ name: 'like.50\\%*' }, `"name" LIKE '50\\%%' ESCAPE '\\'`],

@@ -1,5 +1,5 @@
 /**
- * What the gateway holds, in bytes (limits.maxGatewayBytes, issue 31 item 2): the estimate of a value's retained
+ * What the gateway holds, in bytes (limits.maxGatewayBytes): the estimate of a value's retained
  * size, the shared budget and each response's account, and the look-ahead before a page's headers, which holds at
  * most its share and stops early (or, when the page must settle first, is refused) instead of holding rows.
  */

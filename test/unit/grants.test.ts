@@ -1,5 +1,5 @@
 /**
- * Authorization (issue 10 item 2): roles -> topic glob patterns -> actions; a topic with no action granted is
+ * Authorization: roles -> topic glob patterns -> actions; a topic with no action granted is
  * invisible; no auth block: everyone may do everything; auth without access rules: all but admin.
  */
 import { describe, expect, it } from 'vitest';

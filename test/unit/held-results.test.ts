@@ -1,5 +1,5 @@
 /**
- * Pages read on (issue 12): the held results' bounds (count, time to live, age, parked slots), and the page cutter
+ * Pages read on: the held results' bounds (count, time to live, age, parked slots), and the page cutter
  * handing its result over so the next page reads on from it, with the rows and next position a query of its own
  * would give.
  */

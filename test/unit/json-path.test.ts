@@ -1,5 +1,5 @@
 /**
- * Ad-hoc JSON arrow paths (issue 16): the reference grammar with its caps, the column nodes the resolver builds,
+ * Ad-hoc JSON arrow paths: the reference grammar with its caps, the column nodes the resolver builds,
  * the exact SQL they compile to, the type a literal gives a comparison, and select/order/groupBy/aggregates.
  */
 import { describe, expect, it } from 'vitest';

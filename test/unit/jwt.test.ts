@@ -1,5 +1,5 @@
 /**
- * JWT bearer tokens (issue 10 item 1): keys made here with jose, a JWKS served by a local HTTP server whose key
+ * JWT bearer tokens: keys made here with jose, a JWKS served by a local HTTP server whose key
  * set the test rotates; every way a token can be wrong is refused, and the refusal never names the token.
  */
 import { createServer, type Server } from 'node:http';

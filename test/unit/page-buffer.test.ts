@@ -1,5 +1,5 @@
 /**
- * Page buffers reused once their pages have left (issue 12: dead page buffers piled up outside V8's heap): a taken
+ * Page buffers reused once their pages have left (otherwise dead page buffers pile up outside V8's heap): a taken
  * page is never written into while it may still be on its way out, and a body served over real HTTP, to a fast or
  * a slow client, is byte for byte the body encoded without reuse.
  */

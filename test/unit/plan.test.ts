@@ -190,7 +190,7 @@ describe('applyPaging', () => {
     });
   });
 
-  // Regression (passes.ts applyPaging): the sub-millisecond digits of the anchor are read with p.a.slice(24), but
+  // Regression (passes/page-anchor.ts applyPaging): the sub-millisecond digits of the anchor are read with p.a.slice(24), but
   // `YYYY-MM-DD HH:MM:SS.fff` is 23 characters, so the first of them is dropped: .123456 becomes .12356.
   // Fix: p.a.slice(23). Only tables whose broker time is finer than timestamp(3) are hit.
   it('a timestamp(6) anchor keeps every microsecond digit', () => {

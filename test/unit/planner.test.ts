@@ -67,7 +67,7 @@ describe('plan: events and explain', () => {
     expect(read(PUSHED).refused).toBeUndefined();
   });
 
-  it('a pushed filter that bounds no window does not switch the guardrail off (issue 31 item 2)', () => {
+  it('a pushed filter that bounds no window does not switch the guardrail off', () => {
     // A lower bound alone: the window read is 1970..now.
     const epoch = all(brokerTime('gte', '1970-01-01T00:00:00Z'), RESIDUAL);
     expect(refusal(() => read(epoch))[0]).toBe('TG_TIME_BOUND_REQUIRED');
@@ -201,7 +201,7 @@ describe('plan: cursor batches', () => {
     expect(message).toMatch(/start it at an instant/);
   });
 
-  it('a pushed filter that bounds nothing does not lift the bound on each batch (issue 31 item 2)', () => {
+  it('a pushed filter that bounds nothing does not lift the bound on each batch', () => {
     const epoch = all(brokerTime('gte', '1970-01-01T00:00:00Z'), RESIDUAL);
     expect(refusal(() => batch({ where: epoch, ts: null }))[0]).toBe('TG_TIME_BOUND_REQUIRED');
     expect(batch({ where: all(PUSHED, RESIDUAL) }).position.hi).toBe(NOW - 30 * DAY + 7 * DAY);
@@ -293,7 +293,7 @@ describe('plan: how each read goes to Trino', () => {
   });
 });
 
-describe('plan: the Trino user under impersonation (issue 31 item 6)', () => {
+describe('plan: the Trino user under impersonation', () => {
   const reserved = new Set(['topicgate', 'anonymous', 'loader-one']);
   const policy = { ...POLICY, trino: { ...POLICY.trino, impersonate: true, reservedUsers: reserved } };
   const as = (caller: { id: string; name: string; via: 'anonymous' | 'api-key' | 'jwt' }) =>

@@ -1,5 +1,5 @@
 /**
- * Decoded Avro fields as columns (issue 13), without services: names resolved through a reader type, the plan split
+ * Decoded Avro fields as columns, without services: names resolved through a reader type, the plan split
  * into Trino's tree (which compiles: no decoded field reaches SQL) and the gateway stage, and the stage run over
  * decoded rows held in memory. Expected results are computed here by plain filtering and sorting of the same rows.
  */

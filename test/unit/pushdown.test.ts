@@ -112,7 +112,7 @@ const CASES: [string, Record<string, string | string[]>, typeof OFF, PushdownRep
     { pushed: [], residual: [`from_utf8("key") LIKE '%abc%'`] },
   ],
   ['NOT LIKE', { name: 'not.like.*abc*' }, OFF, { pushed: [], residual: [`NOT ("name" LIKE '%abc%')`] }],
-  // PostgREST's wildcards (issue 16): a substring written with % is the same pushed LIKE; _ is a wildcard.
+  // PostgREST's wildcards: a substring written with % is the same pushed LIKE; _ is a wildcard.
   ['LIKE %text% written with %', { name: 'like.%abc%' }, OFF, { pushed: [`"name" LIKE '%abc%'`], residual: [] }],
   ['LIKE with a _ wildcard', { name: 'like.*a_b*' }, OFF, { pushed: [], residual: [`"name" LIKE '%a_b%'`] }],
   [

@@ -1,5 +1,5 @@
 /**
- * A request's query slots counted across instances too (read/shared-slots.ts), each instance its own limiter and
+ * A request's query slots counted across instances too (access/shared-slots.ts), each instance its own limiter and
  * both one shared count (in memory here; PostgreSQL in test/integration/shared-quotas.test.ts): a caller's limit
  * holds for its queries on both, all or none; a refused query gives its instance's slot back; a query waits for a
  * slot freed elsewhere up to the queue wait; a page query held for the next page counts only where it is held.

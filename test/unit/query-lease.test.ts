@@ -1,5 +1,5 @@
 /**
- * A request's Trino port (issue 10): quotas count Trino queries, not requests. A request holds no slot until its
+ * A request's Trino port: quotas count Trino queries, not requests. A request holds no slot until its
  * first query, one slot for queries run one after another, N for a bulk read of N slices (all or none), gives them
  * all back when it ends, and the request's abort signal reaches every query it runs.
  */

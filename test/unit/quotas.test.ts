@@ -1,5 +1,5 @@
 /**
- * Concurrent queries (issue 10 item 5): per caller and for the whole gateway, with a short bounded FIFO wait;
+ * Concurrent queries: per caller and for the whole gateway, with a short bounded FIFO wait;
  * past it a 429 TG_TOO_MANY_REQUESTS with Retry-After. Slots always come back.
  */
 import { describe, expect, it, vi } from 'vitest';
@@ -184,7 +184,7 @@ describe('QueryLimiter', () => {
   });
 });
 
-describe('the per-caller limit has a default (issue 31 item 2)', () => {
+describe('the per-caller limit has a default', () => {
   it('without concurrentQueries in the config, one caller runs at most 16 queries at once; the 17th waits', async () => {
     const { queries } = createAccess(loadConfig({ TOPICGATE_TRINO_URL: 'http://127.0.0.1:1' }));
     const held = await Promise.all(Array.from({ length: 16 }, () => queries.acquire('principal:key:a')));

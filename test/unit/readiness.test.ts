@@ -1,4 +1,4 @@
-/** /readyz names the failing dependency (Trino, the cursor store) and recovers by itself (issue 11). */
+/** /readyz names the failing dependency (Trino, the cursor store) and recovers by itself. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type Services } from '../../src/server/app.js';
 import { TopicCatalog } from '../../src/read/topic-catalog.js';

@@ -1,5 +1,5 @@
 /**
- * Per-request caps (issue 10): every list a request can multiply is counted after it is resolved into nodes, and
+ * Per-request caps: every list a request can multiply is counted after it is resolved into nodes, and
  * past a cap the plan is refused with a 422 naming the cap (`limits.<name>`) and its value. Requests built through
  * the real request readers (GET parameters and POST bodies), planned by the one planning entry.
  */

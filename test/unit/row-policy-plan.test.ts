@@ -1,5 +1,5 @@
 /**
- * Row policies in the plan (issue 31 findings 5 and 7), without services: when a policy conjunct names a decoded
+ * Row policies in the plan, without services: when a policy conjunct names a decoded
  * field (evaluated in the gateway), dedupe runs after it in the gateway too, so ranking never sees other callers'
  * events; explain says that a policy applies but never shows its filter, in the SQL, the pushdown report or the
  * filters.

@@ -1,5 +1,5 @@
 /**
- * Row policies that follow the events (issue 31 findings 1, 3 and 4), without services: a topic's policy applies to
+ * Row policies that follow the events, without services: a topic's policy applies to
  * its native expansion table (by name or by `topics.<t>.expansionTable`) unless that table has policies of its own;
  * claims compare as text unless a placeholder says `|number`; under `rowPolicies.default: deny` a caller holding
  * none of a topic's policy roles sees nothing there, so a token with fewer roles never sees more.

@@ -1,5 +1,5 @@
 /**
- * Row policies (issue 10 item 3): the filter text is parsed once, claims are substituted as VALUES after parsing
+ * Row policies: the filter text is parsed once, claims are substituted as VALUES after parsing
  * (never spliced into the text), several policies of one caller are ORed, and a missing claim matches nothing.
  */
 import { describe, expect, it } from 'vitest';

@@ -87,7 +87,7 @@ describe('SchemaRegistry', () => {
     expect((await r.byId(5))?.schema).toBe('"string"');
   });
 
-  it('an unknown id is remembered for unknownIdTtlMs, then asked again (issue 31 item 7)', async () => {
+  it('an unknown id is remembered for unknownIdTtlMs, then asked again', async () => {
     const r = client();
     const now = Date.now();
     expect(await r.byId(100_001, now)).toBeNull();

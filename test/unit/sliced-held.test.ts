@@ -1,5 +1,5 @@
 /**
- * A sliced page read on (sliced-result.ts, issue 12): its first slice asks for ten pages (a bounded top-N in Trino
+ * A sliced page read on (sliced-result.ts): its first slice asks for ten pages (a bounded top-N in Trino
  * however dense the slice) and the slices after it for all their rows; a first slice that returns every row it
  * asked for may hold more, so the result stops there and says so (reach.sure), while the window's end is sure.
  */

@@ -33,7 +33,7 @@ describe('parseInstant', () => {
     ['2026-11-30T10:00:00 02:00', at('2026-11-30T08:00:00.000Z'), ''],
     ['2026-11-30T10:00:00 0200', at('2026-11-30T08:00:00.000Z'), ''],
     ['2026-11-30', at('2026-11-30T00:00:00.000Z'), ''],
-    // Without a zone: UTC, the zone of broker and producer timestamps (issue 16).
+    // Without a zone: UTC, the zone of broker and producer timestamps.
     ['2026-11-30T08:00:00', at('2026-11-30T08:00:00.000Z'), ''],
     ['2026-11-30T08:00', at('2026-11-30T08:00:00.000Z'), ''],
     ['2026-11-30 08:00:00.123', at('2026-11-30T08:00:00.123Z'), ''],

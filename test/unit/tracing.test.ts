@@ -1,5 +1,5 @@
 /**
- * Tracing (issue 14) with an in-process exporter: a request's span continues the caller's W3C trace, each Trino
+ * Tracing with an in-process exporter: a request's span continues the caller's W3C trace, each Trino
  * query's span is a child of its request's span, and Trino receives that query span's `traceparent`. Off (no
  * tracer provider registered, the default), no `traceparent` is sent. Trino is the protocol fake here.
  */

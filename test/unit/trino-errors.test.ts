@@ -135,7 +135,7 @@ describe('toApiError over the other failures of the Trino port', () => {
   });
 });
 
-describe('Trino refusing: access control and the gateway credentials (issue 11)', () => {
+describe('Trino refusing: access control and the gateway credentials', () => {
   it('PERMISSION_DENIED -> 403 TG_FORBIDDEN naming what was denied, first line only', () => {
     const err = toApiError(
       trinoError(

@@ -1,7 +1,7 @@
 /**
  * An abort while a query's POST is in flight rejects query() at once (the client need not wait for Trino), and the
  * port tells the caller of the cancellation it sends once Trino has answered the POST: query slots stay taken until
- * it has been answered (src/read/query-lease.ts).
+ * it has been answered (src/access/query-lease.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpTrino } from '../../src/trino/http-trino.js';

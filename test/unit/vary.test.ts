@@ -1,4 +1,4 @@
-/** One Vary header (server/vary.ts): every name once, whatever added it first and in what case. */
+/** One Vary header (http/vary.ts): every name once, whatever added it first and in what case. */
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { addVary } from '../../src/http/vary.js';

@@ -1,6 +1,6 @@
 /**
  * An Avro schema as a Trino type, and Avro values (as avsc decodes them, see avro-codec.ts) as the values the
- * encoders already take (trino/result-stream.ts): so a decoded payload is one more typed column for every format,
+ * encoders already take (core/result-stream.ts): so a decoded payload is one more typed column for every format,
  * with no encoder knowing Avro. The mapping (documented in the OpenAPI description):
  * - boolean, int, long, float, double, string -> boolean, integer, bigint, real, double, varchar;
  * - bytes, fixed -> varbinary (in the text formats: varchar `\x` hex, see avroShape); `decimal` (on bytes or fixed) -> decimal(p,s) (varchar beyond Trino's 38 digits);
@@ -21,7 +21,7 @@ export interface Shape {
   type: string;
   /** The branch name avsc gives this type inside a wrapped union. */
   branch: string;
-  /** A non-null avsc value -> the encoder's value (see trino/result-stream.ts). */
+  /** A non-null avsc value -> the encoder's value (see core/result-stream.ts). */
   convert(v: unknown): unknown;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Avro's values (as avsc decodes them: longs as bigint, decimals and fixed as bytes) in the forms the encoders take
- * (trino/result-stream.ts), exactly: digits beyond 2^53 kept, decimals with their scale, every fractional digit.
+ * (core/result-stream.ts), exactly: digits beyond 2^53 kept, decimals with their scale, every fractional digit.
  * Plain number arithmetic where a double is exact (the common case), BigInt beyond it.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The Trino types of a topic's decoded Avro key and value, for planning: with them a request can name
- * decoded fields (`value.amount`, query/decoded-column.ts). The reader versions found are pinned for the response, so
+ * decoded fields (`value.amount`, query/request/decoded-column.ts). The reader versions found are pinned for the response, so
  * the fields planned are the fields decoded even when a new version is registered meanwhile.
  */
 import { PAYLOAD_COLUMNS, readerSchema, subjectOf, type PayloadColumn, type TopicPayloads } from './payload-decoder.js';

@@ -1,5 +1,5 @@
 /**
- * The frames of an Avro key's texts (query/passes/key-framing.ts): each text a read's filters compare the key with,
+ * The frames of an Avro key's texts (query/passes/frame-key-filters.ts): each text a read's filters compare the key with,
  * Avro-encoded with every version of the key subject whose schema is a string, int or long, behind that
  * version's Confluent frame header. Computed before planning (registry lookups are asynchronous; planning is not)
  * and handed to the planning entry as data.

@@ -126,8 +126,7 @@ const SLICE_ROWS = 1024;
 /**
  * Schema ids one response asks the registry for at most, per decoded column, besides those the registry client
  * has at hand: a subject has a few versions, so a window framed with hundreds of ids the registry does not have
- * is no serializer's doing. Their events keep their bytes, and one response makes a bounded number of requests
- * (issue 31 item 7).
+ * is no serializer's doing. Their events keep their bytes, and one response makes a bounded number of requests.
  */
 export const MAX_LOOKUPS = 256;
 

@@ -3,7 +3,7 @@
  * (a registry never changes what an id names), and a subject's versions, never cached (the latest one moves). The
  * cache holds at most `maxCachedSchemas` ids, the least recently used going first, and remembers an id the registry
  * does not know for `unknownIdTtlMs` only (it may be registered later): events framed with ids of their own cannot
- * grow the process, and each unknown id costs one request per that time at most (issue 31 item 7). At most
+ * grow the process, and each unknown id costs one request per that time at most. At most
  * `maxConcurrent` requests are in flight; callers asking for the same id share one request. Any failure is a 502
  * TG_SCHEMA_REGISTRY that names what was asked, never a credential; a failed lookup is not cached, so the next
  * request tries again (recovery without a restart).

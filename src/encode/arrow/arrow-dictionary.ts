@@ -1,5 +1,5 @@
 /**
- * A column of a fixed set of strings as an Arrow dictionary: a decoded Avro enum (registry/avro-shape.ts types it
+ * A column of a fixed set of strings as an Arrow dictionary: a decoded Avro enum (blob/avro/avro-shape.ts types it
  * `enum(row("A" boolean, ...))`, the field names being its symbols in order). Each batch holds Int32 indices into
  * one dictionary Vector shared by every batch, so the IPC writer sends the symbols once, before the first batch.
  */

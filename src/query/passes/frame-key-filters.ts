@@ -1,7 +1,7 @@
 /**
  * Filters on an Avro `key` stay pushed down: the stored key is a Confluent frame, so `key=eq.pay-1` must compare
  * the column with the framed bytes, not with the text. The key's text is framed once per version of the key
- * subject that can hold it (blob/avro/key-frames.ts computes the frames before planning):
+ * subject that can hold it (blob/avro/key-framing.ts computes the frames before planning):
  * `key=eq.pay-1` -> `"key" IN (X'00 <id1> 0a7061792d31', X'00 <id2> ...')`, a bare column against varbinary
  * literals, which the storage evaluates. `neq` is NOT IN; `in` lists every value in every framing. Ranges and
  * patterns mean nothing on framed bytes, so they are refused. A pure pass over the filter trees, run by the

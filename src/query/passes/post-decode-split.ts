@@ -12,7 +12,7 @@
  * rows (or groups) are held, more is a 422 naming the cap, and pages are offsets into the sorted result.
  *
  * Dedupe ranks events after every filter: when a filter (a row policy's too) is evaluated after decoding, the dedupe
- * moves there with it, in gather mode, so it never ranks events the filter drops (issue 31: ranked in Trino, a
+ * moves there with it, in gather mode, so it never ranks events the filter drops (ranked in Trino, a
  * caller's key vanished behind another caller's later event, and bisecting `until` showed that event's time).
  */
 import { ApiError } from '../../core/errors.js';
@@ -101,25 +101,15 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
     ...tree.source.columns.map((c): SelectNode => ({ kind: 'select-column', column: c, as: c.name })),
     ...extra.map((e): SelectNode => ({ kind: 'select-column', column: e.column, as: e.as })),
   ];
-  // stream: Trino's order is the response's (by columns, since the aliases of the request's select are gone).
-  const streamOrder = (): OrderNode[] =>
-    tree.order.map((o, i): OrderNode => {
-      const c = orderCols[i]!;
-      return c.source.kind === 'table'
-        ? { ...o, name: c.name, column: c }
-        : { ...o, name: extraName(extra, c), column: undefined };
-    });
-  const time = tree.source.columns.find((c) => c.name === TIME_COLUMN);
   // A sort after decoding is stable, and a dedupe keeps the first or last row of a key: Trino's total order (broker
   // time, then every column, as its own dedupe ranks) makes both come out the same on every page.
   const ordered = !isAggregate(tree) || dedupe !== null;
-  const gatherOrder: OrderNode[] = ordered && time ? [{ name: TIME_COLUMN, dir: 'asc', column: time }] : [];
   const trinoTree: QueryNode = {
     ...tree,
     select,
     where: and(...inTrino),
     groupBy: [],
-    order: gather ? gatherOrder : streamOrder(),
+    order: gather ? gatherOrder(tree, ordered) : streamOrder(tree, orderCols, extra),
     limit: Infinity,
     offset: gather ? 0 : tree.offset,
     dedupe: dedupe ? null : tree.dedupe,
@@ -140,6 +130,26 @@ function splitPostDecode(tree: QueryNode, maxRows: number): { tree: QueryNode; s
       dedupe: dedupe && { by: dedupe.by, keep: dedupe.keep },
     },
   };
+}
+
+/** stream: Trino's order is the response's (by columns, since the aliases of the request's select are gone). */
+function streamOrder(
+  tree: QueryNode,
+  orderCols: readonly (ColumnNode | null)[],
+  extra: PostDecodeStage['extra'],
+): OrderNode[] {
+  return tree.order.map((o, i): OrderNode => {
+    const c = orderCols[i]!;
+    return c.source.kind === 'table'
+      ? { ...o, name: c.name, column: c }
+      : { ...o, name: extraName(extra, c), column: undefined };
+  });
+}
+
+/** gather: Trino's total order by broker time, when the stage sorts or dedupes (`ordered`). */
+function gatherOrder(tree: QueryNode, ordered: boolean): OrderNode[] {
+  const time = tree.source.columns.find((c) => c.name === TIME_COLUMN);
+  return ordered && time ? [{ name: TIME_COLUMN, dir: 'asc', column: time }] : [];
 }
 
 /** Decoded fields cannot be dedupe keys: Trino ranks the events before any payload is decoded. */

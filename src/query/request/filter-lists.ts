@@ -7,7 +7,7 @@ import { scanUnquoted } from './postgrest-scanner.js';
 
 /**
  * The most values one list (in, any/all, cs/cd/ov) may carry whatever the configuration: the ceiling of
- * `limits.maxInValues`, which caps the values of a whole request (query/request-caps.ts, default 1000).
+ * `limits.maxInValues`, which caps the values of a whole request (query/passes/request-caps.ts, default 1000).
  */
 export const MAX_LIST = 100_000;
 

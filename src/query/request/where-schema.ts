@@ -1,4 +1,4 @@
-/** The JSON filter tree: the `where` of a POST query and the `filter` of a cursor (query/read-request.ts reads it). */
+/** The JSON filter tree: the `where` of a POST query and the `filter` of a cursor (query/request/parse-read-request.ts reads it). */
 import { Type, type Static } from 'typebox';
 
 const WhereLeaf = Type.Object(

@@ -1,4 +1,4 @@
-/** An Avro key's frames, computed before planning (blob/avro/key-frames.ts) and framed in by passes/key-framing.ts. */
+/** An Avro key's frames, computed before planning (blob/avro/key-framing.ts) and framed in by passes/frame-key-filters.ts. */
 
 /** The framed bytes of each key text a read's filters name: one per key schema version that can hold the text. */
 export interface KeyFrames {

@@ -13,7 +13,7 @@ export interface Plan {
   readonly userWhere: PredicateNode | null;
   /**
    * The caller's row-policy filter as ANDed to the tree (its conjuncts are the tree's own nodes): explain says a
-   * policy applies and leaves these out, so it never shows the policy's text (issue 31).
+   * policy applies and leaves these out, so it never shows the policy's text.
    */
   readonly rowFilter: PredicateNode | null;
   /** How to read the page in time slices (anchored reads in ascending broker time with a pinned window). */

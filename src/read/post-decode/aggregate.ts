@@ -4,7 +4,7 @@
  * the column's decimal, rounded half up), doubles as doubles. `approx_distinct` and `approx_percentile` are exact
  * here (nearest rank). Every group, distinct value and percentile value held counts towards the caps: past
  * `TOPICGATE_GATEWAY_MAX_ROWS` of them, or past the bytes the response may hold (`limits.maxGatewayBytes`, its
- * estimate by core/retained-bytes.ts), the response is refused naming the cap.
+ * estimate by read/retained-bytes.ts), the response is refused naming the cap.
  */
 import { ApiError } from '../../core/errors.js';
 import type { SelectNode } from '../../query/tree/nodes.js';

@@ -254,7 +254,7 @@ function grouped(
   return fromOffset(result.queryId, columns, all, stage.offset, held);
 }
 
-/** CSV: decoded records as one column per leaf field (registry/flatten-rows.ts), named by path. */
+/** CSV: decoded records as one column per leaf field (blob/avro/flatten-rows.ts), named by path. */
 export function flattenDecoded(view: ResultStream, decodedOutputs: ReadonlySet<string>): ResultStream {
   const flat = new Map<number, Flattening>();
   view.columns.forEach((c, i) => {

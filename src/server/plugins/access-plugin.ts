@@ -8,7 +8,7 @@
  *   a refusal so guessing credentials is limited too (in the instances' shared store when it is PostgreSQL);
  * - responses whose client stops reading are cut (TOPICGATE_WRITE_IDLE_TIMEOUT);
  * - on data routes (`config.data`), `request.trino`: the request's own Trino port, whose queries take the caller's
- *   query slots and are cancelled when the client goes away (read/query-lease.ts), and one audit line.
+ *   query slots and are cancelled when the client goes away (access/query-lease.ts), and one audit line.
  * It decorates `app.access` (grants, row policies, query limiter), `app.accessHolder`'s state in force at each use
  * (server/access-reload.ts swaps it). Route groups come from each route's `config` (access/route-groups.ts).
  */

@@ -56,7 +56,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser(['text/plain']);
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiErr = err instanceof ApiError ? err : (fromFastify(err) ?? toApiError(err));
-    // A query cancelled because its client went away (read/query-lease.ts) is no failure and no time limit.
+    // A query cancelled because its client went away (access/query-lease.ts) is no failure and no time limit.
     if (err instanceof QueryCancelledError && err.reason === 'aborted' && request.raw.destroyed) {
       request.log.info({ queryId: err.queryId }, 'the client went away: its query was cancelled');
     } else logFailure(request.log, apiErr, err);

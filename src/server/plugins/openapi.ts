@@ -30,7 +30,7 @@ export function description(markdown: string): string {
 
 /**
  * A value for swagger-ui's `uiConfig` that the page's initializer writes as the bare expression `text`: it writes
- * each function of uiConfig as its source text (lib/serialize.js), and this function's text is `text`.
+ * each function of uiConfig as its source text (@fastify/swagger-ui/lib/serialize.js), and this function's text is `text`.
  */
 function pageExpression(text: string): () => Record<string, never> {
   const f = () => ({});

@@ -1,7 +1,7 @@
 /**
  * A span per request: continues the caller's W3C trace (`traceparent`), and makes the span current for
  * everything the request does, so each Trino query's span (http-trino.ts) is its child. A no-op while tracing is
- * off (src/tracer.ts).
+ * off (src/core/tracer.ts).
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
