@@ -12,7 +12,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Access } from '../access/create-access.js';
 import { credentialExpiry, type Principal } from '../access/principal.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../entry/canonical-json.js';
 import { ApiError } from '../core/errors.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import type { TopicModel } from '../query/tree/topic-model.js';

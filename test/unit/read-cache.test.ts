@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { builtJson, canonicalJson } from '../../src/http/canonical-json.js';
+import { builtJson, canonicalJson } from '../../src/entry/canonical-json.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import type { MediaType } from '../../src/encode/encoder-registry.js';
 import { plan } from '../../src/query/planner.js';
