@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import { stepsNeedTimeBound } from './passes/residual-scan.js';
-import { planRead } from './plan-read.js';
+import { planRead } from './plan-read-tree.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';
 import type { ReadPolicy } from './tree/read-policy.js';

@@ -12,7 +12,7 @@ import { checkResidualScan, stepsNeedTimeBound } from './passes/residual-scan.js
 import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/bulk-slicing.js';
-import { planRead } from './plan-read.js';
+import { planRead } from './plan-read-tree.js';
 import { planLoad, type LoadRequest } from './plan-load.js';
 import { selectiveFilter } from './passes/page-slicing.js';
 import type { Plan } from './tree/plan.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile-query.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import type { PagePosition } from '../../src/query/tree/page-position.js';
-import { planRead } from '../../src/query/plan-read.js';
+import { planRead } from '../../src/query/plan-read-tree.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';

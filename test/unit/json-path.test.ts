@@ -7,7 +7,7 @@ import { compileColumn, compilePredicate } from '../../src/query/sql/compile.js'
 import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { parseColumnRef, refText, splitAlias } from '../../src/query/request/column-ref.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
-import { planRead } from '../../src/query/plan-read.js';
+import { planRead } from '../../src/query/plan-read-tree.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';

@@ -8,7 +8,7 @@ import type { PagePosition } from '../../src/query/tree/page-position.js';
 import { applyLimit } from '../../src/query/passes/limit.js';
 import { applyPaging } from '../../src/query/passes/page-anchor.js';
 import { applyTimeWindow } from '../../src/query/passes/time-window.js';
-import { planRead } from '../../src/query/plan-read.js';
+import { planRead } from '../../src/query/plan-read-tree.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { table, topicOf } from '../cases/columns.js';
