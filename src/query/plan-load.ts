@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import { stepsNeedTimeBound } from './passes/residual-scan.js';
-import { planRead } from './plan-read-tree.js';
+import { planReadTree } from './plan-read-tree.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import type { Plan } from './tree/plan.js';
 import type { ReadPolicy } from './tree/read-policy.js';
@@ -47,7 +47,7 @@ export function planLoad(r: LoadRequest, policy: ReadPolicy): Plan {
   const times = LOAD_TIMES.filter((c) => topic.columns.get(c)?.source.kind === 'table');
   const select = r.read.select ? [...new Set([...r.read.select, ...times])] : undefined;
   const iso = (ms: number) => new Date(ms).toISOString();
-  return planRead(
+  return planReadTree(
     topic,
     {
       ...r.read,

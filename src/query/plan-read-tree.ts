@@ -20,7 +20,7 @@ import type { Plan } from './tree/plan.js';
 import { pageSlices } from './passes/page-slicing.js';
 
 /** Builds the tree for a read, positioned at `token` (already decoded) or at the first page. */
-export function planRead(
+export function planReadTree(
   topic: TopicModel,
   req: ReadRequest,
   policy: LimitPolicy,

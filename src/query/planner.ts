@@ -1,7 +1,7 @@
 /**
  * The one planning entry: every read the gateway runs, whatever route asks for it (events, query, explain, schema
  * inference, cursor batches and cursor lag), is planned here, and every policy pass runs here in one fixed order:
- * key framing, the request's tree (planRead: names resolved, limit, time window, paging, and the caller's row
+ * key framing, the request's tree (planReadTree: names resolved, limit, time window, paging, and the caller's row
  * scope: its row-policy filter ANDed to the request's, page tokens bound to it), slicing, the post-decode split,
  * then the residual-scan guardrail, which judges the request's own filters only (a pushable row filter does not
  * let a residual-only request through). Routes parse and respond; they decide nothing. ReadPolicy.rows is required,
@@ -12,7 +12,7 @@ import { checkResidualScan, stepsNeedTimeBound } from './passes/residual-scan.js
 import type { PagePosition } from './tree/page-position.js';
 import { TIME_COLUMN } from './tree/nodes.js';
 import { bulkPlan, checkBulkRequest } from './passes/bulk-slicing.js';
-import { planRead } from './plan-read-tree.js';
+import { planReadTree } from './plan-read-tree.js';
 import { planLoad, type LoadRequest } from './plan-load.js';
 import { selectiveFilter } from './passes/page-slicing.js';
 import type { Plan } from './tree/plan.js';
@@ -160,7 +160,7 @@ function planEvents(
   now: number,
 ): Plan & { refused?: ApiError } {
   checkBulkRequest(r.read, r.token !== null);
-  const planned = planRead(r.topic, r.read, policy, r.token, now);
+  const planned = planReadTree(r.topic, r.read, policy, r.token, now);
   const bulk = r.read.limit === 'all' ? { ...planned, bulk: bulkPlan(r.topic, r.read, planned, policy) } : planned;
   // Decoded Avro fields: Trino reads the events, the post-decode stage filters, sorts or aggregates them.
   const p = withPostDecode(bulk, policy.postDecodeMaxRows);
@@ -204,7 +204,7 @@ function planSample(r: Extract<PlanRequest, { kind: 'sample' }>, policy: ReadPol
     });
   }
   const iso = (ms: number) => new Date(ms).toISOString();
-  const p = planRead(
+  const p = planReadTree(
     topic,
     // Any `sample` events of the window: no order, so the storage can stop early (LIMIT is passed down).
     { select: ['value'], where: null, since: iso(since), until: iso(until), limit: sample, unordered: true },
@@ -245,7 +245,7 @@ function planBatch(r: Extract<PlanRequest, { kind: 'batch' }>, policy: ReadPolic
   const position: PagePosition = { h: '', m: 'anchor', s: from.skip, hi };
   if (from.ts !== null) position.a = from.ts;
   const select = r.read.select ? [...new Set([TIME_COLUMN, ...r.read.select])] : undefined;
-  const p = planRead(topic, { ...r.read, select, limit }, limits, () => position);
+  const p = planReadTree(topic, { ...r.read, select, limit }, limits, () => position);
   // A batch has no page before it to learn a width from, and is often an empty stretch of a backlog: wide first
   // slices that grow fast find its rows (or its end) in a few queries. A selective filter reads it in one.
   if (!p.slices || selectiveFilter(p.userWhere)) return p;

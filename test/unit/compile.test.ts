@@ -1,13 +1,13 @@
 /**
  * The compiler (STYLE.md habit 15): the full SQL text a request becomes, written out by hand, for a topic table
  * (`vast."demo|kafka_topics".orders` with expanded JSON fields) and for a plain table. Each case goes the whole
- * way: GET parameters or a POST body -> planRead (passes included, `now` pinned) -> compileQuery.
+ * way: GET parameters or a POST body -> planReadTree (passes included, `now` pinned) -> compileQuery.
  */
 import { describe, expect, it } from 'vitest';
 import { compileCount, compileQuery, compileTailSummary } from '../../src/query/sql/compile-query.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
 import type { PagePosition } from '../../src/query/tree/page-position.js';
-import { planRead } from '../../src/query/plan-read-tree.js';
+import { planReadTree } from '../../src/query/plan-read-tree.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
@@ -68,10 +68,10 @@ const ALL_TOPIC = `"key", "value", "timestamp_broker", "timestamp_producer", "he
 
 function get(topic: TopicModel, params: Record<string, string | string[]>, token: PagePosition | null = null): string {
   const req = readRequestFromQuery(params, resolver(topic));
-  return compileQuery(planRead(topic, req, POLICY, token && ((h) => ({ ...token, h })), NOW).tree);
+  return compileQuery(planReadTree(topic, req, POLICY, token && ((h) => ({ ...token, h })), NOW).tree);
 }
 function post(topic: TopicModel, body: QueryBody): string {
-  return compileQuery(planRead(topic, readRequestFromBody(body, resolver(topic)), POLICY, null, NOW).tree);
+  return compileQuery(planReadTree(topic, readRequestFromBody(body, resolver(topic)), POLICY, null, NOW).tree);
 }
 
 describe('compileQuery: select and order', () => {
@@ -476,7 +476,7 @@ describe('compileQuery: page positions', () => {
 
 describe('compileTailSummary and compileCount', () => {
   const plan = (req: Partial<ReadRequest>, token: PagePosition) =>
-    planRead(orders, { where: null, ...req }, POLICY, (h) => ({ ...token, h }), NOW).tree;
+    planReadTree(orders, { where: null, ...req }, POLICY, (h) => ({ ...token, h }), NOW).tree;
 
   it('compileTailSummary counts the batch, its last broker time and the rows sharing it', () => {
     const tree = plan(
@@ -501,7 +501,7 @@ describe('compileTailSummary and compileCount', () => {
   });
 
   it('compileCount without a WHERE', () => {
-    expect(compileCount(planRead(items, { where: null }, POLICY, null, NOW).tree)).toBe(
+    expect(compileCount(planReadTree(items, { where: null }, POLICY, null, NOW).tree)).toBe(
       `SELECT count(*) FROM ${ITEMS}`,
     );
   });

@@ -7,7 +7,7 @@ import { compileColumn, compilePredicate } from '../../src/query/sql/compile.js'
 import { compileQuery } from '../../src/query/sql/compile-query.js';
 import { parseColumnRef, refText, splitAlias } from '../../src/query/request/column-ref.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
-import { planRead } from '../../src/query/plan-read-tree.js';
+import { planReadTree } from '../../src/query/plan-read-tree.js';
 import { resolver } from '../../src/query/request/resolver.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { readRequestFromBody, readRequestFromQuery } from '../../src/query/request/parse-read-request.js';
@@ -176,7 +176,7 @@ describe('filters on paths: the literal gives the comparison its type', () => {
 describe('select, order, groupBy and aggregates with paths', () => {
   const POLICY = { defaultLimit: 10, maxLimit: 100 };
   const NOW = Date.parse('2026-11-02T00:00:00Z');
-  const plan = (req: Parameters<typeof planRead>[1]) => planRead(topic, req, POLICY, null, NOW);
+  const plan = (req: Parameters<typeof planReadTree>[1]) => planReadTree(topic, req, POLICY, null, NOW);
 
   it('GET select with aliases, order by a path (offset paging), the path in the page-token hash', () => {
     const req = readRequestFromQuery(

@@ -1,6 +1,6 @@
 /**
  * The planner and its policy passes (STYLE.md habit 4): each pass is a pure (tree) -> tree function tested alone
- * on a hand-built tree; then planRead's refusals and the page position it chooses.
+ * on a hand-built tree; then planReadTree's refusals and the page position it chooses.
  */
 import { describe, expect, it } from 'vitest';
 import type { ColumnNode, LiteralNode, PredicateNode, QueryNode } from '../../src/query/tree/nodes.js';
@@ -8,7 +8,7 @@ import type { PagePosition } from '../../src/query/tree/page-position.js';
 import { applyLimit } from '../../src/query/passes/limit.js';
 import { applyPaging } from '../../src/query/passes/page-anchor.js';
 import { applyTimeWindow } from '../../src/query/passes/time-window.js';
-import { planRead } from '../../src/query/plan-read-tree.js';
+import { planReadTree } from '../../src/query/plan-read-tree.js';
 import type { ReadRequest } from '../../src/query/tree/read-request.js';
 import type { TopicModel } from '../../src/query/tree/topic-model.js';
 import { table, topicOf } from '../cases/columns.js';
@@ -48,7 +48,7 @@ const ts = (epochMs: number, subMs = '', column = TIME): LiteralNode => ({
 const KEY_NULL: PredicateNode = { kind: 'is', column: TOPIC_COLUMNS[0]!, what: 'null' };
 const KEY_NOT_NULL: PredicateNode = { kind: 'not', inner: KEY_NULL };
 
-/** A tree as planRead builds it before the passes, frozen so a pass that mutates its input throws. */
+/** A tree as planReadTree builds it before the passes, frozen so a pass that mutates its input throws. */
 function tree(over: Partial<QueryNode> = {}): QueryNode {
   return Object.freeze({
     kind: 'query',
@@ -205,9 +205,9 @@ describe('applyPaging', () => {
   });
 });
 
-describe('planRead refusals', () => {
+describe('planReadTree refusals', () => {
   const plan = (topic: TopicModel, req: Partial<ReadRequest>) =>
-    planRead(topic, { where: null, ...req }, POLICY, null, NOW);
+    planReadTree(topic, { where: null, ...req }, POLICY, null, NOW);
   // [label, topic, request, code, message]
   const CASES: [string, TopicModel, Partial<ReadRequest>, string, string][] = [
     [
@@ -398,9 +398,9 @@ describe('planRead refusals', () => {
   });
 });
 
-describe('planRead: the page position and where broker time sits in each row', () => {
+describe('planReadTree: the page position and where broker time sits in each row', () => {
   const plan = (topic: TopicModel, req: Partial<ReadRequest>) =>
-    planRead(topic, { where: null, ...req }, POLICY, null, NOW);
+    planReadTree(topic, { where: null, ...req }, POLICY, null, NOW);
   const CASES: [string, TopicModel, Partial<ReadRequest>, Omit<PagePosition, 'h'>, number | null][] = [
     [
       'a default read anchors on broker time (column 2); until pinned to now',
@@ -449,7 +449,7 @@ describe('planRead: the page position and where broker time sits in each row', (
       seen.push(h);
       return token;
     };
-    const p = planRead(orders, { where: null, since: '-1h' }, POLICY, decode, NOW);
+    const p = planReadTree(orders, { where: null, since: '-1h' }, POLICY, decode, NOW);
     expect(p.position).toBe(token);
     expect(seen).toEqual([plan(orders, { since: '-1h' }).position.h]);
     expect(p.tree.offset).toBe(4);
@@ -465,7 +465,7 @@ describe('planRead: the page position and where broker time sits in each row', (
 
   it('the query hash changes with the meaning of the query, not with the limit or the clock', () => {
     const h = (req: Partial<ReadRequest>, now = NOW) =>
-      planRead(orders, { where: null, ...req }, POLICY, null, now).position.h;
+      planReadTree(orders, { where: null, ...req }, POLICY, null, now).position.h;
     const base = h({ select: ['key', 'timestamp_broker'], since: '-1h' });
     expect(h({ select: ['key', 'timestamp_broker'], since: '-1h', limit: 7 })).toBe(base);
     expect(h({ select: ['key', 'timestamp_broker'], since: '-1h' }, NOW + 60_000)).toBe(base);

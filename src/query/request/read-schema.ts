@@ -1,7 +1,7 @@
 /**
  * The two request forms of a read (API.md "Reading events", "Aggregation"): GET parameters and the POST body,
  * with the dedupe spec (the select, group and order specs are the tree's, tree/read-specs.ts) the planner reads
- * (request/parse-read-request.ts, plan-read.ts), with the examples the OpenAPI test runs.
+ * (request/parse-read-request.ts, plan-read-tree.ts), with the examples the OpenAPI test runs.
  */
 import { Type, type Static } from 'typebox';
 import { CAP_CEILINGS } from '../../config/access-schema.js';

@@ -20,7 +20,7 @@ export interface RowScope {
 export interface LimitPolicy {
   defaultLimit: number;
   maxLimit: number;
-  /** The caller's row scope: planRead ANDs its filter to the request's and binds page tokens to it. */
+  /** The caller's row scope: planReadTree ANDs its filter to the request's and binds page tokens to it. */
   rows?: RowScope;
   /** Caps on what a request may name (passes/request-caps.ts); absent: a read the gateway itself shapes. */
   caps?: RequestCaps;
