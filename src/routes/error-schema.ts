@@ -87,7 +87,7 @@ export const TRINO_ERRORS = [
 
 /**
  * A filter, `select`, `order`, `groupBy` or `dedupe` read into nodes and planned (query/request/filters.ts, values.ts,
- * read-request.ts, plan.ts): malformed, unknown column, wrong operator or value, a request past a `limits` cap (422). The
+ * request/parse-read-request.ts, plan-read-tree.ts): malformed, unknown column, wrong operator or value, a request past a `limits` cap (422). The
  * values reach Trino, which may refuse one it evaluates (TG_BAD_VALUE too).
  */
 export const FILTER_ERRORS = [

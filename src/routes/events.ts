@@ -22,7 +22,7 @@ import { FollowContent, FollowHeaders } from './follow-schema.js';
 import { ApiError } from '../core/errors.js';
 
 /**
- * What a read can fail with: the topic, its filters and plan (read-request.ts, plan.ts: times, the page cursor,
+ * What a read can fail with: the topic, its filters and plan (request/parse-read-request.ts, plan-read-tree.ts: times, the page cursor,
  * limit above the maximum), the guardrail (passes/residual-scan.ts), the media type (http/negotiate-media.ts), and Trino. A
  * follow adds none: its refusals, event ids and `limits.maxFollowers` use the same codes (query/follow/).
  */

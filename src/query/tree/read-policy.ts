@@ -1,6 +1,6 @@
 /**
  * What a caller may read on one topic, and as whom it reads: the caps and scope every planning pass reads. The
- * values are built from the settings by read-policy.ts; passes and exec see only these shapes.
+ * values are built from the settings by query/policy-from-settings.ts; passes and exec see only these shapes.
  */
 import type { RequestCaps } from '../../config/access-schema.js';
 import type { PredicateNode } from './nodes.js';
