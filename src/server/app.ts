@@ -11,7 +11,7 @@ import { HttpTrino } from '../trino/http-trino.js';
 import type { TrinoPort } from '../trino/trino-port.js';
 import { httpTrinoOptions } from './http-trino-options.js';
 import { withRedaction } from './log-redaction.js';
-import errorsPlugin from './plugins/errors.js';
+import errorsPlugin from './plugins/error-plugin.js';
 import allowedHostsPlugin from './plugins/allowed-hosts.js';
 import cacheScopePlugin from './plugins/cache-scope.js';
 import jsonBodyPlugin from './plugins/json-body.js';

@@ -7,7 +7,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApiError, errorBody } from '../core/errors.js';
-import { sendError } from './plugins/errors.js';
+import { sendError } from './plugins/error-plugin.js';
 
 /** The fastify options that answer failures before routing with the one error body. */
 export const preRouteErrors = {

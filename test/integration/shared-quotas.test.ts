@@ -16,7 +16,7 @@ import { storeTimeouts } from '../../src/state/store-failures.js';
 import Fastify from 'fastify';
 import { sharedQuotas } from '../../src/access/shared-quotas.js';
 import { loadConfig } from '../../src/server/load-config.js';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import accessPlugin from '../../src/server/plugins/access-plugin.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 

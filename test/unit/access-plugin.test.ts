@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig } from '../../src/server/load-config.js';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import accessPlugin, { type AccessPluginOptions } from '../../src/server/plugins/access-plugin.js';
 import openapiPlugin from '../../src/server/plugins/openapi.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import allowedHostsPlugin, { hostRule, isAllowedHost } from '../../src/server/plugins/allowed-hosts.js';
 
 const apps: FastifyInstance[] = [];

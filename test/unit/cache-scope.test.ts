@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import cacheScopePlugin, { privateCacheControl } from '../../src/server/plugins/cache-scope.js';
 import { ApiError } from '../../src/core/errors.js';
 import { addVary } from '../../src/http/vary.js';

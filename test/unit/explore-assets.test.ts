@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import exploreRoutes, { EXPLORE_SHELL } from '../../src/routes/explore.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-explore-assets-'));

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import accessPlugin from '../../src/server/plugins/access-plugin.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import exploreRoutes, { EXPLORE_CSP, EXPLORE_SHELL } from '../../src/routes/explore.js';

@@ -4,7 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 import jsonBodyPlugin from '../../src/server/plugins/json-body.js';
 
 /** An app echoing the parsed body, with the one error body; `maxDepth` undefined: the default (64). */

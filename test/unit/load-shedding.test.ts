@@ -9,7 +9,7 @@ import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/load-config.js';
 import accessPlugin from '../../src/server/plugins/access-plugin.js';
-import errorsPlugin from '../../src/server/plugins/errors.js';
+import errorsPlugin from '../../src/server/plugins/error-plugin.js';
 
 const SAMPLE_MS = 20;
 const app = Fastify({ logger: false });
