@@ -44,7 +44,7 @@ export type ErrorSchema = Static<typeof ErrorSchema>;
 export const PATH_ERRORS = ['TG_BAD_REQUEST', 'TG_NOT_FOUND'] as const satisfies readonly ErrorCode[];
 
 /**
- * A request body that fastify refuses before the handler (plugins/errors.ts): not JSON (415), too large (413),
+ * A request body that fastify refuses before the handler (plugins/error-plugin.ts): not JSON (415), too large (413),
  * malformed (400). Any POST, PUT or DELETE can carry one, whether or not the route reads it.
  */
 export const BODY_ERRORS = [

@@ -57,7 +57,7 @@ function operationSchemas(op: Json): unknown[] {
 
 /**
  * Error responses share one schema (components.schemas.Error); their descriptions list the codes. Every error is
- * JSON (plugins/errors.ts), whatever media types a route's success has (`produces` applies to all its responses).
+ * JSON (plugins/error-plugin.ts), whatever media types a route's success has (`produces` applies to all its responses).
  */
 function shareErrorSchema(op: Json): void {
   for (const [status, response] of Object.entries((op.responses as Json | undefined) ?? {})) {
