@@ -1,7 +1,8 @@
 /**
  * The README is the front door and docs/ the manual: the README stays under 300 lines, every relative link of either
- * leads to a file that exists (and to a heading of it, when it names one), and every path of the repository a page
- * names exists. Each check is first tried on a small text, so a check that cannot fail fails here.
+ * leads to a file that exists (and to a heading of it, when it names one), every path of the repository a page names
+ * exists, and the code map names every folder of src/ and every folder inside one. Each check is first tried on a
+ * small text, so a check that cannot fail fails here.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -78,6 +79,13 @@ function pathExists(path: string): boolean {
   return existsSync(dir) && readdirSync(dir).some((f) => pattern.test(f));
 }
 
+/** The folders under `dir`, `depth` levels down at most, as paths from the root. */
+function foldersOf(dir: string, depth: number): string[] {
+  if (depth === 0) return [];
+  const subs = readdirSync(join(ROOT, dir), { withFileTypes: true }).filter((d) => d.isDirectory());
+  return subs.flatMap((d) => [`${dir}/${d.name}`, ...foldersOf(`${dir}/${d.name}`, depth - 1)]);
+}
+
 const escapeRegExp = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the front door and the manual', () => {
@@ -112,5 +120,12 @@ describe('the front door and the manual', () => {
 
   it.each(PAGES)('every path of the repository %s names exists', (page) => {
     expect(repoPathsIn(read(page)).filter((p) => !pathExists(p))).toEqual([]);
+  });
+
+  it('the code map names every folder of src/ and every folder inside one', () => {
+    const map = read('docs/code-map.md');
+    const folders = foldersOf('src', 2);
+    expect(folders.length).toBeGreaterThan(15);
+    expect(folders.filter((f) => !map.includes(`\`${f}/`))).toEqual([]);
   });
 });
