@@ -1,8 +1,8 @@
 /**
  * The README is the front door and docs/ the manual: the README stays under 300 lines, every relative link of either
  * leads to a file that exists (and to a heading of it, when it names one), every path of the repository a page names
- * exists, and the code map names every folder of src/ and every folder inside one. Each check is first tried on a
- * small text, so a check that cannot fail fails here.
+ * exists, and the code map names every folder of src/ and every folder inside one, and each file it names is in the
+ * folder of its line. Each check is first tried on a small text, so a check that cannot fail fails here.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -86,6 +86,16 @@ function foldersOf(dir: string, depth: number): string[] {
   return subs.flatMap((d) => [`${dir}/${d.name}`, ...foldersOf(`${dir}/${d.name}`, depth - 1)]);
 }
 
+/** The names of the files and folders under `dir` (a file itself: its own name), at any depth. */
+function filesUnder(dir: string): string[] {
+  const full = join(ROOT, dir);
+  if (!existsSync(full)) return [];
+  if (!statSync(full).isDirectory()) return [dir.split('/').pop() ?? ''];
+  return readdirSync(full, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? [d.name, ...filesUnder(`${dir}/${d.name}`)] : [d.name],
+  );
+}
+
 const escapeRegExp = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the front door and the manual', () => {
@@ -127,5 +137,16 @@ describe('the front door and the manual', () => {
     const folders = foldersOf('src', 2);
     expect(folders.length).toBeGreaterThan(15);
     expect(folders.filter((f) => !map.includes(`\`${f}/`))).toEqual([]);
+  });
+
+  it('every file the code map names is in the folder of its line', () => {
+    const rows = [...read('docs/code-map.md').matchAll(/^\| `([\w./-]+)` +\| (.+?) *\|$/gm)];
+    expect(rows.length).toBeGreaterThan(20);
+    const missing = rows.flatMap(([, folder = '', text = '']) => {
+      const there = new Set(filesUnder(folder.replace(/\/$/, '')));
+      const named = [...text.matchAll(/`([\w.-]+\.(?:ts|mjs|js|sh))`/g)].map((m) => m[1] ?? '');
+      return named.filter((n) => !there.has(n)).map((n) => `${folder}: ${n}`);
+    });
+    expect(missing).toEqual([]);
   });
 });
