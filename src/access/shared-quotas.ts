@@ -1,6 +1,6 @@
 /**
- * The per-caller limits counted in the store the instances share, when it is PostgreSQL (README "Several
- * instances"): `requestsPerMinute` (pg-rate-store.ts) and `concurrentQueries` (pg-query-slots.ts), each only when
+ * The per-caller limits counted in the store the instances share, when it is PostgreSQL (docs/deployment.md,
+ * "Several instances"): `requestsPerMinute` (pg-rate-store.ts) and `concurrentQueries` (pg-query-slots.ts), each only when
  * configured (the default `concurrentQueries` is counted in each instance's process, so a gateway that sets none
  * does not depend on the store for its reads). With SQLite (one instance) there is none: both are counted in the
  * process, as they always were.
