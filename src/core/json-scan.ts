@@ -5,7 +5,7 @@
  * `"` not taken by a `\` (a `\` takes the byte after it, whatever it is). The scan checks only that strings and
  * brackets close; the parse that follows checks the rest. UTF-8 continuation bytes never equal the ASCII bytes
  * looked for, so bytes and JavaScript strings scan alike (`stringEnd` over bytes, `textStringEnd` over a string).
- * The validating scanner of payloads (encode/text/json-scan.ts) is tested against this one.
+ * The validating scanner of payloads (encode/text/validating-json-scanner.ts) is tested against this one.
  */
 
 const QUOTE = 0x22;

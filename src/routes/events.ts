@@ -13,7 +13,7 @@ import {
   errorResponses,
 } from './error-schema.js';
 import { rowScope } from '../access/authorize.js';
-import { topicFor, withDecodedFields } from '../http/read-topic.js';
+import { topicFor, withDecodedFields } from '../http/request-topic.js';
 import { EventsQuery, FormatQuery, QueryBody } from '../query/request/read-schema.js';
 import { ReadResponses } from './read-response-schema.js';
 import { CachedReadResponses } from './read-cache-schema.js';

@@ -31,7 +31,7 @@ import { StreamTokens, type StreamBody } from '../sessions/stream-token.js';
 import { BODY_ERRORS, errorResponses } from './error-schema.js';
 import { READ_ERRORS } from './events.js';
 import { ReadResponses } from './read-response-schema.js';
-import { topicFor, withDecodedFields } from '../http/read-topic.js';
+import { topicFor, withDecodedFields } from '../http/request-topic.js';
 import { SessionCreated, StreamParams, StreamQuery } from './sessions-schema.js';
 import { TopicParams } from './topics-schema.js';
 

@@ -13,7 +13,7 @@ import { inMemoryResult } from '../fakes/in-memory-result.js';
 import { encodeJson } from '../../src/encode/text/json-encoder.js';
 import { instantToUnits, TimestampUnits } from '../../src/encode/arrow/timestamp-units.js';
 import { csvFieldFrom } from '../../src/encode/text/csv-field.js';
-import { isJson, JsonScanner, utf8Sequence } from '../../src/encode/text/json-scan.js';
+import { isJson, JsonScanner, utf8Sequence } from '../../src/encode/text/validating-json-scanner.js';
 import { encodeNdjson } from '../../src/encode/text/ndjson-encoder.js';
 import { PageBuffer } from '../../src/encode/text/page-buffer.js';
 import { timestampToIso, timestampTzToIso } from '../../src/encode/text/timestamp-text.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { negotiateMediaType } from '../../src/encode/encoder-registry.js';
 import { instantToUnits } from '../../src/encode/arrow/timestamp-units.js';
-import { isJson } from '../../src/encode/text/json-scan.js';
+import { isJson } from '../../src/encode/text/validating-json-scanner.js';
 import { minifyJson } from '../../src/encode/text/json-minify.js';
 import { timestampTzToIso } from '../../src/encode/text/timestamp-text.js';
 import { parseTimestamp, TimestampTzParser } from '../../src/core/trino-timestamp.js';

@@ -17,7 +17,7 @@ import {
 } from '../../src/core/json-scan.js';
 import { quoteLongIntegers } from '../../src/core/lossless-json.js';
 import { minifyBytes, minifyJson } from '../../src/encode/text/json-minify.js';
-import { JsonScanner } from '../../src/encode/text/json-scan.js';
+import { JsonScanner } from '../../src/encode/text/validating-json-scanner.js';
 import { asciiStringEnd, plainStringEnd } from '../../src/encode/text/json-token.js';
 
 /** Texts of strings: escapes, surrogates (paired and lone), brackets and commas inside, long. */

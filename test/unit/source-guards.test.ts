@@ -3,7 +3,7 @@
  * file of src/, scripts/, test/ and bench/ is parsed by the TypeScript compiler: a comment naming a .ts/.mjs/.js
  * file that does not exist fails, so does a comment citing an issue number, and a function of src/ over 60 lines
  * (declarations, methods, accessors, arrows and function expressions, from their first line to their last). The
- * checks are first tried on small inputs, so a check that cannot fail fails here.
+ * checks are first tried on small inputs, so a check that cannot fail fails here. No two files of src/ share a name.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,15 @@ describe('src/, scripts/, test/, bench/', () => {
   it('every source file is read', () => {
     expect(sources.length).toBeGreaterThan(400);
     expect(sources.filter((s) => s.file.startsWith('src/') && s.functions.length > 0).length).toBeGreaterThan(100);
+  });
+
+  it('no two files of src/ share a name: one name per thing', () => {
+    const byName = new Map<string, string[]>();
+    for (const f of files.filter((x) => x.startsWith('src/') && x.endsWith('.ts'))) {
+      const name = f.slice(f.lastIndexOf('/') + 1);
+      byName.set(name, [...(byName.get(name) ?? []), f]);
+    }
+    expect([...byName.values()].filter((paths) => paths.length > 1)).toEqual([]);
   });
 
   it('no comment names a file that does not exist', () => {

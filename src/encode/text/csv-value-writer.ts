@@ -5,7 +5,7 @@
  */
 import { knownBase, type TrinoType } from '../../core/trino-types.js';
 import { CSV_PLAIN, csvFieldFrom, writeCsvField } from './csv-field.js';
-import { JsonScanner } from './json-scan.js';
+import { JsonScanner } from './validating-json-scanner.js';
 import { writeJsonTypeCsv } from './json-type-text.js';
 import { asString, generic, jsonValueWriter, type ValueWriter } from './json-value-writer.js';
 import { TimestampTzParser } from '../../core/trino-timestamp.js';

@@ -3,7 +3,7 @@
  * ends, and whether it is in the plain form that can be copied to the output as it is. Every reader returns the
  * index after the token, or -1 when the token is not of that form (the caller then takes the value path).
  */
-import { number, utf8Sequence } from './json-scan.js';
+import { number, utf8Sequence } from './validating-json-scanner.js';
 import type { PageBuffer } from './page-buffer.js';
 
 const QUOTE = 0x22;

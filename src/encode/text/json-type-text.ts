@@ -1,12 +1,12 @@
 /**
  * Values of the Trino `json` type in the text formats: embedded as JSON (on one line) when the text is JSON, else
  * written as text. Unlike varbinary, any JSON value (scalars too) is embedded: the column is typed JSON.
- * The writers take the scanner of the value writer that calls them (json-scan.ts: no state is shared).
+ * The writers take the scanner of the value writer that calls them (validating-json-scanner.ts: no state is shared).
  */
 import { Buffer } from 'node:buffer';
 import { csvFieldFrom } from './csv-field.js';
 import { minifyBytes, minifyJson } from './json-minify.js';
-import { JSON_LINES, type JsonScanner } from './json-scan.js';
+import { JSON_LINES, type JsonScanner } from './validating-json-scanner.js';
 import type { PageBuffer } from './page-buffer.js';
 
 /** Writes text of the Trino `json` type as JSON: embedded when it is JSON (on one line), else a JSON string. */

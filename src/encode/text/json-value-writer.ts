@@ -20,7 +20,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { knownBase, rowFields, typeArg, type TrinoBase, type TrinoType } from '../../core/trino-types.js';
-import { JsonScanner } from './json-scan.js';
+import { JsonScanner } from './validating-json-scanner.js';
 import { jsonTypeText, writeJsonTypeJson } from './json-type-text.js';
 import { PageBuffer } from './page-buffer.js';
 import { TimestampTzParser } from '../../core/trino-timestamp.js';

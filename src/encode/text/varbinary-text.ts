@@ -19,7 +19,7 @@
 import { Buffer } from 'node:buffer';
 import { CSV_SPECIAL, csvFieldFrom, quoteCsvFrom } from './csv-field.js';
 import { isJsonSpace, minifyBytes, minifyJson } from './json-minify.js';
-import { JSON_LINES, JsonScanner, utf8Sequence } from './json-scan.js';
+import { JSON_LINES, JsonScanner, utf8Sequence } from './validating-json-scanner.js';
 import type { PageBuffer } from './page-buffer.js';
 
 /** How a varbinary is shown (`classify`). */
