@@ -302,6 +302,49 @@ describe('a policy on a topic: every entrance serves the same rows', () => {
     expect(sorted(landed)).toEqual(sorted(await ordersKeys(['DE', 'FR'])));
     await sql(`DROP TABLE lake.entrances.${table}`);
   });
+
+  it("another principal, an expired or forged JWT and a shared cache cannot reach a principal's load", async () => {
+    const name = `entrances-others-${RUN}`;
+    const put = await app.inject({
+      method: 'PUT',
+      url: `/v1/loads/${name}`,
+      headers: { 'x-api-key': KEYS.eu },
+      payload: { topic: 'orders', target: `lake.entrances.others_${RUN}`, start: W.since, select: ['key'] },
+    });
+    expect(put.statusCode, put.body).toBe(201);
+    const sign = (secret: string, exp: number) =>
+      new SignJWT({ sub: `tenant-de-${RUN}`, roles: ['reader', 'tenant'], iss: 'https://idp.test/', aud: 'topicgate' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(secret));
+    const now = Math.floor(Date.now() / 1000);
+    const callers: [string, Headers, number, string][] = [
+      ['another principal', jwtDE, 404, 'TG_LOAD_NOT_FOUND'],
+      ['an expired JWT', { authorization: `Bearer ${await sign(JWT_SECRET, now - 3600)}` }, 401, 'TG_UNAUTHENTICATED'],
+      [
+        'a forged JWT',
+        { authorization: `Bearer ${await sign(`${JWT_SECRET}-forged`, now + 3600)}` },
+        401,
+        'TG_UNAUTHENTICATED',
+      ],
+    ];
+    for (const [who, headers, status, code] of callers) {
+      for (const req of [
+        { url: `/v1/loads/${name}` },
+        { method: 'POST' as const, url: `/v1/loads/${name}/runs`, payload: { until: W.until } },
+        { method: 'DELETE' as const, url: `/v1/loads/${name}` },
+      ]) {
+        const r = await app.inject({ ...req, headers });
+        expect([r.statusCode, r.json().error.code], `${who}: ${req.url}`).toEqual([status, code]);
+      }
+    }
+    // The owner's answer is its own: no shared cache may keep it for another caller.
+    const own = await ok({ url: `/v1/loads/${name}`, headers: { 'x-api-key': KEYS.eu } });
+    expect(own.headers['cache-control']).toContain('private');
+    expect(String(own.headers.vary)).toMatch(/Authorization/i);
+    expect(String(own.headers.vary)).toMatch(/X-API-Key/i);
+    await ok({ method: 'DELETE', url: `/v1/loads/${name}`, headers: { 'x-api-key': KEYS.eu } }, 204);
+  });
 });
 
 describe('a policy on a topic covers its native expansion table', () => {
