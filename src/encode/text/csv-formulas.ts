@@ -28,35 +28,17 @@ const FORMULA_START: Uint8Array = Uint8Array.from({ length: 128 }, (_, c) =>
   /[=+\-@\t\r]/.test(String.fromCharCode(c)) ? 1 : 0,
 );
 
-/** Types whose text Trino writes in a grammar of its own (never text from outside): left alone. */
-const TYPED = new Set<TrinoBase>([
-  'boolean',
-  'tinyint',
-  'smallint',
-  'integer',
-  'bigint',
-  'real',
-  'double',
-  'decimal',
-  'date',
-  'time',
-  'time with time zone',
-  'timestamp',
-  'timestamp with time zone',
-  'interval day to second',
-  'interval year to month',
-  'uuid',
-  'ipaddress',
-  // Nested values are their JSON text, which begins with `[` or `{`.
-  'array',
-  'map',
-  'row',
-]);
+/**
+ * Built-in types whose values are text from outside: every other built-in type Trino writes in a grammar of its own
+ * (numbers, booleans, times, intervals, UUIDs, addresses; nested values as JSON text beginning with `[` or `{`), and
+ * is left alone. `unknown` holds only nulls.
+ */
+const TEXT_BASES: ReadonlySet<TrinoBase> = new Set<TrinoBase>(['varchar', 'char', 'varbinary', 'json', 'unknown']);
 
 /** Whether a column of `type` holds text from outside that may begin like a formula. */
 export function holdsFormulaText(type: TrinoType): boolean {
   const base = knownBase(type);
-  return base === null || !TYPED.has(base);
+  return base === null || TEXT_BASES.has(base);
 }
 
 /**
