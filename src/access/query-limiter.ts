@@ -12,7 +12,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import type { Limits } from '../config/access-schema.js';
-import { callerAtLimit, retryAfter } from './shared-slots.js';
+import { callerAtLimit, retryAfter, waitedOut } from './shared-slots.js';
 import type { Release } from '../read/request-trino.js';
 
 interface Waiter {
@@ -231,15 +231,7 @@ export class QueryLimiter {
     const per = this.limits.concurrentQueries;
     const { queueWaitMs, maxConcurrentQueries } = this.limits;
     if (per !== undefined && this.active(key) + this.endingCount(key) >= per) return callerAtLimit(per, queueWaitMs);
-    const retryAfterS = retryAfter(queueWaitMs);
-    return new ApiError(
-      'TG_TOO_MANY_REQUESTS',
-      `waited ${queueWaitMs} ms (limits.queueWaitMs) for one of the gateway's ${maxConcurrentQueries} query slots ` +
-        `(limits.maxConcurrentQueries, all taken); retry after ${retryAfterS}s`,
-      { limit: 'maxConcurrentQueries', max: maxConcurrentQueries, waitedMs: queueWaitMs },
-      undefined,
-      retryAfterS,
-    );
+    return waitedOut({ whose: "the gateway's", limit: 'maxConcurrentQueries', max: maxConcurrentQueries }, queueWaitMs);
   }
 }
 

@@ -50,12 +50,20 @@ export async function takeShared(slots: SharedSlots, hold: SharedHold, n: number
 
 /** The 429 of a query that waited `waitMs` for one of its caller's `concurrentQueries` slots, all taken. */
 export function callerAtLimit(limit: number, waitMs: number): ApiError {
+  return waitedOut({ whose: "this caller's", limit: 'concurrentQueries', max: limit }, waitMs);
+}
+
+/** The 429 of a query that waited `waitMs` (limits.queueWaitMs) for one of `max` slots of `limit`, all taken. */
+export function waitedOut(
+  slots: { whose: string; limit: 'concurrentQueries' | 'maxConcurrentQueries'; max: number },
+  waitMs: number,
+): ApiError {
   const retryAfterS = retryAfter(waitMs);
   return new ApiError(
     'TG_TOO_MANY_REQUESTS',
-    `waited ${waitMs} ms (limits.queueWaitMs) for one of this caller's ${limit} query slots ` +
-      `(limits.concurrentQueries, all taken); retry after ${retryAfterS}s`,
-    { limit: 'concurrentQueries', max: limit, waitedMs: waitMs },
+    `waited ${waitMs} ms (limits.queueWaitMs) for one of ${slots.whose} ${slots.max} query slots ` +
+      `(limits.${slots.limit}, all taken); retry after ${retryAfterS}s`,
+    { limit: slots.limit, max: slots.max, waitedMs: waitMs },
     undefined,
     retryAfterS,
   );
