@@ -69,3 +69,7 @@ if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.serv
   PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
     python3 -m pip install -q "${requirements[@]}"
 fi
+
+# The Flight SQL JDBC driver test program (test/jdbc/), built once into the cache dir (Maven fetches the driver then;
+# test runs are offline afterwards).
+node --import tsx test/jdbc/jdbc-program.ts >/dev/null
