@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { compressionSettings } from './compression-settings.js';
+import { filesSettings } from './files-settings.js';
 import { formatSettings } from './format-settings.js';
 import { httpSettings } from './http-settings.js';
 import { servingSettings } from './serving-settings.js';
@@ -16,6 +17,7 @@ export const SettingsSchema = Type.Object({
   ...httpSettings,
   ...compressionSettings,
   ...formatSettings,
+  ...filesSettings,
 });
 
 export type Settings = Static<typeof SettingsSchema>;

@@ -28,6 +28,11 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'A read-session stream URL is malformed, tampered with, or not signed by this service.',
   },
+  TG_BAD_SQL: {
+    status: 400,
+    meaning:
+      "A SQL statement (Flight SQL) is not in topicgate's SQL subset: the message names the construct and its line and column.",
+  },
   TG_TIME_BOUND_REQUIRED: {
     status: 400,
     meaning:
@@ -70,9 +75,18 @@ export const ERROR_CATALOG = {
     status: 409,
     meaning: 'The batch does not start at the committed position (someone else committed).',
   },
+  TG_WINDOW_NOT_SETTLED: {
+    status: 409,
+    meaning:
+      "A window asked for as a file has not settled (its until is after now minus the topic's settle time, or is relative): the details name when it settles.",
+  },
   TG_SESSION_EXPIRED: {
     status: 410,
     meaning: 'The read session has expired (its expiresAt has passed): create a new session.',
+  },
+  TG_RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    meaning: 'The Range asked of a file starts at or past its end (Content-Range names its length).',
   },
   TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
   TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
