@@ -6,7 +6,8 @@
  *
  *   tsx scripts/cluster.ts up | down | status
  *
- * TOPICGATE_CLUSTER_PORT (default 3100) is the balancer's port, the instances listen on the next ones. They use
+ * Ports as scripts/cluster-layout.ts says: the balancer's HTTP and Flight SQL ports, the instances' next to them;
+ * HAProxy fronts both (gRPC in `mode http` over HTTP/2). They use
  * TOPICGATE_TRINO_URL and a postgres:// TOPICGATE_STATE_URL when the environment sets them. The instances
  * share one TOPICGATE_CURSOR_SECRET: yours, or one made once and kept (mode 0600) in the run dir. Every other
  * TOPICGATE_* setting of the environment (TOPICGATE_CONFIG, ...) reaches both instances.
@@ -14,8 +15,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { pgDown, pgLayout, pgReady, pgUp } from './local-postgres.js';
 import { down as trinoDown, layout as trinoLayout, trinoRunning, up as trinoUp } from './local-trino.js';
@@ -24,24 +23,22 @@ import { loadDemo } from './load-demo.js';
 import { alive, recordedPid, stopProcess } from './pid-file.js';
 import { PROJECT_ROOT, startFlags } from './start-command.js';
 import { checkConfig, findHaproxy, haproxyConfig } from './haproxy-config.js';
+import { clusterFiles as files, clusterLayout, type ClusterLayout } from './cluster-layout.js';
 
-export interface ClusterLayout {
-  /** The balancer's port, and the instances'. */
-  port: number;
-  instancePorts: readonly number[];
-  /** The balancer's URL. */
-  url: string;
-  runDir: string;
-}
+export { clusterLayout, type ClusterLayout };
 
 export interface ClusterInstance {
   url: string;
+  /** Its Flight SQL URI (grpc://), when the layout has Flight ports. */
+  flightUri?: string;
   pid: number;
   logFile: string;
 }
 
 export interface Cluster {
   url: string;
+  /** The balancer's Flight SQL URI (grpc://), when the layout has Flight ports. */
+  flightUri?: string;
   instances: ClusterInstance[];
   balancerPid: number;
   /** False: it was already running (nothing was started). */
@@ -56,34 +53,6 @@ interface Started {
 
 const GATEWAY_MARK = 'dist/server.js';
 const BALANCER_MARK = 'haproxy';
-
-export function clusterLayout(
-  env: NodeJS.ProcessEnv = process.env,
-  ports?: { port: number; instancePorts: readonly number[] },
-): ClusterLayout {
-  const port = ports?.port ?? Number(env.TOPICGATE_CLUSTER_PORT ?? 3100);
-  if (!Number.isInteger(port) || port < 1 || port > 65533) {
-    throw new Error(`TOPICGATE_CLUSTER_PORT must be a TCP port, got ${JSON.stringify(env.TOPICGATE_CLUSTER_PORT)}`);
-  }
-  // Same cache dir as the other local services' scripts.
-  const cacheDir = env.TOPICGATE_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'topicgate');
-  return {
-    port,
-    instancePorts: ports?.instancePorts ?? [port + 1, port + 2],
-    url: `http://127.0.0.1:${port}`,
-    runDir: join(cacheDir, `cluster-run-${port}`),
-  };
-}
-
-const files = (l: ClusterLayout) => ({
-  balancerPid: join(l.runDir, 'haproxy.pid'),
-  balancerLog: join(l.runDir, 'haproxy.log'),
-  config: join(l.runDir, 'haproxy.cfg'),
-  secret: join(l.runDir, 'cursor-secret'),
-  started: join(l.runDir, 'started.json'),
-  gatewayPid: (i: number) => join(l.runDir, `gateway${i + 1}.pid`),
-  gatewayLog: (i: number) => join(l.runDir, `gateway${i + 1}.log`),
-});
 
 function log(msg: string): void {
   process.stderr.write(`[cluster] ${msg}\n`);
@@ -105,12 +74,8 @@ export function clusterState(l = clusterLayout()): Cluster | undefined {
   const pids = l.instancePorts.map((_, i) => recordedPid(f.gatewayPid(i), GATEWAY_MARK));
   if (balancerPid === undefined || !alive(balancerPid)) return undefined;
   if (pids.some((p) => p === undefined || !alive(p))) return undefined;
-  const instances = l.instancePorts.map((p, i) => ({
-    url: `http://127.0.0.1:${p}`,
-    pid: pids[i]!,
-    logFile: f.gatewayLog(i),
-  }));
-  return { url: l.url, instances, balancerPid, started: false };
+  const instances = l.instancePorts.map((_, i) => instanceOf(l, i, pids[i]!));
+  return { url: l.url, ...flightUriOf(l), instances, balancerPid, started: false };
 }
 
 /** Starts the cluster unless it runs; resolves once the balancer answers /readyz through an instance. */
@@ -137,12 +102,12 @@ export async function clusterUp(l = clusterLayout(), o: ClusterOptions = {}): Pr
         o.env?.TOPICGATE_CURSOR_SECRET ?? process.env.TOPICGATE_CURSOR_SECRET ?? secret(f.secret),
     };
     const timeoutMs = o.readyTimeoutMs ?? 120_000;
-    const instances = l.instancePorts.map((port, i) => startGateway(env, port, f.gatewayPid(i), f.gatewayLog(i)));
+    const instances = l.instancePorts.map((_, i) => startGateway(env, l, i));
     await Promise.all(instances.map((g) => waitReady(g.url, g.pid, g.logFile, timeoutMs)));
     const balancerPid = startBalancer(l, f);
     await waitReady(l.url, balancerPid, f.balancerLog, timeoutMs);
     log(`balancer ${l.url} over ${instances.map((g) => g.url).join(', ')}`);
-    return { url: l.url, instances, balancerPid, started: true };
+    return { url: l.url, ...flightUriOf(l), instances, balancerPid, started: true };
   } catch (err) {
     await clusterDown(l).catch(() => undefined);
     throw err;
@@ -181,25 +146,44 @@ function secret(file: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-function startGateway(env: NodeJS.ProcessEnv, port: number, pidFile: string, logFile: string): ClusterInstance {
+/** Instance `i` of the layout, running as `pid`. */
+function instanceOf(l: ClusterLayout, i: number, pid: number): ClusterInstance {
+  const flightPort = l.flight?.instancePorts[i];
+  return {
+    url: `http://127.0.0.1:${l.instancePorts[i]!}`,
+    ...(flightPort !== undefined ? { flightUri: `grpc://127.0.0.1:${flightPort}` } : {}),
+    pid,
+    logFile: files(l).gatewayLog(i),
+  };
+}
+
+const flightUriOf = (l: ClusterLayout) => (l.flight ? { flightUri: l.flight.uri } : {});
+
+/** Starts instance `i`: its HTTP port, and its Flight port (off when the layout has none: one default for all). */
+function startGateway(env: NodeJS.ProcessEnv, l: ClusterLayout, i: number): ClusterInstance {
+  const port = l.instancePorts[i]!;
   startAllowed(`the gateway on port ${port}`);
-  const out = openSync(logFile, 'w');
+  const { gatewayPid: pidFile, gatewayLog: logFile } = files(l);
+  const out = openSync(logFile(i), 'w');
+  const flightPort = l.flight?.instancePorts[i];
   const child = spawn(process.execPath, [...startFlags(), GATEWAY_MARK], {
     cwd: PROJECT_ROOT,
-    env: { ...env, TOPICGATE_PORT: String(port) },
+    env: { ...env, TOPICGATE_PORT: String(port), TOPICGATE_FLIGHT_PORT: flightPort ? String(flightPort) : 'off' },
     detached: true,
     stdio: ['ignore', out, out],
   });
   child.unref();
   if (child.pid === undefined) throw new Error(`the gateway on port ${port} did not start`);
-  writeFileSync(pidFile, String(child.pid));
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, logFile };
+  writeFileSync(pidFile(i), String(child.pid));
+  return instanceOf(l, i, child.pid);
 }
 
 function startBalancer(l: ClusterLayout, f: ReturnType<typeof files>): number {
   startAllowed('the balancer');
   const bin = findHaproxy();
-  writeFileSync(f.config, haproxyConfig({ port: l.port, servers: l.instancePorts.map((p) => `127.0.0.1:${p}`) }));
+  const at = (ports: readonly number[]) => ports.map((p) => `127.0.0.1:${p}`);
+  const flight = l.flight ? { port: l.flight.port, servers: at(l.flight.instancePorts) } : undefined;
+  writeFileSync(f.config, haproxyConfig({ port: l.port, servers: at(l.instancePorts), flight }));
   const problem = checkConfig(bin, f.config);
   if (problem) throw new Error(`haproxy refuses ${f.config}: ${problem}`);
   const out = openSync(f.balancerLog, 'w');
@@ -287,7 +271,8 @@ async function main(cmd: string | undefined): Promise<void> {
           return exitAfterStop(1, log);
         },
       );
-      for (const g of c.instances) log(`instance ${g.url} (pid ${g.pid}, log ${g.logFile})`);
+      for (const g of c.instances) log(`instance ${g.url} ${g.flightUri ?? ''} (pid ${g.pid}, log ${g.logFile})`);
+      if (c.flightUri) log(`Flight SQL through the balancer: ${c.flightUri}`);
       log(c.started ? 'ready' : 'already running');
       process.stdout.write(`${c.url}\n`);
       return;

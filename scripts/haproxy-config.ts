@@ -10,6 +10,39 @@ export interface BalancerSpec {
   port: number;
   /** The gateway instances: host:port each. */
   servers: readonly string[];
+  /** Flight SQL (gRPC): the balancer's port for it and each instance's Flight port, in the order of `servers`. */
+  flight?: { port: number; servers: readonly string[] };
+}
+
+/**
+ * The gRPC frontend: HTTP/2 in (`proto h2` on the bind: gRPC clients speak cleartext HTTP/2 without an upgrade)
+ * and out (`proto h2` on each server), each request balanced on its own, so the calls of one connection (a
+ * GetFlightInfo, then each DoGet) spread over the instances; a Flight ticket is signed, so any instance serves it.
+ * An instance is checked on its HTTP port's /readyz over HTTP/1.1 (`check-proto h1`: the server line's h2 would
+ * be used for checks too), the same check the HTTP backend makes. The instance's name is a response header, which
+ * gRPC clients see as metadata.
+ */
+function flightLines(s: BalancerSpec): string[] {
+  if (!s.flight) return [];
+  const { port, servers } = s.flight;
+  return [
+    '',
+    'frontend topicgate_flight',
+    `  bind 127.0.0.1:${port} proto h2`,
+    '  default_backend flight_gateways',
+    '',
+    'backend flight_gateways',
+    '  balance roundrobin',
+    '  option httpchk GET /readyz',
+    '  http-check expect status 200',
+    '  default-server check inter 1s fall 2 rise 1 check-proto h1',
+    '  http-response set-header X-Topicgate-Instance %[srv_name]',
+    ...servers.map((addr, i) => `  server gateway${i + 1} ${addr} proto h2 port ${portOf(s.servers[i]!)}`),
+  ];
+}
+
+function portOf(addr: string): number {
+  return Number(addr.slice(addr.lastIndexOf(':') + 1));
 }
 
 /**
@@ -19,6 +52,7 @@ export interface BalancerSpec {
  * redispatch 1`: a request whose connection to an instance failed (refused: the instance is gone) goes to another
  * instance at once, before the checks have marked it down; once a connection is established nothing is retried.
  * Every response names the instance that served it (`X-Topicgate-Instance: gateway1`), for whoever debugs or tests.
+ * With `flight`, a second frontend balances the instances' Flight SQL ports (flightLines).
  */
 export function haproxyConfig(s: BalancerSpec): string {
   return (
@@ -51,6 +85,7 @@ export function haproxyConfig(s: BalancerSpec): string {
       '  default-server check inter 1s fall 2 rise 1',
       '  http-response set-header X-Topicgate-Instance %[srv_name]',
       ...s.servers.map((addr, i) => `  server gateway${i + 1} ${addr}`),
+      ...flightLines(s),
     ].join('\n') + '\n'
   );
 }
