@@ -9,15 +9,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rowScope } from '../access/authorize.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
-import { countBucketMs, defaultStreams, splitWindow, type StreamRange } from '../query/passes/session-split.js';
 import { predicateColumns } from '../query/passes/post-decode-split.js';
-import type { PlannedRead } from '../query/planner.js';
 import { isDecoded } from '../query/request/decoded-column.js';
 import { readRequestOfSession } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { SessionBody, type SessionRead } from '../query/request/session-schema.js';
-import { epochOfTrinoTimestamp } from '../core/trino-timestamp.js';
 import { planColumns } from '../read/open-page.js';
+import { checkStreamCount, sessionRanges } from '../sessions/session-ranges.js';
 import { makeSession } from '../sessions/session-streams.js';
 import {
   bindStream,
@@ -60,45 +58,6 @@ function sessionRead(body: SessionBody): SessionRead {
   return { select, where, order, decode };
 }
 
-/** The streams a request may ask for: at most `limits.maxSessionStreams`, named when exceeded. */
-function checkStreams(app: FastifyInstance, streams: number | undefined): number {
-  const max = app.tg.config.limits.maxSessionStreams;
-  if (streams !== undefined && streams > max) {
-    throw new ApiError(
-      'TG_TOO_EXPENSIVE',
-      `streams ${streams} is above the maximum ${max} (limits.maxSessionStreams)`,
-      { parameter: 'streams', max, limit: 'limits.maxSessionStreams' },
-    );
-  }
-  return max;
-}
-
-/**
- * The session's window cut into streams: by the rows counted per time bucket in one query when `counted`, else
- * into equal widths (one stream unless the request asks for more).
- */
-async function splitRanges(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  planned: PlannedRead,
-  counted: boolean,
-  streams: number | undefined,
-  max: number,
-): Promise<StreamRange[]> {
-  const { lo, hi } = planned.position;
-  if (!planned.bulk || lo === undefined || hi === undefined)
-    throw new ApiError('TG_BAD_REQUEST', 'this topic cannot be split by broker time', { parameter: 'topic' });
-  const widthMs = countBucketMs(lo, hi);
-  if (!counted) return splitWindow({ lo, hi }, widthMs, [], streams ?? 1);
-  const result = await request.trino.all(planned.bucketCountSql(widthMs), {
-    ...planned.run,
-    timeoutMs: app.tg.config.queryTimeoutMs,
-  });
-  const counts = result.rows.map(([b, n]) => ({ startMs: epochOfTrinoTimestamp(String(b)), rows: Number(n) }));
-  const total = counts.reduce((a, c) => a + c.rows, 0);
-  return splitWindow({ lo, hi }, widthMs, counts, streams ?? defaultStreams(total, max));
-}
-
 function createRoute(app: App, tokens: StreamTokens): void {
   app.post(
     '/topics/:topic/sessions',
@@ -116,7 +75,7 @@ function createRoute(app: App, tokens: StreamTokens): void {
     },
     async (request, reply) => {
       const body = request.body;
-      const max = checkStreams(app, body.streams);
+      const max = checkStreamCount(app.tg.config, body.streams);
       const decode = body.decode !== false;
       const model = await topicFor(app, request, request.params.topic);
       const { topic, readerVersions = {} } = await withDecodedFields(app, model, decode);
@@ -128,7 +87,13 @@ function createRoute(app: App, tokens: StreamTokens): void {
       // where they put the cuts) would tell of rows the caller may not read, so such a scope is cut into equal
       // widths, uncounted, and its streams show no estimatedRows.
       const counted = !predicateColumns(rows.filter).some(isDecoded);
-      const ranges = await splitRanges(app, request, planned, counted, body.streams, max);
+      const ranges = await sessionRanges(planned, {
+        counted,
+        streams: body.streams,
+        max,
+        trino: request.trino,
+        timeoutMs: app.tg.config.queryTimeoutMs,
+      });
       const access = { grants: app.access.grants, policies: app.access.rowPolicies };
       const binding = bindStream(request.principal, rows, access, topic, body.presign === true);
       const expiry = sessionExpiry(request.principal, app.tg.config.sessionTtlMs, Date.now());
