@@ -42,12 +42,15 @@ export function streamPath(topic: string, session: string, index: number, token:
   return `/v1/topics/${encodeURIComponent(topic)}/sessions/${session}/streams/${index}?token=${token}`;
 }
 
-/** The session over `ranges`: one sealed stream each, in index order. */
-export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: readonly StreamRange[]): Session {
+/** The sealed descriptions of a session's streams over `ranges` (one each, in index order), and its new id. */
+export function sealStreams(
+  tokens: StreamTokens,
+  parts: SessionParts,
+  ranges: readonly StreamRange[],
+): { id: string; tokens: string[] } {
   const id = randomBytes(12).toString('base64url');
-  const iso = (ms: number) => new Date(ms).toISOString();
-  const streams = ranges.map((range, index) => {
-    const token = tokens.seal({
+  const sealed = ranges.map((range, index) =>
+    tokens.seal({
       i: id,
       n: index,
       t: parts.topic,
@@ -58,14 +61,21 @@ export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: r
       x: parts.expiresMs,
       ...(parts.credentialExpiresMs !== undefined ? { e: parts.credentialExpiresMs } : {}),
       rv: parts.readerVersions,
-    });
-    return {
-      index,
-      url: streamPath(parts.topic, id, index, token),
-      since: iso(range.since),
-      until: iso(range.until),
-      ...(parts.counted ? { estimatedRows: range.estimatedRows } : {}),
-    };
-  });
+    }),
+  );
+  return { id, tokens: sealed };
+}
+
+/** The session over `ranges`: one sealed stream each, in index order. */
+export function makeSession(tokens: StreamTokens, parts: SessionParts, ranges: readonly StreamRange[]): Session {
+  const { id, tokens: sealed } = sealStreams(tokens, parts, ranges);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const streams = ranges.map((range, index) => ({
+    index,
+    url: streamPath(parts.topic, id, index, sealed[index]!),
+    since: iso(range.since),
+    until: iso(range.until),
+    ...(parts.counted ? { estimatedRows: range.estimatedRows } : {}),
+  }));
   return { id, expiresAt: iso(parts.expiresMs), order: parts.read.order ?? 'time', streams };
 }
