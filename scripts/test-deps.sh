@@ -70,6 +70,14 @@ if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.serv
     python3 -m pip install -q "${requirements[@]}"
 fi
 
+# DuckDB with the httpfs extension from PyPI (the window-file reader tests: DuckDB cannot download httpfs offline),
+# installed apart so the DuckDB of the examples stays theirs; the tests put this directory first on PYTHONPATH.
+if ! PYTHONPATH=.local/duckdb-httpfs python3 -c 'import duckdb, duckdb_extension_httpfs' >/dev/null 2>&1; then
+  echo "[test-deps] installing DuckDB with httpfs into .local/duckdb-httpfs"
+  PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    python3 -m pip install -q --target .local/duckdb-httpfs -r test/readers/httpfs-requirements.txt
+fi
+
 # The Flight SQL JDBC driver test program (test/jdbc/), built once into the cache dir (Maven fetches the driver then;
 # test runs are offline afterwards).
 node --import tsx test/jdbc/jdbc-program.ts >/dev/null

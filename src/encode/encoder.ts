@@ -35,6 +35,16 @@ export interface EncodeOptions extends PageInfo {
   columnCodec?: ColumnCodec;
   /** CSV cells that begin like a spreadsheet formula: `escape`d (absent: the default) or kept (csv-formulas.ts). */
   csvFormulas?: 'escape' | 'keep';
+  /**
+   * The body is a file read by range, not a stream (API.md "Windows as files"): Arrow writes its IPC file format
+   * (with the footer that indexes its batches), Parquet row groups of `rowGroupRows` rows with page statistics.
+   */
+  file?: FileLayout;
+}
+
+/** How a format lays out a file that readers open by range. */
+export interface FileLayout {
+  rowGroupRows: number;
 }
 
 /**

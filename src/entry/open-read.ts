@@ -8,7 +8,7 @@ import type { ColumnCodec } from '../core/content-codings.js';
 import { ApiError } from '../core/errors.js';
 import type { ResultColumn } from '../core/result-stream.js';
 import { encoderRegistry, type EncoderEntry, type MediaType } from '../encode/encoder-registry.js';
-import type { EncodeOptions } from '../encode/encoder.js';
+import type { EncodeOptions, FileLayout } from '../encode/encoder.js';
 import { PageTokens } from '../query/page-tokens.js';
 import type { PlannedRead } from '../query/planner.js';
 import type { MemoryAccount } from '../read/gateway-memory.js';
@@ -31,6 +31,8 @@ export interface OpenOptions {
   readerVersions?: Partial<Record<'key' | 'value', number>>;
   /** `compression=`: the column codec of a format that compresses its columns (Parquet); a 400 for the others. */
   compression?: ColumnCodec;
+  /** The body is a file read by range (encode/encoder.ts FileLayout), not a stream. */
+  file?: FileLayout;
 }
 
 /** The next page, known before the body: its token, and its link when the entrance builds links. */
@@ -110,6 +112,7 @@ export async function openRead(
       drained: hooks.drained,
       columnCodec: o.compression,
       csvFormulas: call.services.config.csvFormulas,
+      file: o.file,
     };
     const shown = page.body((end) => {
       hooks.finished();

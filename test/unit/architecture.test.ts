@@ -34,6 +34,8 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   config: ['core'],
   query: ['core', 'config'],
   encode: ['core'],
+  /** The file cache of settled windows: files on disk, nothing of the pipeline. */
+  files: ['core'],
   blob: ['core', 'config', 'query'],
   trino: ['core'],
   read: READ_DEPS,
@@ -43,7 +45,7 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   sessions: FEATURE_DEPS,
   loads: FEATURE_DEPS,
   entry: [...READ_DEPS, 'read', 'access'],
-  http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads'],
+  http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'files'],
   routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http'],
   server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'routes'],
 };

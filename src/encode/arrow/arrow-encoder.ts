@@ -5,9 +5,10 @@
  * Completeness: a complete stream ends with Arrow's end-of-stream marker (0xFFFFFFFF 0x00000000). If the result
  * fails after the stream has started, the marker is NOT written and the generator throws, so the HTTP body is
  * aborted: readers see a stream without its end marker (pyarrow / arrow-js report a truncated stream or stop
- * without EOS). The next page's URL is in the `Link: <...>; rel="next"` header.
+ * without EOS). The next page's URL is in the `Link: <...>; rel="next"` header. Asked for a file, it writes the
+ * IPC file format instead (`ARROW1` magic, the same messages, a footer indexing the batches).
  */
-import { RecordBatchStreamWriter } from 'apache-arrow';
+import { RecordBatchFileWriter, RecordBatchStreamWriter } from 'apache-arrow';
 import type { ResultStream } from '../../core/result-stream.js';
 import type { EncodeOptions } from '../encoder.js';
 import { frameBatches } from '../frame-batches.js';
@@ -20,12 +21,11 @@ import { arrowBatches } from './arrow-batches.js';
  * joined) and then dropped from the queue by reading them through the iterator, so the queue holds one page at
  * most and the next page is pulled only when the client has taken this one (frameBatches' backpressure).
  */
-export function encodeArrow(
-  result: ResultStream,
-  _options: EncodeOptions,
-): AsyncGenerator<Uint8Array, void, undefined> {
+export function encodeArrow(result: ResultStream, options: EncodeOptions): AsyncGenerator<Uint8Array, void, undefined> {
   const arrow = arrowBatches(result);
-  const writer = new RecordBatchStreamWriter();
+  // A file (options.file): the IPC file format, the same messages between its magic and its footer, which the
+  // writer keeps the batches' offsets for and writes at close.
+  const writer = options.file ? new RecordBatchFileWriter() : new RecordBatchStreamWriter();
   const queued = writer[Symbol.asyncIterator]();
   const chunks = frameBatches<Uint8Array>(result.batches, {
     start() {

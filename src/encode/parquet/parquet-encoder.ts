@@ -20,6 +20,7 @@ import { Buffer } from 'node:buffer';
 import { RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
 import {
   Compression,
+  EnabledStatistics,
   Table as WasmTable,
   transformParquetStream,
   WriterPropertiesBuilder,
@@ -31,7 +32,7 @@ import type { ResultColumn, ResultStream } from '../../core/result-stream.js';
 import type { TrinoType } from '../../core/trino-types.js';
 import { trinoTypeOf } from '../../core/type-family.js';
 import { arrowBatches, type ArrowBatches } from '../arrow/arrow-batches.js';
-import type { EncodeOptions } from '../encoder.js';
+import type { EncodeOptions, FileLayout } from '../encoder.js';
 import { parquetFooterRows } from './parquet-footer.js';
 import { batchLength, type RowBatch } from '../../core/text-rows.js';
 
@@ -92,12 +93,18 @@ const CODECS = {
   none: Compression.UNCOMPRESSED,
 } as const satisfies Record<ColumnCodec, Compression>;
 
-function writerProperties(queryId: string, codec: ColumnCodec) {
+/**
+ * A file read by range (options.file) has row groups of its `rowGroupRows` and statistics per page (min and max
+ * per column chunk and per page, with the page index), so a reader filtering on time or key skips row groups and
+ * pages.
+ */
+function writerProperties(queryId: string, codec: ColumnCodec, file: FileLayout | undefined) {
   return new WriterPropertiesBuilder()
     .setKeyValueMetadata(new Map([['topicgate.query_id', queryId]]))
     .setCompression(CODECS[codec])
+    .setStatisticsEnabled(EnabledStatistics.Page)
     .setMaxRowGroupBytes(ROW_GROUP_BYTES)
-    .setMaxRowGroupSize(ROW_GROUP_ROWS)
+    .setMaxRowGroupSize(file?.rowGroupRows ?? ROW_GROUP_ROWS)
     .build();
 }
 
@@ -155,7 +162,7 @@ export async function* encodeParquet(
     const input = writerInput(arrowBatches(result), pages, feed);
     const file = (await transformParquetStream(
       input,
-      writerProperties(result.queryId, options.columnCodec ?? COLUMN_CODECS[0]),
+      writerProperties(result.queryId, options.columnCodec ?? COLUMN_CODECS[0], options.file),
     )) as ReadableStream<Uint8Array>;
     reader = file.getReader();
     // Bytes written after the last page hold the footer: kept until its row count is checked.

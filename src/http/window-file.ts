@@ -1,0 +1,168 @@
+/**
+ * A settled window as a file (API.md "Windows as files"), the HTTP half over the read entry: the read planned for
+ * the caller (grants were checked by topicFor, the row scope is in the plan), refused unless its window has
+ * settled (409 naming when it does), tagged with the settled window's strong ETag plus the file's layout, then
+ * found in the file cache or made into it once (window-files.ts), and served by range (file-reply.ts). Access is
+ * checked on every request before the cache is asked: a file is only ever reached through a plan of the caller's.
+ */
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { settleMsOf } from '../config/config.js';
+import { ApiError } from '../core/errors.js';
+import { encoderRegistry, type EncoderEntry, type MediaType } from '../encode/encoder-registry.js';
+import type { FileLayout } from '../encode/encoder.js';
+import { encoderFor, openRead } from '../entry/open-read.js';
+import type { ReadOptions } from '../entry/plan-read.js';
+import { etagInputsOf, strongEtag } from '../entry/settled-validators.js';
+import type { PlannedRead } from '../query/planner.js';
+import { isRelativeTime } from '../query/request/time.js';
+import { isSettledWindow } from '../query/settled-window.js';
+import { sendFile } from './file-reply.js';
+import { matchesIfNoneMatch, setCacheHeaders, type ReadCache } from './read-cache.js';
+import { readCallOf } from './request-caller.js';
+import { planReadOf } from './run-read.js';
+
+/** The suffixes a window's file is asked for by, and the media type each is made in. */
+export const FILE_MEDIA = {
+  parquet: 'application/vnd.apache.parquet',
+  arrow: 'application/vnd.apache.arrow.stream',
+  csv: 'text/csv',
+  ndjson: 'application/x-ndjson',
+} as const satisfies Record<string, MediaType>;
+export type FileSuffix = keyof typeof FILE_MEDIA;
+
+/** The Content-Type of each file: the encoder's, but Arrow's file format has a media type of its own. */
+const CONTENT_TYPES = {
+  parquet: encoderRegistry[FILE_MEDIA.parquet].contentType,
+  arrow: 'application/vnd.apache.arrow.file',
+  csv: encoderRegistry[FILE_MEDIA.csv].contentType,
+  ndjson: encoderRegistry[FILE_MEDIA.ndjson].contentType,
+} as const satisfies Record<FileSuffix, string>;
+
+/** A change of how files are laid out (not of an encoder, whose version is in the tag already) changes this. */
+const FILE_LAYOUT_VERSION = 1;
+
+/** A file varies by the caller only (the suffix names its format; it is never compressed on the wire). */
+const FILE_VARY = ['Authorization', 'X-API-Key'];
+
+/** The window's file read by the caller: its read options, and the suffix asked for. */
+export interface WindowFileOptions extends ReadOptions {
+  suffix: FileSuffix;
+}
+
+/** A read's window not settled: when it will be, or why it never will. */
+function notSettled(o: ReadOptions, planned: PlannedRead, settleMs: number): ApiError {
+  const { until, since } = o.req;
+  const hi = planned.position.hi;
+  if (hi === undefined || until === undefined || isRelativeTime(until) || (since && isRelativeTime(since))) {
+    return new ApiError(
+      'TG_WINDOW_NOT_SETTLED',
+      'a file is a settled window: give since and until as instants (ISO-8601), until at least the topic settle time ago',
+      { parameter: 'until' },
+    );
+  }
+  const settlesAt = new Date(hi + settleMs).toISOString();
+  return new ApiError('TG_WINDOW_NOT_SETTLED', `this window settles at ${settlesAt}: ask again then`, {
+    parameter: 'until',
+    settlesAt,
+  });
+}
+
+/** The file's validator: the settled window's tag of its read, with the file's layout; a 409 when not settled. */
+export function fileCacheOf(app: FastifyInstance, o: WindowFileOptions, planned: PlannedRead, layout: FileLayout) {
+  const settleMs = settleMsOf(app.tg.config.topics[o.topic.id]);
+  const settled = isSettledWindow({ plan: planned, read: o.req, token: false, settleMs, now: Date.now() });
+  if (!settled) throw notSettled(o, planned, settleMs);
+  const media = FILE_MEDIA[o.suffix];
+  const file = { layout: FILE_LAYOUT_VERSION, ...layout };
+  const etag = strongEtag([...etagInputsOf(app.tg, o, planned, media, null), ['file', file]]);
+  const cache: ReadCache = {
+    etag,
+    cacheControl: `private, max-age=${app.tg.config.cacheMaxAgeSeconds}, immutable`,
+    vary: FILE_VARY,
+  };
+  return cache;
+}
+
+/** Answers a request for a window's file: planned for the caller, found or made, sent by range. */
+export async function sendWindowFile(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  o: WindowFileOptions,
+) {
+  const entry = encoderFor(FILE_MEDIA[o.suffix], o.compression);
+  const planned = await planReadOf(app, request, o);
+  const layout: FileLayout = { rowGroupRows: app.tg.config.fileRowGroupRows };
+  const cache = fileCacheOf(app, o, planned, layout);
+  // A revalidation needs neither the file nor Trino.
+  if (matchesIfNoneMatch(request.headers['if-none-match'], cache.etag)) {
+    setCacheHeaders(reply, cache);
+    return reply.code(304).send();
+  }
+  const gone = new AbortController();
+  reply.raw.once('close', () => gone.abort());
+  const lease = await app.windowFiles.cache.open(cache.etag, o.suffix, gone.signal, (path) =>
+    makeFile(app, request, { planned, entry, o, layout, path, signal: gone.signal }),
+  );
+  return sendFile(request, reply, lease, {
+    cache,
+    contentType: CONTENT_TYPES[o.suffix],
+    sent: (bytes) => app.windowFiles.sentBytes(o.suffix, bytes),
+  });
+}
+
+interface Making {
+  planned: PlannedRead;
+  entry: EncoderEntry;
+  o: WindowFileOptions;
+  layout: FileLayout;
+  path: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Writes the read's whole file at `m.path`: the encoder's output written as it comes, the next batch pulled only
+ * once the file has taken the last (the same backpressure as a response, so the gateway's memory limits hold). A
+ * read that fails, however late, fails the make: the file cache then removes what was written.
+ */
+async function makeFile(app: FastifyInstance, request: FastifyRequest, m: Making): Promise<void> {
+  const memory = app.tg.memory.account();
+  const { o } = m;
+  let out: WriteStream | undefined;
+  try {
+    const read = await openRead(readCallOf(app, request), m.planned, m.entry, {
+      paged: false,
+      topic: o.topic.id,
+      decode: o.decode !== false,
+      readerVersions: o.readerVersions,
+      compression: o.compression,
+      file: m.layout,
+      signal: m.signal,
+      memory,
+    });
+    await read.readAhead();
+    const file = createWriteStream(m.path, { flags: 'wx', highWaterMark: 1 << 20 });
+    out = file;
+    let failure: { err: unknown } | undefined;
+    const { chunks } = read.body({
+      drained: () => file.writableLength === 0,
+      failed: (_e, err) => void (failure ??= { err }),
+      finished: () => app.metrics.rows.inc({ format: m.entry.format }, read.page.rows),
+    });
+    for await (const chunk of chunks) {
+      if (!file.write(chunk)) await once(file, 'drain');
+    }
+    if (failure) throw failure.err;
+    file.end();
+    await once(file, 'close');
+    app.metrics.trinoQueries.inc({ outcome: 'ok' });
+  } catch (err) {
+    out?.destroy();
+    app.metrics.trinoQueries.inc({ outcome: m.signal.aborted ? 'cancelled' : 'failed' });
+    throw err;
+  } finally {
+    memory.close();
+  }
+}
