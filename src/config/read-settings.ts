@@ -100,6 +100,10 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
       return raw;
     case 'file':
       return readFilePath(name, raw, problems);
+    case 'port-or-off':
+      return raw.trim() === 'off'
+        ? 'off'
+        : readInt({ minimum: 0, maximum: 65535 }, raw, (what) => bad(`${what}, or off`));
   }
 }
 

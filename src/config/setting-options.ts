@@ -23,7 +23,8 @@ export type Read =
   | 'file'
   | 'origins'
   | 'hosts'
-  | 'csv-formulas';
+  | 'csv-formulas'
+  | 'port-or-off';
 
 export type SettingOptions = {
   env: string;

@@ -6,6 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { compressionSettings } from './compression-settings.js';
 import { filesSettings } from './files-settings.js';
+import { flightSettings } from './flight-settings.js';
 import { formatSettings } from './format-settings.js';
 import { httpSettings } from './http-settings.js';
 import { servingSettings } from './serving-settings.js';
@@ -18,6 +19,7 @@ export const SettingsSchema = Type.Object({
   ...compressionSettings,
   ...formatSettings,
   ...filesSettings,
+  ...flightSettings,
 });
 
 export type Settings = Static<typeof SettingsSchema>;

@@ -45,6 +45,8 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   sessions: FEATURE_DEPS,
   loads: FEATURE_DEPS,
   entry: [...READ_DEPS, 'read', 'access'],
+  /** The Flight SQL entrance (gRPC): an adapter over the read entry, beside the HTTP one and importing none of it. */
+  flight: [...FEATURE_DEPS, 'entry', 'sessions'],
   http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'files'],
   routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http'],
   server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'routes'],

@@ -1,0 +1,136 @@
+/**
+ * One Flight call as the read entry sees it: the caller authenticated by the authenticator in force, its grants and
+ * row policies, and its own Trino port: a query lease (access/query-lease.ts), as an HTTP data request has one, so
+ * its queries take the caller's query slots and are cancelled when the call is cancelled or ends. Each call is
+ * counted and logged once when it ends (who, what, outcome, rows; never a credential).
+ */
+import type { Metadata } from '@grpc/grpc-js';
+import type { Counter, Registry } from 'prom-client';
+import type { AccessCall } from '../access/access-checks.js';
+import type { AccessHolder } from '../access/access-holder.js';
+import { quotaKey, type Principal } from '../access/principal.js';
+import { QueryLease } from '../access/query-lease.js';
+import type { SharedSlots } from '../access/shared-slots.js';
+import type { ReadCall, ReadServices } from '../entry/read-call.js';
+import type { TopicCatalog } from '../read/topic-catalog.js';
+import type { TrinoPort } from '../trino/trino-port.js';
+import { authenticateCall, type HandshakeTokens } from './flight-auth.js';
+import type { FlightMetrics } from './flight-metrics.js';
+import { CallCancelled } from './flight-status.js';
+import type { QueryBody } from '../query/request/read-schema.js';
+
+/** What the SQL subset's parser gives (query/statement/): the topic named in FROM, the /query body, and whether
+ * the statement is a schema probe (`WHERE 1=0`, `LIMIT 0`). Throws ApiError TG_BAD_SQL. */
+export type ParseStatement = (sql: string) => {
+  topic: { schema?: string; name: string };
+  body: QueryBody;
+  probe: boolean;
+};
+
+/** The logger the gateway logs with (pino's methods the entrance uses). */
+export interface FlightLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** The gateway's services a Flight call runs with (the app's, as the HTTP entrance has them). */
+export interface FlightServices extends ReadServices {
+  catalog: TopicCatalog;
+  trino: TrinoPort;
+  /** The access state in force (grants, row policies, authenticator, query limiter), swapped by a reload. */
+  accessHolder: AccessHolder;
+  /** The caller's query slots counted across instances, when they are. */
+  quotas?: { slots?: SharedSlots };
+  /** The app's Prometheus registry and its rows counter. */
+  metrics: { registry: Registry; rows: Counter<'format'> };
+  log: FlightLog;
+  /** The SQL subset's parser (query/statement/). */
+  parseStatement: ParseStatement;
+}
+
+/** What every handler of the entrance is given. */
+export interface FlightContext {
+  services: FlightServices;
+  tokens: HandshakeTokens;
+  metrics: FlightMetrics;
+}
+
+/** One authenticated call: the read entry's call and access call, its lease and what cancels it. */
+export interface FlightCall extends ReadCall, AccessCall {
+  services: FlightServices;
+  principal: Principal;
+  signal: AbortSignal;
+  /** Rows sent, for the log line and the rows counter. */
+  rows: number;
+}
+
+/** What withCall needs of a gRPC server call: its metadata, its peer and its 'cancelled' event. */
+export interface GrpcCall {
+  readonly metadata: Metadata;
+  getPeer(): string;
+  once(event: 'cancelled', listener: () => void): unknown;
+  removeListener(event: 'cancelled', listener: () => void): unknown;
+}
+
+/** The client's address as the quotas count an anonymous caller: gRPC's peer without its port. */
+function addressOf(peer: string): string {
+  return peer
+    .replace(/^ipv[46]:/, '')
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
+}
+
+/**
+ * Runs `work` as one call of `method`: authenticated, with its lease, cancelled with the gRPC call, counted and
+ * logged when it ends however it ends. What `work` throws is rethrown for the handler to answer as a status.
+ */
+export async function withCall<T>(
+  ctx: FlightContext,
+  method: string,
+  grpc: GrpcCall,
+  work: (call: FlightCall) => Promise<T>,
+): Promise<T> {
+  const started = Date.now();
+  const { services } = ctx;
+  const access = services.accessHolder.current;
+  const audit: FlightCall['audit'] = {};
+  let principal: Principal | undefined;
+  let lease: QueryLease | undefined;
+  let call: FlightCall | undefined;
+  const gone = new AbortController();
+  const onCancel = () => gone.abort(new CallCancelled());
+  grpc.once('cancelled', onCancel);
+  let outcome = 'ok';
+  try {
+    principal = await authenticateCall(access.authenticator, ctx.tokens, grpc.metadata);
+    const key = quotaKey(principal, addressOf(grpc.getPeer()));
+    lease = new QueryLease(services.trino, access.queries, key, gone.signal, services.quotas?.slots);
+    call = { services, caller: principal, trino: lease, access, principal, audit, signal: gone.signal, rows: 0 };
+    return await work(call);
+  } catch (err) {
+    outcome = gone.signal.aborted ? 'cancelled' : ((err as { code?: string }).code ?? 'failed');
+    throw gone.signal.aborted ? new CallCancelled() : err;
+  } finally {
+    grpc.removeListener('cancelled', onCancel);
+    lease?.end();
+    const rows = call?.rows ?? 0;
+    ctx.metrics.calls.inc({ method, outcome: outcome === 'ok' || outcome === 'cancelled' ? outcome : 'refused' });
+    if (rows) services.metrics.rows.inc({ format: 'flight' }, rows);
+    services.log.info(
+      {
+        flight: {
+          method,
+          principal: principal?.name ?? null,
+          id: principal?.id ?? null,
+          topic: audit.topic ?? null,
+          action: audit.action ?? null,
+          rows,
+          durationMs: Date.now() - started,
+          outcome,
+        },
+      },
+      'flight call',
+    );
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * A Flight SQL statement through the read entry, as POST /v1/topics/{topic}/query reads (API.md "Flight SQL",
+ * statements): the SQL subset parsed into the /query body (query/statement/), the body checked against the same
+ * schema as POST /query, then topicFor (grants), withDecodedFields, readRequestFromBody, readScopeOf (row
+ * policies) and planRead: the same limits, caps, guardrail and pushdown. A client's SQL never reaches Trino.
+ *
+ * Statements travel sealed (core/signed-token.ts): a ticket (`fs1`) or a prepared statement's handle (`fp1`) holds
+ * the SQL and the principal it was made for. It is not a credential: the call that presents it is authenticated,
+ * must be that principal, and is checked against the grants and row policies in force, planned again.
+ */
+import { Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { tableFromIPC } from 'apache-arrow';
+import { ApiError, topicNotFound } from '../core/errors.js';
+import { SignedTokens, type Keyring } from '../core/signed-token.js';
+import { encoderFor, openRead } from '../entry/open-read.js';
+import { planRead } from '../entry/plan-read.js';
+import { readScopeOf, topicFor, withDecodedFields } from '../entry/read-topic.js';
+import type { PlannedRead } from '../query/planner.js';
+import { QueryBody } from '../query/request/read-schema.js';
+import { readRequestFromBody } from '../query/request/parse-read-request.js';
+import { resolver } from '../query/request/resolver.js';
+import type { TopicModel } from '../query/tree/topic-model.js';
+import { schemaBytes } from './arrow-tables.js';
+import type { FlightCall } from './flight-call.js';
+export type { ParseStatement } from './flight-call.js';
+import { encodeFlightData, ipcMessages } from './flight-data.js';
+
+/** The longest statement taken, in characters. */
+export const MAX_SQL_LENGTH = 65_536;
+
+const SealedStatement = Type.Object({
+  sql: Type.String({ maxLength: MAX_SQL_LENGTH }),
+  /** The principal id it was made for. */
+  p: Type.String({ maxLength: 1024 }),
+});
+
+/** The sealed statements of one kind: tickets (`fs1`) or prepared statements' handles (`fp1`). */
+export class StatementTokens {
+  private readonly tokens: SignedTokens<typeof SealedStatement>;
+
+  constructor(
+    keys: Keyring,
+    kind: 'fs1' | 'fp1',
+    private readonly what: string,
+  ) {
+    const maxLength = 4 * MAX_SQL_LENGTH;
+    this.tokens = new SignedTokens({
+      kind,
+      schema: SealedStatement,
+      maxLength,
+      keys,
+      deflate: { maxBytes: 4 * MAX_SQL_LENGTH },
+    });
+  }
+
+  seal(call: FlightCall, sql: string): Buffer {
+    return Buffer.from(this.tokens.seal({ sql, p: call.principal.id }));
+  }
+
+  /** The SQL of a token of ours made for the caller; a 400 for any other bytes, a 403 for another principal's. */
+  open(call: FlightCall, bytes: Uint8Array): string {
+    const opened = this.tokens.open(Buffer.from(bytes).toString('latin1'));
+    if (!opened.ok)
+      throw new ApiError('TG_BAD_REQUEST', `the ${this.what} is not one this service made (${opened.fault})`);
+    if (opened.body.p !== call.principal.id)
+      throw new ApiError('TG_FORBIDDEN', `the ${this.what} was made for another principal`);
+    return opened.body.sql;
+  }
+}
+
+/** A statement planned for its caller. */
+export interface PlannedStatement {
+  sql: string;
+  topic: TopicModel;
+  body: QueryBody;
+  plan: PlannedRead;
+  decode: boolean;
+  readerVersions?: Partial<Record<'key' | 'value', number>>;
+  /** The statement itself is a schema probe: it reads no row. */
+  probe: boolean;
+}
+
+/** The topic id of `FROM [schema.]name`: with one schema served, the table name (of that schema only). */
+function topicIdOf(schemas: readonly string[], t: { schema?: string; name: string }): string {
+  if (schemas.length === 1) {
+    if (t.schema !== undefined && t.schema !== schemas[0]) throw topicNotFound(`${t.schema}.${t.name}`);
+    return t.name;
+  }
+  return t.schema === undefined ? t.name : `${t.schema}:${t.name}`;
+}
+
+/** The parsed body, checked against POST /query's schema (a parser defect is a 400 here, never a 500 later). */
+function checkedBody(body: unknown): QueryBody {
+  if (Value.Check(QueryBody, body)) return body;
+  const first = Value.Errors(QueryBody, body)[Symbol.iterator]().next().value;
+  const where = first ? `${first.instancePath || '/'}: ${first.message}` : 'the body';
+  throw new ApiError('TG_BAD_SQL', `the statement does not make a valid query (${where})`);
+}
+
+/** The window of a probe: one millisecond at the epoch, so the planned read scans nothing. */
+const PROBE_WINDOW = { since: '1970-01-01T00:00:00Z', until: '1970-01-01T00:00:00.001Z' } as const;
+
+/** Parses and plans a statement for the call's caller; `probe`: the same read over an empty window, one row. */
+export async function planStatement(call: FlightCall, sql: string, probe = false): Promise<PlannedStatement> {
+  if (sql.length > MAX_SQL_LENGTH)
+    throw new ApiError('TG_BAD_SQL', `the statement is longer than ${MAX_SQL_LENGTH} characters`);
+  const parsed = call.services.parseStatement(sql);
+  const body = checkedBody(parsed.body);
+  const id = topicIdOf(call.services.config.schemas, parsed.topic);
+  const model = await topicFor(call, id);
+  const decode = body.decode !== false;
+  const { topic, readerVersions } = await withDecodedFields(call.services, model, decode);
+  const read = probe ? { ...body, ...PROBE_WINDOW, limit: 1, parallel: undefined } : body;
+  const req = readRequestFromBody(read, resolver(topic));
+  const rows = readScopeOf(call, topic);
+  const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
+  return { sql, topic, body, plan, decode, readerVersions, probe: probe || parsed.probe };
+}
+
+/** A planned statement's rows as Arrow IPC messages (the Arrow encoder's stream, as REST's Arrow output). */
+async function* ipcOf(call: FlightCall, s: PlannedStatement) {
+  const memory = call.services.memory.account();
+  try {
+    const entry = encoderFor('application/vnd.apache.arrow.stream', undefined);
+    const o = { paged: false, topic: s.topic.id, decode: s.decode, readerVersions: s.readerVersions };
+    const read = await openRead(call, s.plan, entry, { ...o, signal: call.signal, memory });
+    await read.readAhead();
+    const { chunks } = read.body({ drained: undefined, finished: () => (call.rows = read.page.rows) });
+    yield* ipcMessages(chunks);
+    call.rows = read.page.rows;
+  } finally {
+    memory.close();
+  }
+}
+
+/** The FlightData messages of a planned statement: its schema, then its record batches. */
+export async function* statementData(call: FlightCall, s: PlannedStatement): AsyncGenerator<Buffer> {
+  for await (const m of ipcOf(call, s)) yield encodeFlightData(m.header, m.body);
+}
+
+/**
+ * The Arrow schema of a statement's result, from a probe that scans nothing: the same read planned over an empty
+ * window and opened through the same encoder, so its schema is the one DoGet streams (without the probe's query
+ * id in the schema's metadata).
+ */
+export async function statementSchema(call: FlightCall, sql: string): Promise<Buffer> {
+  const probe = await planStatement(call, sql, true);
+  const parts: Uint8Array[] = [];
+  for await (const m of ipcOf(call, probe)) {
+    const prefix = Buffer.alloc(8);
+    prefix.writeUInt32LE(0xffffffff, 0);
+    prefix.writeInt32LE(m.header.length, 4);
+    parts.push(prefix, m.header, m.body);
+  }
+  const schema = tableFromIPC(Buffer.concat(parts)).schema;
+  schema.metadata.delete('topicgate.query_id');
+  return schemaBytes(schema);
+}
