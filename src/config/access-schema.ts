@@ -125,6 +125,7 @@ export const LimitsSchema = Type.Object(
     maxSessionStreams: count(64, 10_000, 'streams of one read session (API.md "Read sessions")'),
     maxFollowers: count(4, 10_000, 'follows (`follow=true`) one principal keeps open at once, on each instance'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
+    mcpMaxRows: count(200, 100_000, 'rows (or groups) an MCP tool returns at most; a larger result is cut and marked'),
     // Its default (gatewayBytesOf) is applied where it is read: it follows the heap the process was given.
     maxGatewayBytes: Type.Optional(
       Type.Integer({

@@ -57,6 +57,12 @@ export const servingSettings = {
       'earlier cursor secrets, comma-separated: tokens they signed are still accepted after a rotation (the ' +
       'current secret signs)',
   }),
+  mcp: boolSetting({
+    env: 'TOPICGATE_MCP',
+    read: 'switch',
+    fallback: 'on',
+    description: '`off`: no `/mcp` (the Model Context Protocol tools for agents: API.md "Tools for agents: MCP")',
+  }),
   defaultLimit: intSetting({
     env: 'TOPICGATE_DEFAULT_LIMIT',
     read: 'int',

@@ -180,6 +180,8 @@ export async function buildApp(
   await app.register(cursorRoutes, { prefix: '/v1' });
   await app.register(inferRoutes, { prefix: '/v1' });
   await app.register(loadRoutes, { prefix: '/v1' });
+  // The tools for agents (API.md "Tools for agents: MCP"), unless TOPICGATE_MCP=off.
+  if (config.mcp) await app.register(import('../routes/mcp.js'));
   await app.register(import('../routes/topic-docs.js'));
   await app.register(import('../routes/explore.js'));
   return app;

@@ -48,8 +48,9 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   /** The Flight SQL entrance (gRPC): an adapter over the read entry, beside the HTTP one and importing none of it. */
   flight: [...FEATURE_DEPS, 'entry', 'sessions'],
   http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'files'],
-  routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http'],
-  server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'routes'],
+  mcp: [...FEATURE_DEPS, 'entry'],
+  routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'mcp'],
+  server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'mcp', 'routes'],
 };
 
 /**

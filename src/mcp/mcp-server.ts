@@ -1,0 +1,53 @@
+/**
+ * The MCP server of one request (streamable HTTP in stateless mode: a server per request, no session kept): the
+ * tool list with each tool's JSON Schema, and a tool call run for the request's caller. A failure of a tool is a
+ * tool error (MCP "Tools", error handling: `isError: true`) carrying the `TG_` code and message of the REST API's
+ * error body, never a protocol error, so an agent reads it and can correct its arguments.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError } from '../core/errors.js';
+import { logFailure, toApiError } from '../trino/trino-errors.js';
+import type { McpCall } from './mcp-call.js';
+import { errorAnswer, jsonAnswer, type ToolAnswer } from './tool-answers.js';
+import { argumentsOf, jsonSchemaOf } from './tool-inputs.js';
+import { TOOLS } from './tool-list.js';
+
+/** The tool list as the protocol shows it: built once, the same for every caller. */
+const LISTED = TOOLS.map((t) => ({
+  name: t.name,
+  title: t.title,
+  description: t.description,
+  inputSchema: jsonSchemaOf(t.input) as { type: 'object'; [key: string]: unknown },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+}));
+
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/** What a tool call logs its failures with (the request's logger; credentials never reach it). */
+export type ToolLog = Parameters<typeof logFailure>[0];
+
+/** Runs one tool for the call: its arguments checked, its answer or its failure as a tool error. */
+export async function callTool(call: McpCall, log: ToolLog, name: string, args: unknown): Promise<ToolAnswer> {
+  try {
+    const tool = BY_NAME.get(name);
+    if (!tool) {
+      const names = TOOLS.map((t) => t.name).join(', ');
+      throw new ApiError('TG_BAD_REQUEST', `no tool ${JSON.stringify(name)}: the tools are ${names}`, { tool: name });
+    }
+    return jsonAnswer(await tool.run(call, argumentsOf(tool.input, args)));
+  } catch (err) {
+    if (!call.signal.aborted) logFailure(log, toApiError(err), err);
+    return errorAnswer(err);
+  }
+}
+
+/** A server answering the tool list and tool calls for this request's caller. */
+export function mcpServer(call: McpCall, log: ToolLog, version: string): Server {
+  const server = new Server({ name: 'topicgate', version }, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: LISTED }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(call, log, request.params.name, request.params.arguments),
+  );
+  return server;
+}
