@@ -55,11 +55,14 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Inside query/: the node tree knows no step that uses it (no pass, no compiler, not the request schema), and the
- * compiler reads only the tree (no pass, no request text).
+ * compiler reads only the tree (no pass, no request text). The SQL subset's parser (query/statement) produces a
+ * request body: it knows no pass, compiler or SQL text, and nothing of the request steps reads SQL.
  */
 const QUERY_FOLDERS: [string, string[]][] = [
-  ['query/tree', ['query/passes', 'query/sql', 'query/request']],
-  ['query/sql', ['query/passes', 'query/request']],
+  ['query/tree', ['query/passes', 'query/sql', 'query/request', 'query/statement']],
+  ['query/sql', ['query/passes', 'query/request', 'query/statement']],
+  ['query/request', ['query/statement']],
+  ['query/statement', ['query/passes', 'query/sql', 'query/follow']],
 ];
 
 /** Whether a package is fastify's (fastify itself, its plugins, `@fastify/*`). */
