@@ -47,7 +47,7 @@ def duckdb_parquet(case):
         where = f"WHERE timestamp_broker >= TIMESTAMPTZ '{case['since']}'"
     # Reads the key column of every row group the filter keeps (count(*) alone is answered from the footer).
     row = con.execute(
-        f"SELECT count(*), count(DISTINCT key), sum(length(key)) FROM read_parquet($url) {where}",
+        f"SELECT count(*), count(DISTINCT key), sum(octet_length(key)) FROM read_parquet($url) {where}",
         {"url": case["url"]},
     ).fetchone()
     return {"rows": row[0], "keys": row[1], "keyBytes": int(row[2] or 0)}
