@@ -8,7 +8,7 @@ export const filesSettings = {
     fallback: 'data/files',
     description:
       'directory of the file cache: settled windows made into files once per strong ETag (`events.parquet`, ' +
-      '`.arrow`, `.csv`, `.ndjson`); files left by an earlier run are removed at start',
+      '`.arrow`, `.csv`, `.ndjson`); whole files of an earlier run are used again, partial ones removed at start',
   }),
   fileCacheBytes: intSetting({
     env: 'TOPICGATE_FILE_CACHE_BYTES',
