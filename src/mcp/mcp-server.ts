@@ -27,18 +27,25 @@ const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 /** What a tool call logs its failures with (the request's logger; credentials never reach it). */
 export type ToolLog = Parameters<typeof logFailure>[0];
 
-/** Runs one tool for the call: its arguments checked, its answer or its failure as a tool error. */
+/**
+ * Runs one tool for the call: its arguments checked, its answer or its failure as a tool error. Each call takes
+ * query slots of its own (a fork of the request's lease): the calls of one JSON-RPC batch run at once, and would
+ * otherwise all run on the one slot the request holds.
+ */
 export async function callTool(call: McpCall, log: ToolLog, name: string, args: unknown): Promise<ToolAnswer> {
+  const trino = call.trino.fork();
   try {
     const tool = BY_NAME.get(name);
     if (!tool) {
       const names = TOOLS.map((t) => t.name).join(', ');
       throw new ApiError('TG_BAD_REQUEST', `no tool ${JSON.stringify(name)}: the tools are ${names}`, { tool: name });
     }
-    return jsonAnswer(await tool.run(call, argumentsOf(tool.input, args)));
+    return jsonAnswer(await tool.run({ ...call, trino }, argumentsOf(tool.input, args)));
   } catch (err) {
     if (!call.signal.aborted) logFailure(log, toApiError(err), err);
     return errorAnswer(err);
+  } finally {
+    trino.end();
   }
 }
 

@@ -1,0 +1,161 @@
+/**
+ * `/mcp`'s bounds and refusals with the official TypeScript SDK's client on a listening gateway: a result above
+ * `limits.mcpMaxRows` cut and marked with how to narrow; failures as tool errors carrying the REST error body; the
+ * hostile corpus through `query` answered by tool errors, never a crash; no credentials refused with the 401 of a
+ * data route; a GET refused; `TOPICGATE_MCP=off`.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseLosslessJson } from '../../src/core/lossless-json.js';
+import { buildApp } from '../../src/server/app.js';
+import { HOSTILE } from '../cases/hostile-corpus.js';
+import { testConfig } from '../helpers.js';
+import { ALL, MAX_ROWS, NONE, WINDOW, callJson, mcpGateway, type McpGateway } from '../mcp/mcp-gateway.js';
+
+let gw: McpGateway;
+let url: URL;
+beforeAll(async () => {
+  gw = await mcpGateway();
+  url = gw.url;
+});
+afterAll(() => gw?.close());
+const connect = (key: string): Promise<Client> => gw.connect(key);
+
+const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+interface Answer {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+}
+
+describe('bounds and refusals, through the TypeScript SDK client', () => {
+  it('a result above limits.mcpMaxRows is cut to it and marked, with how to narrow', async () => {
+    const client = await connect(ALL);
+    for (const limit of ['all', 1000]) {
+      const { isError, json } = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], limit });
+      expect(isError).toBe(false);
+      expect(json.truncated).toBe(true);
+      expect(json.maxRows).toBe(MAX_ROWS);
+      expect(String(json.narrow)).toContain('since/until');
+      expect(json.rows).toHaveLength(MAX_ROWS);
+      expect(typeof json.next).toBe('string');
+    }
+    // Within the bound: no mark, the REST body as it is.
+    const within = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], limit: MAX_ROWS });
+    expect(within.json.truncated).toBeUndefined();
+  });
+
+  it('failures are tool errors with the REST code and message: unknown topic, no grant, bad arguments', async () => {
+    const client = await connect(ALL);
+    const none = await connect(NONE);
+    const unknown = await callJson(client, 'query', { topic: 'nope' });
+    expect(unknown).toMatchObject({ isError: true, json: { error: { code: 'TG_TOPIC_NOT_FOUND', status: 404 } } });
+    // A topic the caller may not see is the same 404 (and is absent from its list).
+    const hidden = await callJson(none, 'count', { topic: 'orders' });
+    expect(hidden).toEqual({
+      isError: true,
+      json: { error: { code: 'TG_TOPIC_NOT_FOUND', status: 404, message: 'no topic "orders" in the served schemas' } },
+    });
+    expect((await callJson(none, 'list_topics', {})).json).toEqual({ topics: [] });
+    const column = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['nope'] });
+    expect(column).toMatchObject({ isError: true, json: { error: { code: 'TG_UNKNOWN_COLUMN' } } });
+    const args = await callJson(client, 'count', { topic: 'orders', limit: 5 });
+    expect(args).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_REQUEST' } } });
+    const tool = await callJson(client, 'drop_table', {});
+    expect(tool).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_REQUEST' } } });
+  });
+
+  it('the hostile corpus through query gives tool errors or answers, never a crash, and the server keeps serving', async () => {
+    const client = await connect(ALL);
+    for (const text of HOSTILE) {
+      for (const args of [
+        { topic: text },
+        { topic: 'orders', ...WINDOW, select: [text] },
+        { topic: 'orders', ...WINDOW, where: { field: text, op: 'eq', value: 'x' } },
+        { topic: 'orders', ...WINDOW, where: { field: 'key', op: 'eq', value: text } },
+        { topic: 'orders', since: text },
+        { topic: 'orders', ...WINDOW, cursor: text },
+      ]) {
+        const a = (await client.callTool({ name: 'query', arguments: args })) as Answer;
+        const json = parseLosslessJson(a.content[0]!.text) as { error?: { code: string; status: number } };
+        if (a.isError) {
+          expect(json.error!.code, JSON.stringify(args)).toMatch(/^TG_/);
+          expect(json.error!.status, JSON.stringify(args)).toBeLessThan(500);
+        } else expect(json, JSON.stringify(args)).toHaveProperty('rows');
+      }
+    }
+    expect((await client.listTools()).tools).toHaveLength(6);
+  });
+});
+
+describe('the HTTP side of /mcp', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  };
+
+  it('no credentials (or a wrong key) is the 401 of any data route; the SDK client fails to connect', async () => {
+    const refused: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-key-000000000000000000000' }];
+    for (const auth of refused) {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, ...auth },
+        body: JSON.stringify(initialize),
+      });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toContain('Bearer');
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('TG_UNAUTHENTICATED');
+    }
+    const client = new Client({ name: 'anonymous', version: '1' });
+    await expect(client.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow();
+  });
+
+  it('a GET (no server stream in stateless mode) is a 405 naming POST', async () => {
+    const r = await fetch(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${ALL}` } });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('POST');
+  });
+
+  it('TOPICGATE_MCP=off: no /mcp', async () => {
+    const off = await buildApp(testConfig({ TOPICGATE_MCP: 'off' }), { logger: false });
+    try {
+      const r = await off.inject({ method: 'POST', url: '/mcp', headers, payload: initialize });
+      expect(r.statusCode).toBe(404);
+      expect(r.json().error.code).toBe('TG_NOT_FOUND');
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('a batch of tool calls in one POST', () => {
+  it('takes a query slot per call: beyond limits.concurrentQueries the others are refused, not run on one slot', async () => {
+    const one = await mcpGateway({ concurrentQueries: 1, queuedQueries: 0 });
+    try {
+      const batch = [1, 2, 3].map((id) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'count', arguments: { topic: 'orders', ...WINDOW } },
+      }));
+      const r = await fetch(one.url, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${ALL}` },
+        body: JSON.stringify(batch),
+      });
+      expect(r.status).toBe(200);
+      const answers = (await r.json()) as { id: number; result: Answer }[];
+      expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+      const codes = answers.map((a) =>
+        a.result.isError ? (JSON.parse(a.result.content[0]!.text) as { error: { code: string } }).error.code : 'ok',
+      );
+      expect(codes.filter((c) => c === 'ok')).toHaveLength(1);
+      expect(codes.filter((c) => c === 'TG_TOO_MANY_REQUESTS')).toHaveLength(2);
+    } finally {
+      await one.close();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * A gateway for the MCP tests (test/integration/mcp*.test.ts): the real Trino's demo topics, listening on a
+ * loopback port, with three API keys (every row, a row policy to DE and FR orders, no grant at all),
+ * `limits.mcpMaxRows` small enough to cut a day of orders; the official TypeScript SDK's client on it, and the REST
+ * API's answer to the same request for comparison.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import { stringify } from 'yaml';
+import { apiKeyHash } from '../../src/access/api-keys.js';
+import { parseLosslessJson } from '../../src/core/lossless-json.js';
+import { buildApp } from '../../src/server/app.js';
+import { testConfig } from '../helpers.js';
+
+export const ALL = 'mcp-all-0000000000000000000000000000';
+export const EU = 'mcp-eu-00000000000000000000000000000';
+export const NONE = 'mcp-none-000000000000000000000000000';
+export const MAX_ROWS = 7;
+export const WINDOW = { since: '2026-11-01T00:00:00Z', until: '2026-11-02T00:00:00Z' };
+
+export interface McpGateway {
+  app: FastifyInstance;
+  /** The `/mcp` URL. */
+  url: URL;
+  /** A connected SDK client with this key as its bearer token. */
+  connect(key: string): Promise<Client>;
+  /** The REST API's 200 body for the same key, read as the tool answers are. */
+  rest(key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** `limits`: more limits of the config file, beside `mcpMaxRows`. */
+export async function mcpGateway(limits: Record<string, number> = {}): Promise<McpGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'topicgate-mcp-'));
+  const file = join(dir, 'mcp.yaml');
+  writeFileSync(
+    file,
+    stringify({
+      topics: { orders: { expand: { country: { path: '$.customer.address.country', type: 'varchar' } } } },
+      auth: {
+        apiKeys: [
+          { principal: 'all-1', sha256: apiKeyHash(ALL), roles: ['analyst'] },
+          { principal: 'eu-1', sha256: apiKeyHash(EU), roles: ['analyst', 'analyst-eu'] },
+          { principal: 'none-1', sha256: apiKeyHash(NONE), roles: ['nobody'] },
+        ],
+      },
+      access: [{ roles: ['analyst'], topics: ['orders', 'clicks'], actions: ['read', 'explain', 'infer'] }],
+      rowPolicies: { default: 'allow', orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }] },
+      limits: { mcpMaxRows: MAX_ROWS, ...limits },
+    }),
+  );
+  const app = await buildApp(testConfig({ TOPICGATE_CONFIG: file }), { logger: false });
+  const url = new URL('/mcp', await app.listen({ host: '127.0.0.1', port: 0 }));
+  const clients: Client[] = [];
+  return {
+    app,
+    url,
+    async connect(key) {
+      const client = new Client({ name: 'topicgate-test', version: '1.0.0' });
+      const headers = { Authorization: `Bearer ${key}` };
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      clients.push(client);
+      return client;
+    },
+    async rest(key, method, path, body) {
+      const headers = { authorization: `Bearer ${key}` };
+      const r = await app.inject({ method, url: path, headers, payload: body as object });
+      expect(r.statusCode, r.body).toBe(200);
+      return parseLosslessJson(r.body) as Record<string, unknown>;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface Answer {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+}
+
+/** Calls a tool: its answer's one text block read as JSON (lossless, as the REST bodies are), and whether it failed. */
+export async function callJson(client: Client, name: string, args: Record<string, unknown>) {
+  const a = (await client.callTool({ name, arguments: args })) as Answer;
+  expect(a.content).toHaveLength(1);
+  return { isError: a.isError === true, json: parseLosslessJson(a.content[0]!.text) as Record<string, unknown> };
+}
