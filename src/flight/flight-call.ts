@@ -61,6 +61,10 @@ export interface FlightCall extends ReadCall, AccessCall {
   services: FlightServices;
   principal: Principal;
   signal: AbortSignal;
+  /** Cancels the call from the server's side (CancelFlightInfo): as the client's cancel, its Trino queries too. */
+  cancel(): void;
+  /** The call's request headers (`topicgate-streams`: the partitions a bulk statement is cut into). */
+  metadata: Metadata;
   /** Rows sent, for the log line and the rows counter. */
   rows: number;
 }
@@ -106,7 +110,8 @@ export async function withCall<T>(
     principal = await authenticateCall(access.authenticator, ctx.tokens, grpc.metadata);
     const key = quotaKey(principal, addressOf(grpc.getPeer()));
     lease = new QueryLease(services.trino, access.queries, key, gone.signal, services.quotas?.slots);
-    call = { services, caller: principal, trino: lease, access, principal, audit, signal: gone.signal, rows: 0 };
+    const more = { cancel: onCancel, metadata: grpc.metadata, rows: 0 };
+    call = { services, caller: principal, trino: lease, access, principal, audit, signal: gone.signal, ...more };
     return await work(call);
   } catch (err) {
     outcome = gone.signal.aborted ? 'cancelled' : ((err as { code?: string }).code ?? 'failed');

@@ -21,6 +21,8 @@ import { grpcErrorOf, unimplemented } from './flight-status.js';
 import { isMetadata, metadataData, metadataSchema } from './metadata-commands.js';
 import { schemaBytes } from './arrow-tables.js';
 import { statementInfo } from './statement-info.js';
+import { isPartitionHandle, planPartition } from './statement-partitions.js';
+import { cancelFlightInfo, RunningReads } from './running-reads.js';
 import { planStatement, statementData, statementSchema, StatementTokens } from './statement-read.js';
 
 /** The command a descriptor carries (a path descriptor names nothing this server serves). */
@@ -80,6 +82,8 @@ function streaming<Req>(
 export function flightHandlers(ctx: FlightContext): UntypedServiceImplementation {
   const tickets = new StatementTokens(ctx.services.keyring, 'fs1', 'statement ticket');
   const prepared = new StatementTokens(ctx.services.keyring, 'fp1', 'prepared statement handle');
+  // A cancelled ticket is refused for as long as a partition's ticket lives: a read session's lifetime.
+  const running = new RunningReads(ctx.services.config.sessionTtlMs);
   /** The SQL a statement command carries. */
   const sqlOf = (call: FlightCall, cmd: SqlCommand): string | null => {
     if (cmd.name === 'CommandStatementQuery') return String(cmd.fields.query ?? '');
@@ -116,12 +120,17 @@ export function flightHandlers(ctx: FlightContext): UntypedServiceImplementation
     DoGet: streaming(ctx, 'DoGet', async (call, t: { ticket: Buffer }) => {
       const cmd = unpackCommand(t.ticket);
       if (cmd.name !== 'TicketStatementQuery') return metadataData(call, cmd);
-      const sql = tickets.open(call, cmd.fields.statementHandle as Buffer);
-      return statementData(call, await planStatement(call, sql));
+      const handle = cmd.fields.statementHandle as Buffer;
+      const planned = isPartitionHandle(handle)
+        ? await planPartition(call, handle)
+        : await planStatement(call, tickets.open(call, handle));
+      return running.read(call, t.ticket, statementData(call, planned));
     }),
     DoPut: (grpc: ServerDuplexStream<unknown, unknown>) => grpc.emit('error', unimplemented('DoPut')),
     DoExchange: (grpc: ServerDuplexStream<unknown, unknown>) => grpc.emit('error', unimplemented('DoExchange')),
-    DoAction: streaming(ctx, 'DoAction', async (call, a: Action) => actionResults(call, a, prepared)),
+    DoAction: streaming(ctx, 'DoAction', async (call, a: Action) =>
+      a.type === 'CancelFlightInfo' ? cancelFlightInfo(call, a, running) : actionResults(call, a, prepared),
+    ),
     ListActions: streaming(ctx, 'ListActions', async () => toAsync(ACTION_TYPES)),
   };
 }
@@ -136,6 +145,10 @@ const ACTION_TYPES = [
     description: 'Prepares a statement of the SQL subset: its handle and result schema',
   },
   { type: 'ClosePreparedStatement', description: 'Closes a prepared statement (handles hold no state on the server)' },
+  {
+    type: 'CancelFlightInfo',
+    description: "Cancels the DoGets of a FlightInfo's endpoints that this instance serves, and refuses their tickets",
+  },
 ];
 
 /** DoAction: prepared statements. A handle is the statement sealed for its caller: closing it frees nothing. */

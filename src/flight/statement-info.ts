@@ -3,18 +3,28 @@
  * caller (its errors answered now, before any DoGet), the result's schema from a probe that scans nothing, and its
  * endpoints.
  *
- * Where partitions go: `statementEndpoints` is the one function that says how a planned statement is read. It
- * returns one endpoint whose ticket is the whole statement; a bulk statement (no LIMIT, closed window) may instead
- * return one endpoint per read-session stream, each with its own sealed ticket, served by any instance (DoGet
- * dispatches on the ticket's command: flight-service.ts). Nothing else needs to change for that.
+ * `statementEndpoints` is the one function that says how a planned statement is read: a bulk statement (rows, no
+ * LIMIT, a closed window) as one endpoint per read-session stream, each ticket the stream's sealed description, served
+ * by any instance; any other statement as one endpoint whose ticket is the whole statement (DoGet tells the two apart
+ * by the handle: flight-handlers.ts).
  */
 import type { FlightDescriptor, FlightEndpoint, FlightInfo } from './flight-messages.js';
 import { packCommand } from './flight-sql-messages.js';
 import type { FlightCall } from './flight-call.js';
+import { partitionEndpoints, streamsAsked } from './statement-partitions.js';
 import { planStatement, statementSchema, type PlannedStatement, type StatementTokens } from './statement-read.js';
 
-/** The endpoints a planned statement is read through: one, whose ticket is the statement sealed for its caller. */
-export function statementEndpoints(call: FlightCall, s: PlannedStatement, tickets: StatementTokens): FlightEndpoint[] {
+/**
+ * The endpoints a planned statement is read through: a bulk statement's partitions, one per read-session stream
+ * (statement-partitions.ts); any other statement one, whose ticket is the statement sealed for its caller.
+ */
+export async function statementEndpoints(
+  call: FlightCall,
+  s: PlannedStatement,
+  tickets: StatementTokens,
+): Promise<FlightEndpoint[]> {
+  const partitions = await partitionEndpoints(call, s, streamsAsked(call));
+  if (partitions) return partitions;
   const statementHandle = tickets.seal(call, s.sql);
   return [{ ticket: { ticket: packCommand('TicketStatementQuery', { statementHandle }) }, location: [] }];
 }
@@ -31,7 +41,7 @@ export async function statementInfo(
   return {
     schema,
     flightDescriptor: descriptor,
-    endpoint: statementEndpoints(call, planned, tickets),
+    endpoint: await statementEndpoints(call, planned, tickets),
     totalRecords: -1,
     totalBytes: -1,
     ordered: planned.plan.tree.order.length > 0,
