@@ -9,15 +9,15 @@ import type { Token } from './sql-lexer.js';
 import { REFUSED_WORDS } from './refused-constructs.js';
 
 const ARITHMETIC: Readonly<Record<string, string>> = {
-  '+': 'arithmetic (+)',
-  '-': 'arithmetic (-)',
-  '*': 'arithmetic (*)',
-  '/': 'arithmetic (/)',
-  '%': 'arithmetic (%)',
-  '||': 'concatenation (||)',
-  '::': 'a cast (::)',
-  '[': 'a subscript ([...])',
-  '->': 'a lambda or arrow (->)',
+  '+': 'Arithmetic (+)',
+  '-': 'Arithmetic (-)',
+  '*': 'Arithmetic (*)',
+  '/': 'Arithmetic (/)',
+  '%': 'Arithmetic (%)',
+  '||': 'Concatenation (||)',
+  '::': 'A cast (::)',
+  '[': 'A subscript ([...])',
+  '->': 'A lambda or arrow (->)',
 };
 
 /** One value, then a refusal when arithmetic, a cast or a subscript follows it. */

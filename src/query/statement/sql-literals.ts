@@ -19,8 +19,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function literalValue(lit: SqlLiteral, at: number, refuse: SqlRefusals): string {
   switch (lit.t) {
     case 'string':
-    case 'number':
       return lit.v;
+    case 'number':
+      return plainNumber(lit.v);
     case 'boolean':
       return String(lit.v);
     case 'bytes':
@@ -34,6 +35,25 @@ export function literalValue(lit: SqlLiteral, at: number, refuse: SqlRefusals): 
       checkInstant(lit.v, at, refuse);
       return lit.v;
   }
+}
+
+const EXPONENT = /^(-?)(\d*)(?:\.(\d*))?[eE]([+-]?\d{1,4})$/;
+
+/**
+ * A number in plain digits: `1e3` is `1000` and `2.5E-2` is `0.025`, exactly (the body's integer and decimal values
+ * take plain digits only). An exponent beyond 10^±400 is left as written (no column type holds it).
+ */
+export function plainNumber(text: string): string {
+  const m = EXPONENT.exec(text);
+  if (!m || Math.abs(Number(m[4])) > 400) return text;
+  const [, sign, int = '', frac = '', exp] = m;
+  const digits = `${int}${frac}`;
+  const point = int.length + Number(exp);
+  const padded = point <= 0 ? `${'0'.repeat(1 - point)}${digits}` : digits.padEnd(point, '0');
+  const at = Math.max(point, 1);
+  const whole = padded.slice(0, at).replace(/^0+(?=\d)/, '');
+  const rest = padded.slice(at).replace(/0+$/, '');
+  return `${sign}${whole}${rest ? `.${rest}` : ''}`;
 }
 
 function timestampText(text: string, at: number, refuse: SqlRefusals): string {
