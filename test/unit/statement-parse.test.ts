@@ -214,6 +214,15 @@ const CASES: [string, string, ParsedStatement][] = [
     }),
   ],
   [
+    'times relative to the request: now(), current_timestamp, localtimestamp, - INTERVAL',
+    "SELECT * FROM orders WHERE timestamp_broker >= now() - INTERVAL '15' MINUTE AND timestamp_broker < current_timestamp AND timestamp_broker <> localtimestamp - INTERVAL '2' DAY",
+    body({
+      since: '-15m',
+      until: 'now',
+      where: { field: 'timestamp_broker', op: 'neq', value: '-2d' },
+    }),
+  ],
+  [
     'aggregates',
     'SELECT count(*), count(1) AS c1, count(status) AS cs, count(DISTINCT status) AS d, approx_distinct(status), sum(price) AS s, avg(id), min(id), max(id), approx_percentile(price, 0.9) AS p90, max_by(status, timestamp_broker) AS last_status, min_by(status, timestamp_broker), latest(id), earliest(id) FROM orders',
     body({

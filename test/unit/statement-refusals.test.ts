@@ -155,6 +155,14 @@ const REFUSED: [string, string][] = [
   ],
   ["SELECT 'x' FROM orders", `A literal in the select list ${NOT_IN} (line 1, column 8): select columns`],
   [
+    "SELECT * FROM orders WHERE timestamp_broker >= INTERVAL '1' DAY",
+    `INTERVAL (other than now() - INTERVAL) ${NOT_IN} (line 1, column 48): write now() - INTERVAL '15' MINUTE or TIMESTAMP '...'`,
+  ],
+  [
+    "SELECT * FROM orders WHERE timestamp_broker < now() + INTERVAL '1' DAY",
+    `A time after now (+ INTERVAL) ${NOT_IN} (line 1, column 53): subtract the interval: now() - INTERVAL ...`,
+  ],
+  [
     'SELECT * FROM orders TABLESAMPLE BERNOULLI (10)',
     `TABLESAMPLE ${NOT_IN} (line 1, column 22): narrow the read with WHERE and LIMIT`,
   ],
@@ -235,6 +243,10 @@ const MALFORMED: [string, string][] = [
     'LIMIT 99999999999999999999 is above 9007199254740991 (line 1, column 28)',
   ],
   ['SELECT * FROM orders LIMIT -1', 'unexpected "-" (line 1, column 28): expected a whole number or ALL after LIMIT'],
+  [
+    "SELECT * FROM orders WHERE timestamp_broker >= now() - INTERVAL '1' MONTH",
+    "an interval before now must be written INTERVAL '<n>' SECOND|MINUTE|HOUR|DAY (line 1, column 56): e.g. now() - INTERVAL '15' MINUTE",
+  ],
   [
     '',
     'unexpected end of the statement (line 1, column 1): expected SELECT at the start: topicgate takes one SELECT statement',

@@ -3,11 +3,13 @@
  * never reaches Trino as written; the body goes through the same read entry, checks and compiler as the REST API.
  *
  * The parser is the project's own (sql-lexer.ts, parse-select.ts, parse-condition.ts, parse-value.ts), not a SQL
- * parser package: measured against node-sql-parser 5 on the hostile corpus and deep inputs, a package parses a whole
- * dialect only to refuse most of it here, names no construct in its errors (a PEG "Expected ... but found" list), and
- * recurses once per parenthesis, so 10^4 nested parentheses overflow the stack; this grammar is small, each refusal
- * names the construct with its line and column, nesting is counted before the parser descends (limits.maxDepth) and
- * the length is capped before the lexer runs.
+ * parser package. Measured against node-sql-parser 5.4 (its Trino grammar) on the hostile corpus in eight places of
+ * a statement and on deep inputs: the package accepts JOIN, UNION, WITH, subqueries, window functions, INSERT and
+ * `...; DROP TABLE` (an AST walk would have to refuse each), its errors are PEG lists (`Expected "!", "$", ... but
+ * "=" found`) naming no construct, one input threw a plain Error, and 1,000 nested parentheses overflow the stack;
+ * it reads a typical statement in about 525 us (this parser: 35 us) and ships 252 KB of grammar (this folder: 30 KB
+ * minified). This grammar is small, each refusal names the construct with its line and column, nesting is counted
+ * before the parser descends (limits.maxDepth) and the length is capped before the lexer runs.
  *
  * Exported API (for the Flight SQL entrance):
  * - `parseStatement(sql, limits?)` -> `{ topic: { schema?, name }, body: QueryBody, probe }`, or an ApiError:
@@ -22,7 +24,7 @@
  * The mapping: identifiers fold to lower case unless double-quoted (quoted ones are kept as written, so an expanded
  * field with capitals can be named); `value.amount` is the dotted field of a decoded payload; a qualifier naming the
  * FROM table (`orders.status`, `o.status`) is dropped. Conditions become `where` (top-level `timestamp_broker >=` /
- * `<` become since / until); GROUP BY keys and time buckets are output in front of the selected items, as `/query`
+ * `<` become since / until; `now() - INTERVAL '15' MINUTE` is the relative `-15m`); GROUP BY keys and time buckets are output in front of the selected items, as `/query`
  * outputs them. A string compared with a varbinary column is read as the body reads one: UTF-8 text, or bytes when
  * it starts with `\x`.
  */

@@ -85,6 +85,7 @@ function typedLiteral(c: TokenCursor, t: Token): ValueExpr | null {
     c.next();
     return literal(t, { t: 'null' });
   }
+  if (NOW_WORDS.has(t.value) || (t.value === 'now' && c.isOp('(', 1) && c.isOp(')', 2))) return relativeTime(c, t);
   const s = c.peek(1);
   if ((t.value === 'timestamp' || t.value === 'date') && s.kind === 'string') {
     c.next();
@@ -92,6 +93,45 @@ function typedLiteral(c: TokenCursor, t: Token): ValueExpr | null {
     return literal(t, t.value === 'date' ? { t: 'date', v: s.value } : { t: 'timestamp', v: s.value });
   }
   return null;
+}
+
+const NOW_WORDS = new Set(['current_timestamp', 'localtimestamp']);
+/** Trino's interval units the body's durations have (core/duration.ts). */
+const INTERVAL_UNITS: Readonly<Record<string, string>> = { second: 's', minute: 'm', hour: 'h', day: 'd' };
+
+/**
+ * `now()`, `current_timestamp`, `localtimestamp`, optionally `- INTERVAL 'n' SECOND|MINUTE|HOUR|DAY`: a time relative
+ * to the request, as the body writes one (`now`, `-15m`), read when the request is planned.
+ */
+function relativeTime(c: TokenCursor, t: Token): ValueExpr {
+  c.next();
+  if (t.value === 'now') {
+    c.next();
+    c.next();
+  }
+  if (c.isOp('+') && c.isWord('interval', 1)) {
+    throw c.refuse.notInSubset(
+      'A time after now (+ INTERVAL)',
+      c.peek(),
+      'subtract the interval: now() - INTERVAL ...',
+    );
+  }
+  if (!(c.isOp('-') && c.isWord('interval', 1))) return literal(t, { t: 'relative', v: 'now' });
+  c.next();
+  const interval = c.next();
+  const n = c.peek();
+  const unit = c.peek(1);
+  const code = unit.kind === 'word' ? INTERVAL_UNITS[unit.value] : undefined;
+  if (n.kind !== 'string' || !/^\d{1,9}$/.test(n.value.trim()) || !code) {
+    throw c.refuse.malformed(
+      "an interval before now must be written INTERVAL '<n>' SECOND|MINUTE|HOUR|DAY",
+      interval,
+      "e.g. now() - INTERVAL '15' MINUTE",
+    );
+  }
+  c.next();
+  c.next();
+  return literal(t, { t: 'relative', v: `-${Number(n.value.trim())}${code}` });
 }
 
 /** `name(...)`, `name(*)`, `name(DISTINCT x)`; OVER, FILTER and WITHIN GROUP after it are refused by name. */

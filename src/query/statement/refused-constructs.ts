@@ -57,7 +57,13 @@ export const REFUSED_WORDS: Readonly<Record<string, RefusedConstruct>> = Object.
   ['case', { construct: 'CASE', hint: 'select columns and aggregates as they are' }],
   ['cast', { construct: 'CAST', hint: 'compare the column with a literal of its own type' }],
   ['exists', { construct: 'EXISTS (a subquery)', hint: ONE_TOPIC }],
-  ['interval', { construct: 'INTERVAL', hint: "bound timestamp_broker with TIMESTAMP '...' literals" }],
+  [
+    'interval',
+    {
+      construct: 'INTERVAL (other than now() - INTERVAL)',
+      hint: "write now() - INTERVAL '15' MINUTE or TIMESTAMP '...'",
+    },
+  ],
   ['extract', { construct: 'EXTRACT', hint: "group by date_trunc('hour', timestamp_broker)" }],
   ['rollup', { construct: 'ROLLUP', hint: 'GROUP BY columns and one time bucket' }],
   ['cube', { construct: 'CUBE', hint: 'GROUP BY columns and one time bucket' }],

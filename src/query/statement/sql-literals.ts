@@ -19,6 +19,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function literalValue(lit: SqlLiteral, at: number, refuse: SqlRefusals): string {
   switch (lit.t) {
     case 'string':
+    case 'relative':
       return lit.v;
     case 'number':
       return plainNumber(lit.v);

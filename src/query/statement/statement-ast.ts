@@ -3,8 +3,12 @@
  * it starts (refusals in the translation name a line and column too).
  */
 
-/** A literal as written: numbers keep their text (exact digits), times their ISO-8601 text, bytes their hex. */
+/**
+ * A literal as written: numbers keep their text (exact digits), times their ISO-8601 text, bytes their hex; a time
+ * relative to the request (`now()`, `current_timestamp - INTERVAL '15' MINUTE`) the body's relative time (`now`, `-15m`).
+ */
 export type SqlLiteral =
+  | { t: 'relative'; v: string }
   | { t: 'string'; v: string }
   | { t: 'number'; v: string }
   | { t: 'boolean'; v: boolean }
