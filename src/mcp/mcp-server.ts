@@ -24,15 +24,20 @@ const LISTED = TOOLS.map((t) => ({
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
-/** What a tool call logs its failures with (the request's logger; credentials never reach it). */
-export type ToolLog = Parameters<typeof logFailure>[0];
+/** What the entrance keeps of each tool call: its failures logged, and each call counted by tool and outcome. */
+export interface ToolHooks {
+  /** The request's logger (credentials never reach it). */
+  log: Parameters<typeof logFailure>[0];
+  /** A call ended: `tool` one of the listed names (else `unknown`), `outcome` ok or the tool error's code. */
+  counted(tool: string, outcome: string): void;
+}
 
 /**
  * Runs one tool for the call: its arguments checked, its answer or its failure as a tool error. Each call takes
  * query slots of its own (a fork of the request's lease): the calls of one JSON-RPC batch run at once, and would
  * otherwise all run on the one slot the request holds.
  */
-export async function callTool(call: McpCall, log: ToolLog, name: string, args: unknown): Promise<ToolAnswer> {
+export async function callTool(call: McpCall, hooks: ToolHooks, name: string, args: unknown): Promise<ToolAnswer> {
   const trino = call.trino.fork();
   try {
     const tool = BY_NAME.get(name);
@@ -40,21 +45,25 @@ export async function callTool(call: McpCall, log: ToolLog, name: string, args: 
       const names = TOOLS.map((t) => t.name).join(', ');
       throw new ApiError('TG_BAD_REQUEST', `no tool ${JSON.stringify(name)}: the tools are ${names}`, { tool: name });
     }
-    return jsonAnswer(await tool.run({ ...call, trino }, argumentsOf(tool.input, args)));
+    const answer = jsonAnswer(await tool.run({ ...call, trino }, argumentsOf(tool.input, args)));
+    hooks.counted(name, 'ok');
+    return answer;
   } catch (err) {
-    if (!call.signal.aborted) logFailure(log, toApiError(err), err);
-    return errorAnswer(err);
+    const e = toApiError(err);
+    if (!call.signal.aborted) logFailure(hooks.log, e, err);
+    hooks.counted(BY_NAME.has(name) ? name : 'unknown', e.code);
+    return errorAnswer(e);
   } finally {
     trino.end();
   }
 }
 
 /** A server answering the tool list and tool calls for this request's caller. */
-export function mcpServer(call: McpCall, log: ToolLog, version: string): Server {
+export function mcpServer(call: McpCall, hooks: ToolHooks, version: string): Server {
   const server = new Server({ name: 'topicgate', version }, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: LISTED }));
   server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(call, log, request.params.name, request.params.arguments),
+    callTool(call, hooks, request.params.name, request.params.arguments),
   );
   return server;
 }

@@ -26,7 +26,8 @@ function goneSignal(reply: FastifyReply): AbortSignal {
 async function exchange(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const app = request.server;
   const call = { ...readCallOf(app, request), ...accessCallOf(request), services: app.tg, signal: goneSignal(reply) };
-  const server = mcpServer(call, request.log, VERSION);
+  const counted = (tool: string, outcome: string) => app.metrics.mcpToolCalls.inc({ tool, outcome });
+  const server = mcpServer(call, { log: request.log, counted }, VERSION);
   // Stateless: no session id, and a JSON answer per POST (no event stream to keep open).
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   reply.raw.once('close', () => {

@@ -64,6 +64,11 @@ describe('bounds and refusals, through the TypeScript SDK client', () => {
     expect(args).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_REQUEST' } } });
     const tool = await callJson(client, 'drop_table', {});
     expect(tool).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_REQUEST' } } });
+    // Counted by tool and outcome; a name not listed is `unknown` (a caller cannot grow the label set).
+    const metrics = await gw.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${ALL}` } });
+    expect(metrics.body).toContain('topicgate_mcp_tool_calls_total{tool="unknown",outcome="TG_BAD_REQUEST"} 1');
+    expect(metrics.body).toMatch(/topicgate_mcp_tool_calls_total\{tool="query",outcome="TG_UNKNOWN_COLUMN"\} 1\n/);
+    expect(metrics.body).not.toContain('drop_table');
   });
 
   it('the hostile corpus through query gives tool errors or answers, never a crash, and the server keeps serving', async () => {

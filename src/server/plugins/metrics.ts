@@ -12,6 +12,8 @@ export interface Metrics {
   registry: Registry;
   rows: Counter<'format'>;
   trinoQueries: Counter<'outcome'>;
+  /** MCP tool calls (API.md "Tools for agents: MCP"), by tool and outcome (ok, or the error's code). */
+  mcpToolCalls: Counter<'tool' | 'outcome'>;
 }
 
 declare module 'fastify' {
@@ -42,7 +44,13 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
     labelNames: ['outcome'],
     registers: [registry],
   });
-  app.decorate('metrics', { registry, rows, trinoQueries });
+  const mcpToolCalls = new Counter({
+    name: 'topicgate_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool and outcome (ok, or the TG_ code of the tool error)',
+    labelNames: ['tool', 'outcome'],
+    registers: [registry],
+  });
+  app.decorate('metrics', { registry, rows, trinoQueries, mcpToolCalls });
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: topic names and cursors must not explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';
