@@ -11,6 +11,15 @@ export const SessionStream = Type.Object({
     description:
       "The stream's URL, relative to the API's origin; add `&format=json|ndjson|csv|arrow|parquet`. Its `token` is a sealed (encrypted and authenticated), opaque description of the stream: any instance sharing the cursor secret serves it. Every answer of a stream is `Cache-Control: no-store`",
   }),
+  files: Type.Optional(
+    Type.Object(
+      { parquet: Type.String(), arrow: Type.String(), csv: Type.String(), ndjson: Type.String() },
+      {
+        description:
+          "With `files: true`: the stream as a file in each format, relative to the API's origin, carrying the same token: made once, then read by `Range` (DuckDB `read_parquet([...])`, Polars, pandas)",
+      },
+    ),
+  ),
   since: Type.String({ description: "Inclusive start of the stream's time range (whole milliseconds)" }),
   until: Type.String({ description: "Exclusive end of the stream's time range" }),
   estimatedRows: Type.Optional(
@@ -82,6 +91,13 @@ export const StreamParams = Type.Object({
 });
 export type StreamParams = Static<typeof StreamParams>;
 
+/** A stream as a file: its path with the file's suffix (`.../streams/0.parquet`). */
+export const StreamFileParams = Type.Object({
+  ...StreamParams.properties,
+  suffix: Type.Union([Type.Literal('parquet'), Type.Literal('arrow'), Type.Literal('csv'), Type.Literal('ndjson')]),
+});
+export type StreamFileParams = Static<typeof StreamFileParams>;
+
 export const StreamQuery = Type.Object(
   {
     token: Type.String({
@@ -98,3 +114,7 @@ export const StreamQuery = Type.Object(
   { additionalProperties: false },
 );
 export type StreamQuery = Static<typeof StreamQuery>;
+
+/** A stream's file takes its token and Parquet's column codec; its format is its suffix. */
+export const StreamFileQuery = Type.Omit(StreamQuery, ['format']);
+export type StreamFileQuery = Static<typeof StreamFileQuery>;

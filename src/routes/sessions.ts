@@ -30,7 +30,9 @@ import { BODY_ERRORS, errorResponses } from './error-schema.js';
 import { READ_ERRORS } from './events.js';
 import { ReadResponses } from './read-response-schema.js';
 import { topicFor, withDecodedFields } from '../http/request-topic.js';
-import { SessionCreated, StreamParams, StreamQuery } from './sessions-schema.js';
+import { SessionCreated, StreamFileParams, StreamFileQuery, StreamParams, StreamQuery } from './sessions-schema.js';
+import { FileResponses } from './event-files-schema.js';
+import type { FileSuffix } from '../http/window-file.js';
 import { TopicParams } from './topics-schema.js';
 
 declare module 'fastify' {
@@ -52,10 +54,27 @@ const STREAM_ERRORS: ErrorCode[] = [
   'TG_SESSION_EXPIRED',
 ];
 
+/** A stream's file reads as a stream does, and adds a window's file's refusals. */
+const STREAM_FILE_ERRORS: ErrorCode[] = [
+  ...STREAM_ERRORS.filter((c) => c !== 'TG_NOT_ACCEPTABLE'),
+  'TG_WINDOW_NOT_SETTLED',
+  'TG_RANGE_NOT_SATISFIABLE',
+];
+
 /** What a session reads besides its window, as its streams' tokens carry it. */
 function sessionRead(body: SessionBody): SessionRead {
   const { select, where, order, decode } = body;
   return { select, where, order, decode };
+}
+
+/** A stream with its URLs as files: the same path and token, the file's suffix after the index. */
+function withFiles<T extends { url: string }>(stream: T): T & { files: Record<FileSuffix, string> } {
+  const [path = '', query = ''] = stream.url.split('?');
+  const file = (suffix: FileSuffix) => `${path}.${suffix}?${query}`;
+  return {
+    ...stream,
+    files: { parquet: file('parquet'), arrow: file('arrow'), csv: file('csv'), ndjson: file('ndjson') },
+  };
 }
 
 function createRoute(app: App, tokens: StreamTokens): void {
@@ -105,7 +124,8 @@ function createRoute(app: App, tokens: StreamTokens): void {
       );
       const { config, registry } = app.tg;
       const columns = await planColumns({ config, registry }, planned, { topic: topic.id, decode, readerVersions });
-      return reply.status(201).send({ ...session, columns: [...columns] });
+      const streams = body.files === true ? session.streams.map(withFiles) : session.streams;
+      return reply.status(201).send({ ...session, streams, columns: [...columns] });
     },
   );
 }
@@ -179,11 +199,52 @@ function streamRoute(app: App, tokens: StreamTokens): void {
   );
 }
 
+/**
+ * A stream as a file (API.md "Windows as files"): the stream's read, checked as a stream read is (its token, its
+ * principal's grants and row scope now), answered by the file cache with Range. Its validators are kept (a range
+ * reader checks its ranges against them); it is `no-store` as every stream answer is.
+ */
+function streamFileRoute(app: App, tokens: StreamTokens): void {
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/topics/:topic/sessions/:session/streams/:index.:suffix',
+    exposeHeadRoute: false,
+    config: { data: true, signed: true },
+    preValidation: openStream(app, tokens),
+    onSend: async (_request, reply) => void reply.header('Cache-Control', 'private, no-store'),
+    schema: {
+      tags: ['sessions'],
+      summary: 'Read one stream of a read session as a file, by byte range',
+      description:
+        "The stream's rows as one file (`parquet`, `arrow`, `csv`, `ndjson`), made once into the file cache and served with `Range`, as `GET /v1/topics/{topic}/events.{suffix}` serves a window. The stream's window must be settled (409). Access is checked as for the stream: presigned, the URL alone reads it until `expiresAt`.",
+      security: [{}, { bearer: [] }, { apiKey: [] }],
+      params: StreamFileParams,
+      querystring: StreamFileQuery,
+      response: { ...FileResponses, ...errorResponses(STREAM_FILE_ERRORS) },
+    },
+    handler: async (request, reply) => {
+      const s = request.sessionStream!;
+      checkStreamGrant(s, request.principal, app.access.grants);
+      const decode = s.q.decode !== false;
+      const model = await topicFor(app, request, s.t);
+      const { topic, readerVersions } = await withDecodedFields(app, model, decode, s.rv);
+      const rows = rowScope(request, topic);
+      checkStreamRows(s, rows);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const req = readRequestOfSession(s.q, { since: iso(s.f), until: iso(s.u) }, resolver(topic));
+      const { suffix } = request.params as StreamFileParams;
+      const { compression } = request.query as StreamFileQuery;
+      return reply.sendWindowFile({ suffix, topic, req, rows, readerVersions, decode, compression });
+    },
+  });
+}
+
 const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('sessionStream', null);
   const tokens = new StreamTokens(app.tg.keyring);
   createRoute(app, tokens);
   streamRoute(app, tokens);
+  streamFileRoute(app, tokens);
 };
 
 export default sessionRoutes;

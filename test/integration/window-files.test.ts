@@ -119,13 +119,13 @@ async function sentBytes(app: FastifyInstance, suffix: string): Promise<number> 
   return metric?.values.find((v) => v.labels.suffix === suffix)?.value ?? 0;
 }
 
-/** The responses of a status the file route has sent (206: a range). */
+/** The responses of a status the file routes have sent (206: a range). */
 async function responses(app: FastifyInstance, status: string): Promise<number> {
   const metric = await app.metrics.registry.getSingleMetric('topicgate_http_request_duration_seconds')?.get();
   const count = metric?.values.find(
     (v) =>
       String(v.metricName).endsWith('_count') &&
-      v.labels.route === '/v1/topics/:topic/events.:suffix' &&
+      String(v.labels.route).endsWith('.:suffix') &&
       v.labels.status === status,
   );
   return count?.value ?? 0;
@@ -342,5 +342,37 @@ describe('access before the cache', () => {
     // The file is still there (eu-1's scope is unchanged and still served).
     expect(readdirSync(join(dir, 'secured')).length).toBe(files);
     expect((await fetch(url, { headers: eu })).status).toBe(200);
+  }, 120_000);
+});
+
+describe('presigned file URLs: a read session with files', () => {
+  it('each stream has file URLs; the URL alone reads them, by range, and together they are the window', async () => {
+    const res = await fetch(`${secured.url}/v1/topics/orders/sessions`, {
+      method: 'POST',
+      // eu-1's: all-1's grant is revoked by the test above, whichever runs first.
+      headers: { ...eu, 'content-type': 'application/json' },
+      body: JSON.stringify({ since: SINCE, until: UNTIL, streams: 3, presign: true, files: true }),
+    });
+    expect(res.status).toBe(201);
+    const session = (await res.json()) as { streams: { files: Record<string, string> }[] };
+    expect(session.streams).toHaveLength(3);
+    const urls = session.streams.map((s) => `${secured.url}${s.files.parquet}`);
+    expect(urls[0]).toMatch(/\/streams\/0\.parquet\?token=/);
+    // pandas and Polars with nothing but the URL (no headers): every row of each stream, the scope's in all.
+    const rows = await Promise.all(urls.map((url) => readWith({ reader: 'pandas', url })));
+    expect(rows.reduce((n, r) => n + Number(r.rows), 0)).toBe(expected.eu);
+    expect((await readWith({ reader: 'polars', url: urls[2]! })).rows).toBe(rows[2]!.rows);
+    const head = await fetch(urls[0]!, { method: 'HEAD' });
+    expect([head.status, head.headers.get('accept-ranges'), head.headers.get('cache-control')]).toEqual([
+      200,
+      'bytes',
+      'private, no-store',
+    ]);
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+    const range = await fetch(urls[0]!, { headers: { range: 'bytes=0-3' } });
+    expect([range.status, Buffer.from(await range.arrayBuffer()).toString()]).toEqual([206, 'PAR1']);
+    // The token is the credential: altered, it reads nothing.
+    const altered = await fetch(urls[0]!.replace(/token=(.{20})/, 'token=$1x'));
+    expect(altered.status).toBe(400);
   }, 120_000);
 });

@@ -63,6 +63,12 @@ export const SessionBody = Type.Object(
           "true: each stream URL alone is enough to read it until `expiresAt` (for tools that cannot send headers); default false: reading needs the creator's credentials",
       }),
     ),
+    files: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: each stream also has `files`, its URLs as files (`.parquet`, `.arrow`, `.csv`, `.ndjson`) made once and read by byte range (API.md "Windows as files"); the session\'s window must be settled',
+      }),
+    ),
   },
   {
     additionalProperties: false,
