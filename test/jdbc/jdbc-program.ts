@@ -48,13 +48,16 @@ export function ensureJdbcJar(env: NodeJS.ProcessEnv = process.env): string {
   mkdirSync(build, { recursive: true });
   cpSync(join(HERE, 'pom.xml'), join(build, 'pom.xml'));
   cpSync(join(HERE, 'src'), join(build, 'src'), { recursive: true });
-  const r = spawnSync('mvn', ['-q', '-B', 'package'], { cwd: build, encoding: 'utf8' });
-  if (r.error) throw new Error(`cannot run mvn (${r.error.message}); install Maven to build test/jdbc`);
-  if (r.status !== 0) throw new Error(`mvn package of test/jdbc failed:\n${r.stdout}${r.stderr}`);
-  // Renamed into place whole, so a concurrent or cut build never leaves a half-written program to be run.
-  rmSync(dirname(jar), { recursive: true, force: true });
-  renameSync(join(build, 'target'), dirname(jar));
-  rmSync(build, { recursive: true, force: true });
+  try {
+    const r = spawnSync('mvn', ['-q', '-B', 'package'], { cwd: build, encoding: 'utf8' });
+    if (r.error) throw new Error(`cannot run mvn (${r.error.message}); install Maven to build test/jdbc`);
+    if (r.status !== 0) throw new Error(`mvn package of test/jdbc failed:\n${r.stdout}${r.stderr}`);
+    // Renamed into place whole, so a concurrent or cut build never leaves a half-written program to be run.
+    rmSync(dirname(jar), { recursive: true, force: true });
+    renameSync(join(build, 'target'), dirname(jar));
+  } finally {
+    rmSync(build, { recursive: true, force: true });
+  }
   return jar;
 }
 
@@ -63,7 +66,8 @@ export interface JdbcResult {
   command: string;
   columns?: { name: string; type: string }[];
   rows?: Record<string, unknown>[];
-  error?: { sqlState: string; message: string };
+  /** `status`: the Flight (gRPC) status code, e.g. INVALID_ARGUMENT; `command` is `connect` when the connection failed. */
+  error?: { sqlState?: string; status: string; message: string };
 }
 
 /** A command of FlightJdbc.java: `['query', sql]`, `['prepared', sql]`, `['tables', schemaPattern]`, ... */
@@ -78,8 +82,14 @@ export async function runJdbc(
   const args = [...JDBC_JVM_FLAGS, '-jar', ensureJdbcJar(), url];
   if (login) args.push('--user', login.user, '--password', login.password);
   for (const [command, arg] of commands) args.push(`--${command}`, arg);
-  // Asynchronously: the gateway under test may share this process's event loop.
-  const { stdout } = await execFileAsync('java', args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  // Asynchronously: the gateway under test may share this process's event loop. A refused connection exits 3 after
+  // printing its error line, which is the answer then.
+  const { stdout } = await execFileAsync('java', args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).catch(
+    (err: { code?: number; stdout?: string }) => {
+      if (err.code === 3 && err.stdout) return { stdout: err.stdout };
+      throw err;
+    },
+  );
   return stdout
     .split('\n')
     .filter((l) => l.trim() !== '')

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
@@ -13,8 +14,10 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -48,7 +51,19 @@ public final class FlightJdbc {
       i += 2;
     }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    try (Connection conn = DriverManager.getConnection(args[0], props)) {
+    Connection conn;
+    try {
+      conn = DriverManager.getConnection(args[0], props);
+    } catch (SQLException | RuntimeException e) {
+      StringBuilder sb = new StringBuilder("{\"command\":\"connect\",\"error\":{\"status\":");
+      Json.string(sb, flightStatus(e));
+      sb.append(",\"message\":");
+      Json.string(sb, messages(e));
+      out.println(sb.append("}}"));
+      System.exit(3);
+      return;
+    }
+    try (conn) {
       for (; i + 1 < args.length; i += 2) {
         out.println(run(conn, args[i].substring(2), args[i + 1]));
       }
@@ -89,12 +104,15 @@ public final class FlightJdbc {
         }
         default -> throw new IllegalArgumentException("unknown command " + command);
       }
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
       sb.setLength(0);
       sb.append("{\"command\":");
       Json.string(sb, command);
       sb.append(",\"error\":{\"sqlState\":");
-      Json.string(sb, e.getSQLState() == null ? "" : e.getSQLState());
+      String state = e instanceof SQLException q ? q.getSQLState() : null;
+      Json.string(sb, state == null ? "" : state);
+      sb.append(",\"status\":");
+      Json.string(sb, flightStatus(e));
       sb.append(",\"message\":");
       Json.string(sb, messages(e));
       sb.append('}');
@@ -111,6 +129,23 @@ public final class FlightJdbc {
       if (t.getCause() == t) break;
     }
     return sb.toString();
+  }
+
+  /**
+   * The Flight status code (the gRPC status: INVALID_ARGUMENT, UNAUTHENTICATED, ...) of the first cause that carries
+   * one, read by reflection: the driver shades Flight's classes under its own package and says the code nowhere else.
+   */
+  static String flightStatus(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      try {
+        Object status = t.getClass().getMethod("status").invoke(t);
+        return String.valueOf(status.getClass().getMethod("code").invoke(status));
+      } catch (ReflectiveOperationException notFlight) {
+        // not a FlightRuntimeException: its cause may be
+      }
+      if (t.getCause() == t) break;
+    }
+    return "";
   }
 
   private static void drain(ResultSet rs) throws SQLException {
@@ -141,14 +176,27 @@ public final class FlightJdbc {
         if (c > 1) sb.append(',');
         Json.string(sb, md.getColumnLabel(c));
         sb.append(':');
-        value(sb, rs.getObject(c));
+        value(sb, cell(rs, md.getColumnType(c), c));
       }
       sb.append('}');
     }
     sb.append(']');
   }
 
-  private static void value(StringBuilder sb, Object v) {
+  /**
+   * A cell as the driver gives it: timestamps through getTimestamp (the driver's getObject does not implement a
+   * timestamp with a time zone), arrays as their elements, anything else through getObject.
+   */
+  private static Object cell(ResultSet rs, int type, int c) throws SQLException {
+    if (type == Types.TIMESTAMP || type == Types.TIMESTAMP_WITH_TIMEZONE) return rs.getTimestamp(c);
+    if (type == Types.ARRAY) {
+      Array a = rs.getArray(c);
+      return a == null ? null : a.getArray();
+    }
+    return rs.getObject(c);
+  }
+
+  private static void value(StringBuilder sb, Object v) throws SQLException {
     if (v == null) {
       sb.append("null");
     } else if (v instanceof Long || v instanceof BigInteger) {
@@ -179,6 +227,10 @@ public final class FlightJdbc {
         value(sb, e.getValue());
       }
       sb.append('}');
+    } else if (v instanceof Array a) {
+      value(sb, a.getArray());
+    } else if (v instanceof Object[] l) {
+      value(sb, Arrays.asList(l));
     } else if (v instanceof List<?> l) {
       sb.append('[');
       for (int k = 0; k < l.size(); k++) {
