@@ -56,9 +56,10 @@ fi
 # Python side: pyarrow (Arrow and Parquet read-back), schemathesis and openapi-spec-validator (OpenAPI tests),
 # moto's S3 server (the local Trino's spool), pandas, polars, DuckDB and fsspec (the examples and the reader
 # tests), urllib3 with backports.zstd and brotli (compressed responses), pyiceberg with its SQL catalog and
-# PostgreSQL driver (reads a load's lake table: examples/lake_read.py), the official MCP client (test/mcp/).
-if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors, pandas, polars, duckdb, fsspec, urllib3, backports.zstd, brotli, pyiceberg.catalog.sql, psycopg2, mcp, jsonschema' >/dev/null 2>&1; then
-  requirements=(-r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt -r examples/requirements.txt -r test/readers/requirements.txt -r test/mcp/requirements.txt)
+# PostgreSQL driver (reads a load's lake table: examples/lake_read.py), the official MCP client (test/mcp/),
+# ADBC's Flight SQL driver (test/flight/).
+if ! python3 -c 'import pyarrow, schemathesis, openapi_spec_validator, moto.server, flask, flask_cors, pandas, polars, duckdb, fsspec, urllib3, backports.zstd, brotli, pyiceberg.catalog.sql, psycopg2, mcp, jsonschema, adbc_driver_flightsql.dbapi, adbc_driver_manager' >/dev/null 2>&1; then
+  requirements=(-r test/pyarrow/requirements.txt -r test/schemathesis/requirements.txt -r scripts/local-s3.requirements.txt -r examples/requirements.txt -r test/readers/requirements.txt -r test/mcp/requirements.txt -r test/flight/requirements.txt)
   if [ "$(id -u)" != 0 ] && [ -z "${VIRTUAL_ENV:-}" ]; then
     echo "[test-deps] missing Python packages; run:" >&2
     echo "  python3 -m pip install --user ${requirements[*]}" >&2

@@ -12,10 +12,17 @@ import { devKeyWarning, startupProblems, startupWarnings } from './access/startu
 import { decodedForPolicies, rowPolicyProblems } from './access/policy-check.js';
 import { buildApp } from './server/app.js';
 import { reloadOnHangup } from './server/access-reload.js';
+import { startFlightBeside } from './server/flight-entrance.js';
+import type { FlightServer } from './flight/flight-server.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
-/** Builds the app, checks Trino and the catalog, listens; resolves with the app and its base URL. */
-export async function startServer(config: Config): Promise<{ app: FastifyInstance; url: string }> {
+/**
+ * Builds the app, checks Trino and the catalog, listens (HTTP, and Flight SQL unless it is off); resolves with the
+ * app, its base URL and the Flight SQL server.
+ */
+export async function startServer(
+  config: Config,
+): Promise<{ app: FastifyInstance; url: string; flight: FlightServer | null }> {
   const problems = startupProblems(config);
   if (problems.length) throw new ConfigError(problems);
   const app = await buildApp(config);
@@ -41,6 +48,14 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
     await app.close();
     throw err;
   }
+  // Before listening: its closing is hooked to the app's (a listening app takes no hooks).
+  let flight: FlightServer | null;
+  try {
+    flight = await startFlightBeside(app);
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
@@ -49,7 +64,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  return { app, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}` };
+  return { app, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, flight };
 }
 
 /**
@@ -89,7 +104,7 @@ export function describeStartupError(err: unknown): string {
 }
 
 async function main(): Promise<void> {
-  let started: { app: FastifyInstance; url: string };
+  let started: Awaited<ReturnType<typeof startServer>>;
   let tracing: { shutdown(): Promise<void> } | undefined;
   try {
     const config = loadConfig();
@@ -101,8 +116,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${describeStartupError(err)}\n`);
     process.exit(1);
   }
-  const { app, url } = started;
-  app.log.info({ url }, 'topicgate listening');
+  const { app, url, flight } = started;
+  app.log.info({ url, ...(flight && { flight: flight.uri }) }, 'topicgate listening');
   // SIGHUP reloads the config file's access blocks, checked as at start-up (server/access-reload.ts).
   reloadOnHangup(app, {
     load: () => loadConfig(),

@@ -101,9 +101,9 @@ function readSetting(schema: TSchema & SettingOptions, raw: string, problems: st
     case 'file':
       return readFilePath(name, raw, problems);
     case 'port-or-off':
-      return raw.trim() === 'off'
-        ? 'off'
-        : readInt({ minimum: 0, maximum: 65535 }, raw, (what) => bad(`${what}, or off`));
+      if (raw.trim() === '') return 'default';
+      if (raw.trim() === 'off') return 'off';
+      return readInt({ minimum: 0, maximum: 65535 }, raw, (what) => bad(`${what}, or off`));
   }
 }
 

@@ -9,7 +9,7 @@
 import { Binary, Int32, Schema, Uint8, Utf8 } from 'apache-arrow';
 import { withDecodedFields } from '../entry/read-topic.js';
 import { arrowBatches } from '../encode/arrow/arrow-batches.js';
-import { type topicSummary, visibleTopics } from '../entry/topic-detail.js';
+import { topicDetail, type topicSummary, visibleTopics } from '../entry/topic-detail.js';
 import { field, schemaBytes, tableOf } from './arrow-tables.js';
 import type { FlightCall, FlightServices } from './flight-call.js';
 
@@ -120,14 +120,23 @@ export interface TablesFields {
   includeSchema?: boolean;
 }
 
-/** The Arrow schema of a table's columns, as the Arrow output types them (no query metadata). */
-export async function topicArrowSchema(services: FlightServices, id: string): Promise<Schema> {
-  const model = await services.catalog.model(id);
-  const { topic } = await withDecodedFields(services, model, true);
-  const columns = [...topic.columns.values()].map((c) => ({
-    name: c.name,
-    type: (c.name === 'key' || c.name === 'value' ? topic.decoded?.get(c.name) : undefined) ?? c.type,
-  }));
+/**
+ * The Arrow schema of a table's columns as GET /v1/topics/{topic} gives them (entry/topic-detail.ts): table columns
+ * and expanded fields, each decoded payload column replaced by the columns a read returns in its place (the decoded
+ * record and its companions), typed as the Arrow output types them (no query metadata).
+ */
+export async function topicArrowSchema(call: FlightCall, id: string): Promise<Schema> {
+  const detail = await topicDetail(call, id);
+  const payloads: Record<string, { columns: { name: string; type: string }[] } | undefined> = detail.payloads ?? {};
+  // The decoded record's type as the decoder gives it (enums kept as enums: the Arrow output's dictionaries).
+  const { topic } = await withDecodedFields(call.services, await call.services.catalog.model(id), true);
+  const decodedType = (name: string) => topic.decoded?.get(name as 'key' | 'value');
+  const columns = detail.columns.flatMap(
+    (c) =>
+      payloads[c.name]?.columns.map((p) => (p.name === c.name ? { ...p, type: decodedType(c.name) ?? p.type } : p)) ?? [
+        { name: c.name, type: c.type },
+      ],
+  );
   const empty = (async function* () {})();
   return new Schema(arrowBatches({ queryId: '', columns, batches: empty }).schema.fields);
 }
@@ -138,7 +147,7 @@ export async function tablesTable(call: FlightCall, fields: TablesFields) {
   const rows = await Promise.all(
     tables.map(async (t) => {
       const row: unknown[] = [CATALOG, t.schema, t.table, typeOf(t)];
-      if (include) row.push(schemaBytes(await topicArrowSchema(call.services, t.name)));
+      if (include) row.push(schemaBytes(await topicArrowSchema(call, t.name)));
       return row;
     }),
   );

@@ -17,15 +17,6 @@ import type { TrinoPort } from '../trino/trino-port.js';
 import { authenticateCall, type HandshakeTokens } from './flight-auth.js';
 import type { FlightMetrics } from './flight-metrics.js';
 import { CallCancelled } from './flight-status.js';
-import type { QueryBody } from '../query/request/read-schema.js';
-
-/** What the SQL subset's parser gives (query/statement/): the topic named in FROM, the /query body, and whether
- * the statement is a schema probe (`WHERE 1=0`, `LIMIT 0`). Throws ApiError TG_BAD_SQL. */
-export type ParseStatement = (sql: string) => {
-  topic: { schema?: string; name: string };
-  body: QueryBody;
-  probe: boolean;
-};
 
 /** The logger the gateway logs with (pino's methods the entrance uses). */
 export interface FlightLog {
@@ -45,8 +36,6 @@ export interface FlightServices extends ReadServices {
   /** The app's Prometheus registry and its rows counter. */
   metrics: { registry: Registry; rows: Counter<'format'> };
   log: FlightLog;
-  /** The SQL subset's parser (query/statement/). */
-  parseStatement: ParseStatement;
 }
 
 /** What every handler of the entrance is given. */

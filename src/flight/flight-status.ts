@@ -57,4 +57,3 @@ export function grpcErrorOf(err: unknown): Partial<ServiceError> & { code: Statu
 export function unimplemented(what: string): Partial<ServiceError> {
   return { code: Status.UNIMPLEMENTED, details: `TG_BAD_REQUEST: ${what} is not served (the server is read-only)` };
 }
-

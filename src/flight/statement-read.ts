@@ -20,14 +20,13 @@ import type { PlannedRead } from '../query/planner.js';
 import { QueryBody } from '../query/request/read-schema.js';
 import { readRequestFromBody } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
+import { MAX_SQL_LENGTH, parseStatement, qualifiedTopicId } from '../query/statement/parse-statement.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
+import type { RowScope } from '../query/tree/read-policy.js';
+import { readPolicy } from '../query/policy-from-settings.js';
 import { schemaBytes } from './arrow-tables.js';
 import type { FlightCall } from './flight-call.js';
-export type { ParseStatement } from './flight-call.js';
 import { encodeFlightData, ipcMessages } from './flight-data.js';
-
-/** The longest statement taken, in characters. */
-export const MAX_SQL_LENGTH = 65_536;
 
 const SealedStatement = Type.Object({
   sql: Type.String({ maxLength: MAX_SQL_LENGTH }),
@@ -81,15 +80,6 @@ export interface PlannedStatement {
   probe: boolean;
 }
 
-/** The topic id of `FROM [schema.]name`: with one schema served, the table name (of that schema only). */
-function topicIdOf(schemas: readonly string[], t: { schema?: string; name: string }): string {
-  if (schemas.length === 1) {
-    if (t.schema !== undefined && t.schema !== schemas[0]) throw topicNotFound(`${t.schema}.${t.name}`);
-    return t.name;
-  }
-  return t.schema === undefined ? t.name : `${t.schema}:${t.name}`;
-}
-
 /** The parsed body, checked against POST /query's schema (a parser defect is a 400 here, never a 500 later). */
 function checkedBody(body: unknown): QueryBody {
   if (Value.Check(QueryBody, body)) return body;
@@ -101,19 +91,30 @@ function checkedBody(body: unknown): QueryBody {
 /** The window of a probe: one millisecond at the epoch, so the planned read scans nothing. */
 const PROBE_WINDOW = { since: '1970-01-01T00:00:00Z', until: '1970-01-01T00:00:00.001Z' } as const;
 
+/**
+ * A statement's rows: its LIMIT; without one, every row of a closed window (a bulk read, `limit: all`), or of an
+ * open window as many as one read may return (the topic's `maxLimit`), as SQL clients expect no default page.
+ */
+function limitOf(call: FlightCall, body: QueryBody, topic: TopicModel, rows: RowScope): QueryBody['limit'] {
+  if (body.limit !== undefined) return body.limit;
+  return body.until !== undefined ? 'all' : readPolicy(call.services.config, topic.id, rows).maxLimit;
+}
+
 /** Parses and plans a statement for the call's caller; `probe`: the same read over an empty window, one row. */
 export async function planStatement(call: FlightCall, sql: string, probe = false): Promise<PlannedStatement> {
-  if (sql.length > MAX_SQL_LENGTH)
-    throw new ApiError('TG_BAD_SQL', `the statement is longer than ${MAX_SQL_LENGTH} characters`);
-  const parsed = call.services.parseStatement(sql);
+  const { config } = call.services;
+  const parsed = parseStatement(sql, { maxDepth: config.limits.maxDepth });
   const body = checkedBody(parsed.body);
-  const id = topicIdOf(call.services.config.schemas, parsed.topic);
+  const id = qualifiedTopicId(parsed.topic, config.schemas);
+  if (id === null) throw topicNotFound(`${parsed.topic.schema}.${parsed.topic.name}`);
   const model = await topicFor(call, id);
   const decode = body.decode !== false;
   const { topic, readerVersions } = await withDecodedFields(call.services, model, decode);
-  const read = probe ? { ...body, ...PROBE_WINDOW, limit: 1, parallel: undefined } : body;
-  const req = readRequestFromBody(read, resolver(topic));
   const rows = readScopeOf(call, topic);
+  const read = probe
+    ? { ...body, ...PROBE_WINDOW, limit: 1, parallel: undefined }
+    : { ...body, limit: limitOf(call, body, topic, rows) };
+  const req = readRequestFromBody(read, resolver(topic));
   const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
   return { sql, topic, body, plan, decode, readerVersions, probe: probe || parsed.probe };
 }

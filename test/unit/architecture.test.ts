@@ -50,7 +50,7 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'files'],
   mcp: [...FEATURE_DEPS, 'entry'],
   routes: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'mcp'],
-  server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'mcp', 'routes'],
+  server: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'http', 'mcp', 'routes', 'flight'],
 };
 
 /**

@@ -1,0 +1,38 @@
+/**
+ * The Flight SQL entrance started beside the HTTP one (API.md "Flight SQL"), with the app's services: the same
+ * settings, keys, registry, held results, memory budget, catalog and access in force, the app's metrics registry
+ * and logger. It stops accepting calls when the app starts closing, and the app's close waits for it: running calls
+ * have the shutdown's grace, then are cancelled (their Trino queries with them).
+ */
+import type { FastifyInstance } from 'fastify';
+import { flightPortOf } from '../config/flight-settings.js';
+import type { FlightServices } from '../flight/flight-call.js';
+import { startFlight, type FlightServer } from '../flight/flight-server.js';
+
+/** The app's services as the Flight entrance takes them. */
+export function flightServicesOf(app: FastifyInstance): FlightServices {
+  return { ...app.tg, accessHolder: app.accessHolder, metrics: app.metrics, log: app.log };
+}
+
+/** Starts the Flight SQL server when it is on; null when TOPICGATE_FLIGHT_PORT is off. */
+export async function startFlightBeside(app: FastifyInstance): Promise<FlightServer | null> {
+  const { config } = app.tg;
+  const port = flightPortOf(config);
+  if (port === null) return null;
+  const tls =
+    config.flightTlsCert && config.flightTlsKey
+      ? { certFile: config.flightTlsCert, keyFile: config.flightTlsKey }
+      : undefined;
+  let flight: FlightServer;
+  try {
+    flight = await startFlight(flightServicesOf(app), { port, host: config.host, tls });
+  } catch (err) {
+    throw new Error(`TOPICGATE_HOST/TOPICGATE_FLIGHT_PORT=${config.host}:${port}: ${(err as Error).message}`);
+  }
+  let closing: Promise<void> | undefined;
+  app.addHook('preClose', async () => {
+    closing = flight.close(config.shutdownGraceMs);
+  });
+  app.addHook('onClose', async () => closing ?? flight.close(0));
+  return flight;
+}
