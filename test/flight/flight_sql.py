@@ -13,6 +13,8 @@ Steps (each answers {"ok": ...} or {"error": {"grpc": <status name>, "message": 
   prepared {sql}                cursor.adbc_prepare, then execute twice: both tables
   flight {sql}                  pyarrow.flight: handshake (basic), get_flight_info of CommandStatementQuery, do_get
   cross {sql, token2}           pyarrow.flight: get_flight_info as "token", do_get of its ticket as "token2"
+  raw {call, hex}               pyarrow.flight with hostile bytes: "do_get" of a ticket, "info" / "schema" of a
+                                command descriptor, "path" info of a path descriptor, "action" {type} with a body
 Credentials: "token" (Authorization: Bearer), or "user" + "password" (ADBC's handshake); none without either.
 """
 import json
@@ -87,6 +89,24 @@ def cross(args, step):
     return plain(client.do_get(info.endpoints[0].ticket, opts(step["token2"])).read_all())
 
 
+def raw(args, step):
+    client = fl.FlightClient(args["uri"])
+    opts = fl.FlightCallOptions(headers=[(b"authorization", f"Bearer {args['token']}".encode())])
+    data = bytes.fromhex(step.get("hex", ""))
+    call = step["call"]
+    if call == "do_get":
+        return plain(client.do_get(fl.Ticket(data), opts).read_all())
+    if call == "info":
+        return len(client.get_flight_info(fl.FlightDescriptor.for_command(data), opts).endpoints)
+    if call == "schema":
+        return str(client.get_schema(fl.FlightDescriptor.for_command(data), opts).schema)
+    if call == "path":
+        return len(client.get_flight_info(fl.FlightDescriptor.for_path("orders"), opts).endpoints)
+    if call == "action":
+        return [r.body.to_pybytes().hex() for r in client.do_action(fl.Action(step["type"], data), opts)]
+    raise ValueError(f"unknown raw call {call}")
+
+
 def _varint(n):
     out = bytearray()
     while n >= 0x80:
@@ -131,6 +151,8 @@ def run(conn, args, step):
         return flight_query(args, step["sql"])
     if do == "cross":
         return cross(args, step)
+    if do == "raw":
+        return raw(args, step)
     raise ValueError(f"unknown step {do}")
 
 

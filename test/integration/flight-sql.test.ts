@@ -19,6 +19,7 @@ import { apiKeyHash } from '../../src/access/api-keys.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import { startServer } from '../../src/server.js';
 import { parseStatement } from '../../src/query/statement/parse-statement.js';
+import { packCommand } from '../../src/flight/flight-sql-messages.js';
 import { trinoUrl } from '../helpers.js';
 
 const run = promisify(execFile);
@@ -262,6 +263,66 @@ describe('access', () => {
     const out = await py({ token: KEY.all, steps: [{ do: 'cross', sql, token2: KEY.eu }] });
     expect(out.results[0]!.error!.message).toMatch(/TG_FORBIDDEN/);
     expect(out.results[0]!.error!.grpc).toMatch(/Unauthorized|PermissionDenied|FlightUnauthorizedError/);
+  });
+
+  it('hostile bytes in tickets, descriptors and actions are INVALID_ARGUMENT, never INTERNAL', async () => {
+    const anyOf = (typeUrl: string, value: Buffer) =>
+      Buffer.concat([
+        Buffer.from([0x0a, typeUrl.length]),
+        Buffer.from(typeUrl),
+        Buffer.from([0x12, value.length]),
+        value,
+      ]);
+    const hostile = [
+      { call: 'do_get', hex: 'deadbeef' },
+      { call: 'do_get', hex: '' },
+      {
+        call: 'do_get',
+        hex: packCommand('TicketStatementQuery', { statementHandle: Buffer.from('fs1.x.y.z') }).toString('hex'),
+      },
+      { call: 'do_get', hex: packCommand('CommandStatementQuery', { query: 'SELECT 1' }).toString('hex') },
+      { call: 'info', hex: '' },
+      {
+        call: 'info',
+        hex: anyOf('type.googleapis.com/arrow.flight.protocol.sql.CommandNope', Buffer.alloc(0)).toString('hex'),
+      },
+      {
+        call: 'info',
+        hex: anyOf(
+          'type.googleapis.com/arrow.flight.protocol.sql.CommandGetTables',
+          Buffer.from([0x0a, 0xff]),
+        ).toString('hex'),
+      },
+      {
+        call: 'info',
+        hex: packCommand('CommandPreparedStatementQuery', { preparedStatementHandle: Buffer.from('nope') }).toString(
+          'hex',
+        ),
+      },
+      { call: 'schema', hex: packCommand('TicketStatementQuery', {}).toString('hex') },
+      { call: 'path' },
+      { call: 'action', type: 'DropEverything', hex: '' },
+      { call: 'action', type: 'CreatePreparedStatement', hex: 'ff00ff' },
+      {
+        call: 'action',
+        type: 'ClosePreparedStatement',
+        hex: packCommand('ActionClosePreparedStatementRequest', { preparedStatementHandle: Buffer.from('x') }).toString(
+          'hex',
+        ),
+      },
+    ];
+    const sql = `SELECT key FROM orders WHERE ${WINDOW} LIMIT 2`;
+    const out = await py({
+      token: KEY.all,
+      steps: [...hostile.map((h) => ({ do: 'raw', ...h })), { do: 'query', sql }],
+    });
+    out.results.slice(0, hostile.length).forEach((r, i) => {
+      const where = JSON.stringify(hostile[i]);
+      expect(r.error, where).toBeDefined();
+      expect(r.error!.grpc, where).not.toMatch(/Internal/);
+      expect(r.error!.message, where).toMatch(/TG_BAD_REQUEST|TG_BAD_SQL/);
+    });
+    expect((out.results[hostile.length]!.ok as Plain).rows).toHaveLength(2);
   });
 
   it('calls and rows are counted in the Prometheus registry', async () => {
