@@ -126,6 +126,11 @@ export const LimitsSchema = Type.Object(
     maxFollowers: count(4, 10_000, 'follows (`follow=true`) one principal keeps open at once, on each instance'),
     maxBuckets: count(100_000, 100_000_000, 'time buckets of a bucketed aggregation over its since..until window'),
     mcpMaxRows: count(200, 100_000, 'rows (or groups) an MCP tool returns at most; a larger result is cut and marked'),
+    mcpMaxBytes: count(
+      1_048_576,
+      1_073_741_824,
+      'bytes of JSON an MCP tool returns at most; a larger answer is a tool error saying how to narrow it',
+    ),
     // Its default (gatewayBytesOf) is applied where it is read: it follows the heap the process was given.
     maxGatewayBytes: Type.Optional(
       Type.Integer({

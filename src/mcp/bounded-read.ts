@@ -20,6 +20,16 @@ const NARROW =
   'more rows matched than a tool returns (limits.mcpMaxRows): narrow the window (since/until), add a filter ' +
   '(where), aggregate (select with fn and groupBy, or the count tool), or send `next` back as `cursor` for the next page';
 
+/** An answer past `limits.mcpMaxBytes`: what to ask for instead. */
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    'TG_TOO_EXPENSIVE',
+    `the answer passed limits.mcpMaxBytes (${maxBytes} bytes): select fewer columns (value holds the whole payload; ` +
+      'name its fields instead), ask for fewer rows (limit), or aggregate',
+    { limit: 'mcpMaxBytes', max: maxBytes },
+  );
+}
+
 /** The body with its limit bounded; `capped` when the bound cut what was asked for. */
 function bounded(body: QueryBody, max: number, defaultLimit: number): { body: QueryBody; capped: boolean } {
   const asked = body.limit ?? defaultLimit;
@@ -55,8 +65,15 @@ async function jsonPage(call: McpCall, id: string, plan: PlannedRead, body: Quer
     await read.readAhead();
     const { chunks } = read.body({ drained: undefined, finished: () => {} });
     const utf8 = new TextDecoder();
+    const maxBytes = call.services.config.limits.mcpMaxBytes;
     let text = '';
-    for await (const chunk of chunks) text += typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true });
+    let bytes = 0;
+    for await (const chunk of chunks) {
+      // Leaving the loop ends the encoder; the tool's lease then cancels what the read still runs in Trino.
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      if (bytes > maxBytes) throw tooLarge(maxBytes);
+      text += typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true });
+    }
     return text + utf8.decode();
   } finally {
     memory.close();

@@ -11,7 +11,7 @@ import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import { buildApp } from '../../src/server/app.js';
 import { HOSTILE } from '../cases/hostile-corpus.js';
 import { testConfig } from '../helpers.js';
-import { ALL, MAX_ROWS, NONE, WINDOW, callJson, mcpGateway, type McpGateway } from '../mcp/mcp-gateway.js';
+import { ALL, EU, MAX_ROWS, NONE, WINDOW, callJson, mcpGateway, type McpGateway } from '../mcp/mcp-gateway.js';
 
 let gw: McpGateway;
 let url: URL;
@@ -44,6 +44,15 @@ describe('bounds and refusals, through the TypeScript SDK client', () => {
     // Within the bound: no mark, the REST body as it is.
     const within = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], limit: MAX_ROWS });
     expect(within.json.truncated).toBeUndefined();
+    // The next page continues for its caller only: another key's next is refused, as over REST.
+    const first = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], limit: 'all' });
+    const cursor = first.json.next as string;
+    const again = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], cursor });
+    expect(again.isError).toBe(false);
+    expect(again.json.rows).toHaveLength(MAX_ROWS);
+    const eu = await connect(EU);
+    const stolen = await callJson(eu, 'query', { topic: 'orders', ...WINDOW, select: ['key'], cursor });
+    expect(stolen).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_CURSOR' } } });
   });
 
   it('failures are tool errors with the REST code and message: unknown topic, no grant, bad arguments', async () => {
@@ -161,6 +170,27 @@ describe('a batch of tool calls in one POST', () => {
       expect(codes.filter((c) => c === 'TG_TOO_MANY_REQUESTS')).toHaveLength(2);
     } finally {
       await one.close();
+    }
+  });
+});
+
+describe('an answer above limits.mcpMaxBytes', () => {
+  it('is a tool error naming the bound and how to narrow, and the server keeps serving', async () => {
+    const small = await mcpGateway({ mcpMaxBytes: 2048 });
+    try {
+      const client = await small.connect(ALL);
+      const big = await callJson(client, 'query', { topic: 'orders', ...WINDOW, limit: MAX_ROWS });
+      expect(big).toMatchObject({
+        isError: true,
+        json: { error: { code: 'TG_TOO_EXPENSIVE', status: 422, details: { limit: 'mcpMaxBytes', max: 2048 } } },
+      });
+      expect(String((big.json.error as { message: string }).message)).toContain('select fewer columns');
+      // The same rows with one column fit.
+      const narrow = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], limit: MAX_ROWS });
+      expect(narrow.isError).toBe(false);
+      expect(narrow.json.rows).toHaveLength(MAX_ROWS);
+    } finally {
+      await small.close();
     }
   });
 });
