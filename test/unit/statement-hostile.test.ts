@@ -9,6 +9,9 @@ import { ApiError } from '../../src/core/errors.js';
 import { QueryBody } from '../../src/query/request/read-schema.js';
 import { readRequestFromBody } from '../../src/query/request/parse-read-request.js';
 import type { ColumnNode } from '../../src/query/tree/nodes.js';
+import { resolver } from '../../src/query/request/resolver.js';
+import { planReadTree } from '../../src/query/plan-read-tree.js';
+import { table, topicOf } from '../cases/columns.js';
 import {
   MAX_SQL_LENGTH,
   MAX_WHERE_DEPTH,
@@ -17,6 +20,9 @@ import {
   type StatementLimits,
 } from '../../src/query/statement/parse-statement.js';
 import { HOSTILE } from '../cases/hostile-corpus.js';
+
+const NOW = Date.parse('2026-11-30T08:00:00.000Z');
+const POLICY = { defaultLimit: 100, maxLimit: 1000 };
 
 /** The statement's body, or the ApiError it is refused with; anything else fails the test. */
 function outcome(sql: string, limits?: StatementLimits): ParsedStatement | ApiError {
@@ -60,20 +66,27 @@ describe('the hostile corpus in every place of a statement', () => {
     }
   });
 
-  it('a quoted identifier keeps every character as the topic name or the field', () => {
-    for (const h of HOSTILE.filter((x) => x.length > 0 && !x.includes('\u0000') && x.isWellFormed())) {
-      const topic = outcome(`SELECT * FROM ${sqlIdent(h)}`) as ParsedStatement;
-      expect(topic.topic).toEqual({ name: h });
-      const o = outcome(`SELECT * FROM orders WHERE ${sqlIdent(h)} IS NULL`) as ParsedStatement;
-      const where = o.body.where as { field: string };
-      // The body's reference grammar reads the field back to the same name (request/column-ref.ts).
-      const seen: string[] = [];
-      const resolve = (name: string): ColumnNode => {
-        seen.push(name);
-        return { kind: 'column', name: h, type: 'varchar', source: { kind: 'table' } };
-      };
-      readRequestFromBody(o.body, resolve);
-      expect(seen).toEqual([where.field]);
+  it('a quoted identifier is the topic name, and the column the planner resolves in select, where, order and group', () => {
+    const names = [...HOSTILE, 'a->b', 'a->>b', 'x:y', 'a"b\\c', 'Mixed.Case', 'key'];
+    for (const h of names.filter((x) => x.length > 0 && !x.includes('\u0000') && x.isWellFormed())) {
+      expect((outcome(`SELECT * FROM ${sqlIdent(h)}`) as ParsedStatement).topic).toEqual({ name: h });
+      const topic = topicOf([
+        table('key', 'varbinary'),
+        table('timestamp_broker', 'timestamp(3)'),
+        table(h, 'varchar'),
+      ]);
+      const id = sqlIdent(h);
+      for (const sql of [
+        `SELECT ${id} AS x, ${id} FROM t WHERE ${id} IS NULL ORDER BY ${id} DESC`,
+        `SELECT ${id}, count(*) AS n FROM t WHERE ${id} = 'v' GROUP BY ${id} ORDER BY ${id}`,
+      ]) {
+        const { body } = outcome(sql) as ParsedStatement;
+        const plan = planReadTree(topic, readRequestFromBody(body, resolver(topic)), POLICY, null, NOW);
+        const columns = plan.tree.select.flatMap((o) => (o.kind === 'select-column' ? [o.column.name] : []));
+        expect(new Set(columns)).toEqual(new Set([h]));
+        const where = plan.tree.where as { items?: { column?: { name: string } }[] };
+        expect(where.items?.some((i) => i.column?.name === h)).toBe(true);
+      }
     }
   });
 });

@@ -214,6 +214,29 @@ const CASES: [string, string, ParsedStatement][] = [
     }),
   ],
   [
+    'an until not after since stays a condition (no row, as SQL reads it)',
+    "SELECT * FROM orders WHERE timestamp_broker >= '2026-11-02' AND timestamp_broker < '2026-11-01'",
+    body({ since: '2026-11-02', where: { field: 'timestamp_broker', op: 'lt', value: '2026-11-01' } }),
+  ],
+  [
+    'a second lower bound stays a condition',
+    "SELECT * FROM orders WHERE timestamp_broker >= '2026-11-01' AND timestamp_broker < '2026-11-02' AND timestamp_broker >= '2026-11-01T05:00:00Z'",
+    body({
+      since: '2026-11-01',
+      until: '2026-11-02',
+      where: { field: 'timestamp_broker', op: 'gte', value: '2026-11-01T05:00:00Z' },
+    }),
+  ],
+  [
+    'ORDER BY a column of a grouped read names its output',
+    'SELECT "Odd:Name", count(*) AS n FROM orders GROUP BY "Odd:Name" ORDER BY "Odd:Name" DESC',
+    body({
+      select: ['"Odd:Name"', { fn: 'count', as: 'n' }],
+      groupBy: ['"Odd:Name"'],
+      order: [{ field: 'Odd:Name', dir: 'desc' }],
+    }),
+  ],
+  [
     'times relative to the request: now(), current_timestamp, localtimestamp, - INTERVAL',
     "SELECT * FROM orders WHERE timestamp_broker >= now() - INTERVAL '15' MINUTE AND timestamp_broker < current_timestamp AND timestamp_broker <> localtimestamp - INTERVAL '2' DAY",
     body({

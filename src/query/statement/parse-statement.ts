@@ -97,7 +97,7 @@ function translate(stmt: SelectStatement, refuse: SqlRefusals): ParsedStatement 
     throw refuse.notInSubset('SELECT DISTINCT with GROUP BY', { offset: stmt.from.at }, 'group by the columns alone');
   }
   const groupBy = stmt.distinct ? s.distinctKeys(stmt.from.at) : s.groupBy(stmt.groupBy);
-  const order = s.order(stmt.order);
+  const order = s.order(stmt.order, groupBy.length > 0);
   const { where, since, until } = timeBounds(typeof folded === 'object' ? folded : undefined);
   const body: QueryBody = {};
   const select = s.select();

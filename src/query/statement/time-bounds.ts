@@ -6,7 +6,7 @@
  * means the same.
  */
 import { ApiError } from '../../core/errors.js';
-import { parseInstant } from '../request/time.js';
+import { isRelativeTime, parseInstant } from '../request/time.js';
 import type { Where } from '../request/where-schema.js';
 
 const TIME = 'timestamp_broker';
@@ -28,18 +28,24 @@ function windowTime(value: unknown): value is string {
   }
 }
 
-/** `where` with its top-level `>=` and `<` conditions on broker time moved to since and until (the first of each). */
+/**
+ * `where` with its top-level `>=` and `<` conditions on broker time moved to since and until (the first of each). An
+ * until not after since stays a condition: the window would refuse it, where SQL reads no row.
+ */
 export function timeBounds(where: Where | undefined): TimeBounds {
   if (!where) return { where };
   const conjuncts = 'and' in where ? where.and : [where];
-  const out: TimeBounds = { where: undefined };
-  const kept: Where[] = [];
-  for (const w of conjuncts) {
-    const leaf = 'field' in w && w.field === TIME && windowTime(w.value) ? w : null;
-    if (leaf?.op === 'gte' && out.since === undefined) out.since = leaf.value as string;
-    else if (leaf?.op === 'lt' && out.until === undefined) out.until = leaf.value as string;
-    else kept.push(w);
+  const bound = (op: string) =>
+    conjuncts.find((w) => 'field' in w && w.field === TIME && w.op === op && windowTime(w.value)) as
+      { value: string } | undefined;
+  const since = bound('gte');
+  let until = bound('lt');
+  if (since && until && !isRelativeTime(since.value) && !isRelativeTime(until.value)) {
+    if (parseInstant(until.value, 'until').epochMs <= parseInstant(since.value, 'since').epochMs) until = undefined;
   }
-  out.where = kept.length === 0 ? undefined : kept.length === 1 ? kept[0] : { and: kept };
+  const kept = conjuncts.filter((w) => w !== since && w !== until);
+  const out: TimeBounds = { where: kept.length === 0 ? undefined : kept.length === 1 ? kept[0] : { and: kept } };
+  if (since) out.since = since.value;
+  if (until) out.until = until.value;
   return out;
 }

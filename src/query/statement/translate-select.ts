@@ -119,13 +119,19 @@ export class SelectTranslation {
     );
   }
 
-  /** ORDER BY items: an output by alias, ordinal or equal expression; else a column. */
-  order(items: readonly OrderItem[]): OrderSpec[] {
+  /**
+   * ORDER BY items: an output by alias, ordinal or equal expression, or a column. A selected column is named by its
+   * output; so is any column of a grouped read (its outputs are all a grouped read has); otherwise by reference.
+   */
+  order(items: readonly OrderItem[], grouped: boolean): OrderSpec[] {
+    const byOutput = grouped || this.outputs.some((o) => o.kind === 'aggregate' || o.kind === 'bucket');
     return items.map((item) => {
       const o = this.byReference(item.expr, 'ORDER BY') ?? this.fromExpr(item.expr, 'ORDER BY');
       if (o.kind === 'star') throw this.refuse.malformed('ORDER BY names *', { offset: item.at });
       const selected = o.kind === 'column' ? this.outputs.find((s) => s.kind === 'column' && s.field === o.field) : o;
-      const spec: OrderSpec = { field: selected?.kind === 'column' && selected.alias ? selected.alias : name(o) };
+      const spec: OrderSpec = {
+        field: selected && selected.kind !== 'star' ? selected.name : byOutput ? o.name : name(o),
+      };
       if (item.dir) spec.dir = item.dir;
       if (item.nulls) spec.nulls = item.nulls;
       return spec;
@@ -149,8 +155,7 @@ export class SelectTranslation {
   /** A column, or an aggregate or time bucket of the same function and arguments as a selected one. */
   private fromExpr(expr: ValueExpr, clause: string): Output {
     if (expr.k === 'column') {
-      const field = this.fields.field(expr);
-      return { kind: 'column', field, alias: null, name: field };
+      return { kind: 'column', field: this.fields.field(expr), alias: null, name: this.fields.name(expr) };
     }
     if (expr.k !== 'call') {
       throw this.refuse.malformed(`${clause} takes columns, aliases and select-list ordinals`, { offset: expr.at });
