@@ -18,8 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 async def main(url: str, key: str, query_args: dict) -> dict:
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"})
-    async with http, streamable_http_client(url, http_client=http) as streams:
-        read, write = streams[0], streams[1]
+    async with http, streamable_http_client(url, http_client=http) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             tools = (await session.list_tools()).tools
