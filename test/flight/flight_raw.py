@@ -1,0 +1,120 @@
+"""pyarrow.flight against topicgate's Flight SQL entrance at the level of the Flight protocol, for the partition
+tests: a statement's FlightInfo (its endpoints' tickets), one ticket's DoGet, and a DoGet held after its first batch
+then cancelled (the call cancelled, or CancelFlightInfo).
+
+  python3 flight_raw.py '<json>'   with {"mode": "info" | "get" | "hold", "uri", "token"?, "headers"?, ...}
+
+- info {"sql"}: prints {"tickets": [hex], "ordered", "expires": [epoch s]}
+- get {"ticket": hex}: prints {"rows": n, "queryId"} or {"error": {"kind", "message"}}
+- hold {"sql", "cancel": "call" | "action"}: DoGet of the first endpoint, its first batch read, prints
+  {"queryId"} and waits for a line on stdin, then cancels and reads on: prints {"outcome", "cancelResult"?}.
+The Flight SQL command is packed by hand (protobuf's wire format: two length-delimited fields).
+"""
+import json
+import sys
+
+import pyarrow.flight as flight
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number, data):
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def statement_command(sql):
+    query = field(1, sql.encode())
+    type_url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return field(1, type_url) + field(2, query)
+
+
+def options(args):
+    headers = [(k.encode(), v.encode()) for k, v in (args.get("headers") or {}).items()]
+    if args.get("token"):
+        headers.append((b"authorization", f"Bearer {args['token']}".encode()))
+    return flight.FlightCallOptions(headers=headers)
+
+
+def query_id(reader):
+    metadata = reader.schema.metadata or {}
+    return (metadata.get(b"topicgate.query_id") or b"").decode()
+
+
+def error_of(err):
+    return {"kind": type(err).__name__, "message": str(err)}
+
+
+def seconds(ts):
+    """An endpoint's expiration time (a TimestampScalar, or None) as epoch seconds."""
+    if ts is None or not ts.is_valid:
+        return None
+    return ts.value / {"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}[ts.type.unit]
+
+
+def info(client, args):
+    fi = client.get_flight_info(flight.FlightDescriptor.for_command(statement_command(args["sql"])), options(args))
+    return fi, {
+        "tickets": [e.ticket.ticket.hex() for e in fi.endpoints],
+        "ordered": fi.ordered if hasattr(fi, "ordered") else None,
+        "expires": [seconds(e.expiration_time) for e in fi.endpoints],
+    }
+
+
+def get(client, args):
+    try:
+        reader = client.do_get(flight.Ticket(bytes.fromhex(args["ticket"])), options(args))
+        table = reader.read_all()
+        return {"rows": table.num_rows, "queryId": query_id(reader)}
+    except Exception as err:  # noqa: BLE001 (pyarrow raises ArrowInvalid for INVALID_ARGUMENT)
+        return {"error": error_of(err)}
+
+
+def hold(client, args):
+    fi, _ = info(client, args)
+    reader = client.do_get(fi.endpoints[0].ticket, options(args))
+    reader.read_chunk()
+    print(json.dumps({"queryId": query_id(reader)}), flush=True)
+    sys.stdin.readline()
+    out = {}
+    if args["cancel"] == "call":
+        reader.cancel()
+    else:
+        request = field(1, fi.serialize())
+        results = list(client.do_action(flight.Action("CancelFlightInfo", request), options(args)))
+        out["cancelResult"] = [r.body.to_pybytes().hex() for r in results]
+    try:
+        while True:
+            reader.read_chunk()
+    except StopIteration:
+        out["outcome"] = "complete"
+    except Exception as err:  # noqa: BLE001 (pyarrow raises ArrowInvalid for INVALID_ARGUMENT)
+        out["outcome"] = type(err).__name__
+        out["message"] = str(err)
+    return out
+
+
+def main(args):
+    client = flight.FlightClient(args["uri"])
+    try:
+        if args["mode"] == "info":
+            print(json.dumps(info(client, args)[1]))
+        elif args["mode"] == "get":
+            print(json.dumps(get(client, args)))
+        else:
+            print(json.dumps(hold(client, args)), flush=True)
+    except Exception as err:  # noqa: BLE001 (pyarrow raises ArrowInvalid for INVALID_ARGUMENT)
+        print(json.dumps({"error": error_of(err)}))
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))
