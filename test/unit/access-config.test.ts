@@ -96,6 +96,8 @@ limits:
       maxSessionStreams: 64,
       maxFollowers: 4,
       maxBuckets: 100_000,
+      mcpMaxRows: 200,
+      mcpMaxBytes: 1_048_576,
     });
     expect(Object.isFrozen(c.auth?.apiKeys?.[0])).toBe(true);
     expect(createAccess(c).publicGroups).toEqual(new Set(['health', 'docs', 'metrics']));
@@ -118,6 +120,8 @@ limits:
       maxSessionStreams: 64,
       maxFollowers: 4,
       maxBuckets: 100_000,
+      mcpMaxRows: 200,
+      mcpMaxBytes: 1_048_576,
     });
     expect(c.limits.requestsPerMinute).toBeUndefined();
     expect(c.limits.concurrentQueries).toBeUndefined();
