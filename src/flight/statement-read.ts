@@ -22,6 +22,7 @@ import { readRequestFromBody } from '../query/request/parse-read-request.js';
 import { resolver } from '../query/request/resolver.js';
 import { MAX_SQL_LENGTH, parseStatement, qualifiedTopicId } from '../query/statement/parse-statement.js';
 import type { TopicModel } from '../query/tree/topic-model.js';
+import { TIME_COLUMN } from '../query/tree/nodes.js';
 import type { RowScope } from '../query/tree/read-policy.js';
 import { readPolicy } from '../query/policy-from-settings.js';
 import { schemaBytes } from './arrow-tables.js';
@@ -88,8 +89,24 @@ function checkedBody(body: unknown): QueryBody {
   throw new ApiError('TG_BAD_SQL', `the statement does not make a valid query (${where})`);
 }
 
-/** The window of a probe: one millisecond at the epoch, so the planned read scans nothing. */
-const PROBE_WINDOW = { since: '1970-01-01T00:00:00Z', until: '1970-01-01T00:00:00.001Z' } as const;
+/**
+ * The probe of a read: the same read with a filter no row passes, `c IS NULL AND c IS NOT NULL` on one of the table's
+ * own columns (broker time when it has one), which Trino's planner folds to an empty domain and so reads no split:
+ * its columns and their types without a scan. One row at most (a global aggregate answers one).
+ */
+function probeBody(body: QueryBody, topic: TopicModel): QueryBody {
+  const column = topic.columns.get(TIME_COLUMN) ?? [...topic.columns.values()].find((c) => c.source.kind === 'table');
+  if (!column) throw new ApiError('TG_BAD_REQUEST', `topic ${topic.id} has no column to read`);
+  const never = [
+    { field: column.name, op: 'is', value: 'null' },
+    { field: column.name, op: 'is', value: 'not_null' },
+  ];
+  const where =
+    body.where && 'and' in body.where
+      ? { and: [...body.where.and, ...never] }
+      : { and: [...(body.where ? [body.where] : []), ...never] };
+  return { ...body, where, limit: 1, parallel: undefined };
+}
 
 /**
  * A statement's rows: its LIMIT; without one, every row of a closed window (a bulk read, `limit: all`), or of an
@@ -100,7 +117,7 @@ function limitOf(call: FlightCall, body: QueryBody, topic: TopicModel, rows: Row
   return body.until !== undefined ? 'all' : readPolicy(call.services.config, topic.id, rows).maxLimit;
 }
 
-/** Parses and plans a statement for the call's caller; `probe`: the same read over an empty window, one row. */
+/** Parses and plans a statement for the call's caller; `probe`: the same read with a filter no row passes. */
 export async function planStatement(call: FlightCall, sql: string, probe = false): Promise<PlannedStatement> {
   const { config } = call.services;
   const parsed = parseStatement(sql, { maxDepth: config.limits.maxDepth });
@@ -111,9 +128,7 @@ export async function planStatement(call: FlightCall, sql: string, probe = false
   const decode = body.decode !== false;
   const { topic, readerVersions } = await withDecodedFields(call.services, model, decode);
   const rows = readScopeOf(call, topic);
-  const read = probe
-    ? { ...body, ...PROBE_WINDOW, limit: 1, parallel: undefined }
-    : { ...body, limit: limitOf(call, body, topic, rows) };
+  const read = probe ? probeBody(body, topic) : { ...body, limit: limitOf(call, body, topic, rows) };
   const req = readRequestFromBody(read, resolver(topic));
   const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
   return { sql, topic, body, plan, decode, readerVersions, probe: probe || parsed.probe };
@@ -141,8 +156,7 @@ export async function* statementData(call: FlightCall, s: PlannedStatement): Asy
 }
 
 /**
- * The Arrow schema of a statement's result, from a probe that scans nothing: the same read planned over an empty
- * window and opened through the same encoder, so its schema is the one DoGet streams (without the probe's query
+ * The Arrow schema of a statement's result, from a probe that scans nothing (probeBody) planned and opened through the same encoder, so its schema is the one DoGet streams (without the probe's query
  * id in the schema's metadata).
  */
 export async function statementSchema(call: FlightCall, sql: string): Promise<Buffer> {

@@ -197,6 +197,28 @@ describe('statements', () => {
     expect(bag(viaFlight.rows)).toEqual(bag(rest.rows));
   });
 
+  it("GetFlightInfo's schema comes from a probe that reads no row from storage", async () => {
+    const marker = `probe-${Math.random().toString(36).slice(2)}`;
+    const sql = `SELECT key, timestamp_broker FROM orders WHERE key <> '${marker}' AND ${WINDOW} LIMIT 5`;
+    const viaFlight = await ok<Plain & { infoSchema: Plain['schema'] }>({ token: KEY.all }, { do: 'flight', sql });
+    expect(viaFlight.infoSchema).toEqual(viaFlight.schema);
+    const trino = async (path: string) =>
+      (await (await fetch(`${trinoUrl()}${path}`, { headers: { 'X-Trino-User': 'test' } })).json()) as unknown;
+    const queries = (await trino('/v1/query')) as { queryId: string; query: string }[];
+    // The marker is compared with a varbinary column: the SQL holds its bytes as hex.
+    const hex = Buffer.from(marker).toString('hex');
+    const ours = queries.filter((q) => q.query.toLowerCase().includes(hex));
+    const probes = ours.filter((q) => / IS NULL AND .* IS NOT NULL/.test(q.query));
+    // A read in time slices runs one query per slice, each with the probe's filter.
+    expect(probes.length).toBeGreaterThan(0);
+    expect(ours.length).toBeGreaterThan(probes.length);
+    for (const probe of probes) {
+      const { queryStats } = (await trino(`/v1/query/${probe.queryId}`)) as { queryStats: Record<string, unknown> };
+      expect(queryStats.physicalInputPositions, probe.query).toBe(0);
+      expect(queryStats.rawInputPositions, probe.query).toBe(0);
+    }
+  });
+
   it('ADBC with a username/password handshake, and a prepared statement executed twice', async () => {
     const sql = `SELECT key, timestamp_broker FROM orders WHERE ${WINDOW} ORDER BY timestamp_broker, key LIMIT 100`;
     const out = await ok<{ first: Plain; second: Plain }>(
