@@ -62,7 +62,8 @@ export class FileCache {
     private readonly maxBytes: number,
     private readonly counts: FileCacheCounts,
   ) {
-    mkdirSync(dir, { recursive: true });
+    // The gateway's user alone may list or read the files (each holds rows of its caller's scope).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.adopt();
   }
 

@@ -113,6 +113,15 @@ export async function sendWindowFile(
   });
 }
 
+/** A window whose file would outgrow the whole cache. */
+function tooLarge(max: number): ApiError {
+  return new ApiError(
+    'TG_TOO_EXPENSIVE',
+    `this window's file is larger than the file cache (TOPICGATE_FILE_CACHE_BYTES=${max}): narrow the window or the columns, or read it as a stream (/events?limit=all)`,
+    { limit: 'TOPICGATE_FILE_CACHE_BYTES', max },
+  );
+}
+
 interface Making {
   planned: PlannedRead;
   entry: EncoderEntry;
@@ -143,7 +152,8 @@ async function makeFile(app: FastifyInstance, request: FastifyRequest, m: Making
       memory,
     });
     await read.readAhead();
-    const file = createWriteStream(m.path, { flags: 'wx', highWaterMark: 1 << 20 });
+    // Readable by the gateway's user alone: the rows are the caller's, whoever else may log in to the host.
+    const file = createWriteStream(m.path, { flags: 'wx', mode: 0o600, highWaterMark: 1 << 20 });
     out = file;
     let failure: { err: unknown } | undefined;
     const { chunks } = read.body({
@@ -151,7 +161,12 @@ async function makeFile(app: FastifyInstance, request: FastifyRequest, m: Making
       failed: (_e, err) => void (failure ??= { err }),
       finished: () => app.metrics.rows.inc({ format: m.entry.format }, read.page.rows),
     });
+    const max = app.tg.config.fileCacheBytes;
+    let bytes = 0;
     for await (const chunk of chunks) {
+      // A file the cache could not keep is never finished: the disk holds at most the cache's bytes per make.
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      if (bytes > max) throw tooLarge(max);
       if (!file.write(chunk)) await once(file, 'drain');
     }
     if (failure) throw failure.err;

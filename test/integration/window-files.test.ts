@@ -7,7 +7,7 @@
  * grant, and one make for concurrent requests.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -375,4 +375,33 @@ describe('presigned file URLs: a read session with files', () => {
     const altered = await fetch(urls[0]!.replace(/token=(.{20})/, 'token=$1x'));
     expect(altered.status).toBe(400);
   }, 120_000);
+});
+
+describe('holes closed', () => {
+  it('a window whose file would outgrow the whole cache: 422 naming the limit, nothing left on disk', async () => {
+    const small = await listening({
+      TOPICGATE_FILE_CACHE_DIR: join(dir, 'small'),
+      TOPICGATE_FILE_CACHE_BYTES: '100000',
+    });
+    try {
+      const res = await fetch(fileUrl(small.url, 'ndjson'));
+      const body = (await res.json()) as { error: { code: string; details: { limit: string } } };
+      expect([res.status, body.error.code, body.error.details.limit]).toEqual([
+        422,
+        'TG_TOO_EXPENSIVE',
+        'TOPICGATE_FILE_CACHE_BYTES',
+      ]);
+      expect(readdirSync(join(dir, 'small'))).toEqual([]);
+    } finally {
+      await small.app.close();
+    }
+  }, 120_000);
+
+  it("the cache directory and its files are the gateway user's alone (0700, 0600)", async () => {
+    expect((await fetch(fileUrl(open.url, 'csv'))).status).toBe(200);
+    expect(statSync(join(dir, 'open')).mode & 0o777).toBe(0o700);
+    const files = readdirSync(join(dir, 'open'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(statSync(join(dir, 'open', f)).mode & 0o777, f).toBe(0o600);
+  });
 });

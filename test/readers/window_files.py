@@ -53,6 +53,11 @@ def duckdb_parquet(case):
     return {"rows": row[0], "keys": row[1], "keyBytes": int(row[2] or 0)}
 
 
+def duckdb_count(case):
+    con = duckdb_connection(case.get("bearer"))
+    return {"rows": con.execute("SELECT count(*) FROM read_parquet($url)", {"url": case["url"]}).fetchone()[0]}
+
+
 def duckdb_aggregate(case):
     con = duckdb_connection(case.get("bearer"))
     column = case["column"]
@@ -93,6 +98,7 @@ def pyarrow_arrow(case):
 
 READERS = {
     "duckdb": duckdb_parquet,
+    "duckdb-count": duckdb_count,
     "duckdb-aggregate": duckdb_aggregate,
     "duckdb-csv": duckdb_text,
     "duckdb-ndjson": duckdb_text,
