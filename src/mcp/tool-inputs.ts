@@ -95,11 +95,33 @@ export function jsonSchemaOf(schema: TSchema): Record<string, unknown> {
   return local(names.size > 0 ? { ...top, $defs: defs } : top) as Record<string, unknown>;
 }
 
-/** The arguments, checked against the tool's schema: a TG_BAD_REQUEST naming the first member that does not fit. */
+interface Described {
+  description?: string;
+  $ref?: string;
+  $defs?: Record<string, Described>;
+}
+
+/** A member's description, or its recursive definition's (the `where` tree). */
+function descriptionOf(m: Described | undefined): string | undefined {
+  return m?.description ?? (m?.$ref !== undefined ? m.$defs?.[m.$ref]?.description : undefined);
+}
+
+/**
+ * The arguments, checked against the tool's schema: a TG_BAD_REQUEST naming the first member that does not fit,
+ * with what that member takes (its description), or the tool's members when it has no such member.
+ */
 export function argumentsOf<T extends TSchema>(schema: T, args: unknown): Static<T> {
   const value = args ?? {};
   if (Value.Check(schema, value)) return value as Static<T>;
   const [first] = Value.Errors(schema, value);
   const field = first?.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'arguments';
-  throw new ApiError('TG_BAD_REQUEST', `${field}: ${first?.message ?? 'is invalid'}`, { field });
+  const member = field.split('.')[0]!;
+  const members = (schema as { properties?: Record<string, Described> }).properties ?? {};
+  if (member !== 'arguments' && !Object.hasOwn(members, member)) {
+    const names = Object.keys(members).join(', ');
+    throw new ApiError('TG_BAD_REQUEST', `${member} is not an argument of this tool; it takes ${names}`, { field });
+  }
+  const takes = descriptionOf(members[member]);
+  const message = `${field}: ${first?.message ?? 'is invalid'}${takes ? ` (${member}: ${takes})` : ''}`;
+  throw new ApiError('TG_BAD_REQUEST', message, { field });
 }
