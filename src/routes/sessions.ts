@@ -95,6 +95,11 @@ function createRoute(app: App, tokens: StreamTokens): void {
     async (request, reply) => {
       const body = request.body;
       const max = checkStreamCount(app.tg.config, body.streams);
+      // A file is in time order (its row groups' statistics on timestamp_broker are what range readers skip by).
+      if (body.files === true && body.order === 'none')
+        throw new ApiError('TG_BAD_REQUEST', 'files: a file is in time order; a session with order none has no files', {
+          parameter: 'files',
+        });
       const decode = body.decode !== false;
       const model = await topicFor(app, request, request.params.topic);
       const { topic, readerVersions = {} } = await withDecodedFields(app, model, decode);

@@ -405,3 +405,15 @@ describe('holes closed', () => {
     for (const f of files) expect(statSync(join(dir, 'open', f)).mode & 0o777, f).toBe(0o600);
   });
 });
+
+describe('sessions with files', () => {
+  it('order none has no files: 400 naming files', async () => {
+    const res = await fetch(`${open.url}/v1/topics/orders/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ since: SINCE, until: UNTIL, order: 'none', files: true }),
+    });
+    const body = (await res.json()) as { error: { code: string; details: { parameter: string } } };
+    expect([res.status, body.error.code, body.error.details.parameter]).toEqual([400, 'TG_BAD_REQUEST', 'files']);
+  });
+});
