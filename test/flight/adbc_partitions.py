@@ -24,7 +24,7 @@ def connect(uri, token, headers):
     kwargs = {f"{adbc_driver_flightsql.DatabaseOptions.RPC_CALL_HEADER_PREFIX.value}{k}": v for k, v in headers.items()}
     if token:
         kwargs[adbc_driver_flightsql.DatabaseOptions.AUTHORIZATION_HEADER.value] = f"Bearer {token}"
-    return flight_sql.connect(uri, db_kwargs=kwargs)
+    return flight_sql.connect(uri, db_kwargs=kwargs, autocommit=True)
 
 
 def plain(table):
