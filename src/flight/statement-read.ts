@@ -128,10 +128,12 @@ export async function planStatement(call: FlightCall, sql: string, probe = false
   const decode = body.decode !== false;
   const { topic, readerVersions } = await withDecodedFields(call.services, model, decode);
   const rows = readScopeOf(call, topic);
-  const read = probe ? probeBody(body, topic) : { ...body, limit: limitOf(call, body, topic, rows) };
+  // A statement that is itself a schema probe (`WHERE 1=0`, `LIMIT 0`) is planned as one: it reads nothing.
+  const isProbe = probe || parsed.probe;
+  const read = isProbe ? probeBody(body, topic) : { ...body, limit: limitOf(call, body, topic, rows) };
   const req = readRequestFromBody(read, resolver(topic));
   const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
-  return { sql, topic, body, plan, decode, readerVersions, probe: probe || parsed.probe };
+  return { sql, topic, body, plan, decode, readerVersions, probe: isProbe };
 }
 
 /** A planned statement's rows as Arrow IPC messages (the Arrow encoder's stream, as REST's Arrow output). */
@@ -152,7 +154,11 @@ async function* ipcOf(call: FlightCall, s: PlannedStatement) {
 
 /** The FlightData messages of a planned statement: its schema, then its record batches. */
 export async function* statementData(call: FlightCall, s: PlannedStatement): AsyncGenerator<Buffer> {
-  for await (const m of ipcOf(call, s)) yield encodeFlightData(m.header, m.body);
+  for await (const m of ipcOf(call, s)) {
+    yield encodeFlightData(m.header, m.body);
+    // A probe statement answers its schema and no row (a global aggregate's one row is not sent either).
+    if (s.probe) break;
+  }
 }
 
 /**

@@ -219,6 +219,17 @@ describe('statements', () => {
     }
   });
 
+  it('a probe statement (WHERE 1=0, LIMIT 0) answers its columns and no row', async () => {
+    for (const sql of [
+      'SELECT key, timestamp_broker FROM orders WHERE 1=0',
+      'SELECT count(*) AS n FROM orders LIMIT 0',
+    ]) {
+      const out = await ok<Plain>({ token: KEY.all }, { do: 'query', sql });
+      expect(out.rows, sql).toEqual([]);
+      expect(out.schema.length, sql).toBeGreaterThan(0);
+    }
+  });
+
   it('ADBC with a username/password handshake, and a prepared statement executed twice', async () => {
     const sql = `SELECT key, timestamp_broker FROM orders WHERE ${WINDOW} ORDER BY timestamp_broker, key LIMIT 100`;
     const out = await ok<{ first: Plain; second: Plain }>(
