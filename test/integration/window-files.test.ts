@@ -187,6 +187,24 @@ describe('Polars, pandas, pyarrow', () => {
     expect(ranges).toBeGreaterThan(1);
   }, 120_000);
 
+  it('the Parquet file: row groups of TOPICGATE_FILE_ROW_GROUP_ROWS in time order, statistics and the page index', async () => {
+    const out = (await readWith({
+      reader: 'pyarrow-parquet-layout',
+      url: fileUrl(open.url, 'parquet'),
+    })) as unknown as {
+      rows: number;
+      groups: number[];
+      minMax: [string, string][];
+      pageIndex: boolean;
+    };
+    expect(out.rows).toBe(expected.rows);
+    expect(out.groups.slice(0, -1).every((n) => n === 1024)).toBe(true);
+    expect(out.groups.length).toBe(Math.ceil(expected.rows / 1024));
+    // Each group's times start where the previous group's end: a filter on time skips whole groups.
+    for (let i = 1; i < out.minMax.length; i++) expect(out.minMax[i]![0] >= out.minMax[i - 1]![1]).toBe(true);
+    expect(out.pageIndex).toBe(true);
+  }, 120_000);
+
   it('pandas read_parquet: every row', async () => {
     expect((await readWith({ reader: 'pandas', url: fileUrl(open.url, 'parquet') })).rows).toBe(expected.rows);
   }, 120_000);

@@ -96,6 +96,21 @@ def pyarrow_arrow(case):
         return {"rows": table.num_rows, "batches": reader.num_record_batches, "columns": table.column_names}
 
 
+def pyarrow_parquet_layout(case):
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(io.BytesIO(urlopen(Request(case["url"])).read())).metadata
+    column = [meta.schema.column(i).name for i in range(meta.num_columns)].index("timestamp_broker")
+    groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
+    stats = [g.column(column).statistics for g in groups]
+    return {
+        "rows": meta.num_rows,
+        "groups": [g.num_rows for g in groups],
+        "minMax": [[s.min.isoformat(), s.max.isoformat()] for s in stats],
+        "pageIndex": all(g.column(column).has_column_index and g.column(column).has_offset_index for g in groups),
+    }
+
+
 READERS = {
     "duckdb": duckdb_parquet,
     "duckdb-count": duckdb_count,
@@ -105,6 +120,7 @@ READERS = {
     "polars": polars_parquet,
     "pandas": pandas_parquet,
     "pyarrow-arrow": pyarrow_arrow,
+    "pyarrow-parquet-layout": pyarrow_parquet_layout,
 }
 
 
