@@ -71,6 +71,15 @@ describe('bounds and refusals, through the TypeScript SDK client', () => {
     expect(column).toMatchObject({ isError: true, json: { error: { code: 'TG_UNKNOWN_COLUMN' } } });
     const args = await callJson(client, 'count', { topic: 'orders', limit: 5 });
     expect(args).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_REQUEST' } } });
+    // The guardrail, as over REST: a scan filtered only after it needs a window.
+    const unbounded = await callJson(client, 'count', {
+      topic: 'orders',
+      where: { field: 'value', op: 'like', value: '*DE*' },
+    });
+    expect(unbounded).toMatchObject({
+      isError: true,
+      json: { error: { code: 'TG_TIME_BOUND_REQUIRED', details: { add: 'since' } } },
+    });
     const tool = await callJson(client, 'drop_table', {});
     expect(tool).toMatchObject({ isError: true, json: { error: { code: 'TG_BAD_REQUEST' } } });
     // Counted by tool and outcome; a name not listed is `unknown` (a caller cannot grow the label set).

@@ -53,7 +53,11 @@ describe('the tools, through the TypeScript SDK client', () => {
     const listed = await callJson(client, 'list_topics', {});
     expect(listed.isError).toBe(false);
     expect(listed.json).toEqual(await rest(ALL, 'GET', '/v1/topics'));
-    expect((listed.json.topics as { name: string }[]).map((t) => t.name).sort()).toEqual(['clicks', 'orders']);
+    expect((listed.json.topics as { name: string }[]).map((t) => t.name).sort()).toEqual([
+      'clicks',
+      'orders',
+      's3_events',
+    ]);
     const described = await callJson(client, 'describe_topic', { topic: 'orders' });
     expect(described.json).toEqual({ ...(await rest(ALL, 'GET', '/v1/topics/orders')), settle: '30s' });
     expect(described.json.columns).toContainEqual(expect.objectContaining({ name: 'country', origin: 'expansion' }));
@@ -105,6 +109,23 @@ describe('the tools, through the TypeScript SDK client', () => {
     const sampleBody = { ...WINDOW, limit: 3, order: [{ field: 'timestamp_broker', dir: 'desc' }] };
     expect(sampled.json).toEqual(await rest(ALL, 'POST', '/v1/topics/orders/query', sampleBody));
     expect(sampled.json.rows).toHaveLength(3);
+  });
+
+  it('keeps every digit: an integer beyond 2^53 in a payload is in the answer as the JSON encoder wrote it', async () => {
+    const client = await connect(ALL);
+    const args = { ...WINDOW, where: { field: 'value', op: 'like', value: '*18014398509481985*' }, limit: 1 };
+    const a = (await client.callTool({ name: 'query', arguments: { topic: 's3_events', ...args } })) as {
+      content: { text: string }[];
+    };
+    const text = a.content[0]!.text;
+    expect(text).toContain('"size":18014398509481985');
+    const r = await gw.app.inject({
+      method: 'POST',
+      url: '/v1/topics/s3_events/query',
+      headers: { authorization: `Bearer ${ALL}` },
+      payload: args,
+    });
+    expect(text).toBe(r.body);
   });
 
   it('a row-policy principal counts and reads only its rows', async () => {

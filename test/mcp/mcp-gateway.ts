@@ -49,7 +49,7 @@ export async function mcpGateway(limits: Record<string, number> = {}): Promise<M
           { principal: 'none-1', sha256: apiKeyHash(NONE), roles: ['nobody'] },
         ],
       },
-      access: [{ roles: ['analyst'], topics: ['orders', 'clicks'], actions: ['read', 'explain', 'infer'] }],
+      access: [{ roles: ['analyst'], topics: ['orders', 'clicks', 's3_events'], actions: ['read', 'explain', 'infer'] }],
       rowPolicies: { default: 'allow', orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }] },
       limits: { mcpMaxRows: MAX_ROWS, ...limits },
     }),
