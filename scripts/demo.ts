@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: fetch the local Trino and Schema Registry the first time, start them, load the demo topics
- * (the Avro one with its schemas registered), serve the API and Swagger UI, print the URLs. Ctrl-C (or SIGTERM,
- * SIGHUP), at any point, stops everything this command started and nothing else (scripts/clean-stop.ts): the
- * services run detached, so the terminal's signal to its process group reaches only this command, which stops them.
+ * (the Avro one with its schemas registered), serve the API, Swagger UI and Flight SQL, print the URLs and a Python
+ * snippet for Flight SQL. Ctrl-C (or SIGTERM, SIGHUP), at any point, stops everything this command started and
+ * nothing else (scripts/clean-stop.ts): the services run detached, so the terminal's signal to its process group
+ * reaches only this command, which stops them.
  */
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/server/load-config.js';
@@ -46,6 +47,17 @@ async function services(): Promise<{ trino: string; registry: string }> {
   return { trino: trino.value.url, registry: registry.value.url };
 }
 
+/** The Flight SQL URI and a Python snippet (ADBC; the README's Flight SQL section has the same three lines). */
+function flightLines(uri: string): string[] {
+  return [
+    `  Flight SQL   ${uri}   (ADBC, the Flight SQL JDBC driver, pyarrow.flight)`,
+    'Python (pip install adbc-driver-flightsql):',
+    '  import adbc_driver_flightsql.dbapi as flight_sql',
+    `  cur = flight_sql.connect("${uri}", autocommit=True).cursor()`,
+    `  cur.execute("SELECT date_trunc('day', timestamp_broker) AS day, count(*) AS n FROM orders GROUP BY 1"); print(cur.fetch_arrow_table())`,
+  ];
+}
+
 async function main(): Promise<void> {
   stopOnSignals(log);
   const events = parseEventsArg(process.argv.slice(2));
@@ -64,7 +76,7 @@ async function main(): Promise<void> {
   // The explorer's page script and style sheet (dist/explore/), which the server serves from the sources too.
   await bundleExplore();
   startAllowed('the gateway');
-  const { app, url } = await startServer(config);
+  const { app, url, flight } = await startServer(config);
   startedHere('the gateway', () => app.close());
   process.stdout.write(
     [
@@ -78,6 +90,7 @@ async function main(): Promise<void> {
       `  Registry     ${registry}`,
       `Try: curl '${url}/v1/topics/orders/events?limit=3&format=ndjson'`,
       `     curl '${url}/v1/topics/payments_avro/events?limit=3&format=ndjson'`,
+      ...(flight ? flightLines(flight.uri) : []),
       'Ctrl-C stops everything this command started.',
       '',
     ].join('\n'),

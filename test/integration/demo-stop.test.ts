@@ -1,21 +1,25 @@
 /**
  * `npm run demo`, then Ctrl-C in its terminal: the terminal sends SIGINT to the whole foreground process group (npm,
  * its shell, the demo), and afterwards none of the services the demo started runs (its Trino, the S3 server, the
- * PostgreSQL of the lake, the Schema Registry, the gateway). The demo runs on ports and data directories of its own
+ * PostgreSQL of the lake, the Schema Registry, the gateway and its Flight SQL port; the Python snippet it prints for
+ * Flight SQL runs as printed). The demo runs on ports and data directories of its own
  * (never the suite's services, which a meaningful test must not reuse), sharing only the fetched Trino and registry
  * through links in a cache directory of its own, with a small load and the quick JIT.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/free-port.js';
 import { layout } from '../../scripts/local-trino.js';
 import { registryLayout } from '../../scripts/local-registry.js';
 import { pidInFile } from '../../scripts/pid-file.js';
 import { PROJECT_ROOT } from '../../scripts/start-command.js';
+
+const execFileAsync = promisify(execFile);
 
 const cache = mkdtempSync(join(tmpdir(), 'tg-demo-'));
 let demo: ChildProcess | undefined;
@@ -149,10 +153,16 @@ describe('npm run demo, then Ctrl-C in its terminal', () => {
       postgres: postmaster(join(cache, `pg-${pgPort}`)),
     };
     for (const pid of Object.values(pids)) if (pid !== undefined) seen.add(pid);
-    const ports = { trinoPort, s3Port, pgPort, registryPort, gatewayPort };
+    const flightPort = Number(/Flight SQL\s+grpc:\/\/127\.0\.0\.1:(\d+)\s/.exec(out)?.[1]);
+    const ports = { trinoPort, s3Port, pgPort, registryPort, gatewayPort, flightPort };
     // Every one of them runs before the Ctrl-C.
     expect(Object.entries(pids).filter(([, pid]) => pid === undefined || !running(pid))).toEqual([]);
     for (const port of Object.values(ports)) expect(await listening(port)).toBe(true);
+
+    // The Python snippet it prints for Flight SQL runs as printed.
+    const snippet = out.slice(out.indexOf('Python (pip install adbc-driver-flightsql):')).split('\n').slice(1, 4);
+    const python = await execFileAsync('python3', ['-c', snippet.map((l) => l.replace(/^ {2}/, '')).join('\n')]);
+    expect(python.stdout).toMatch(/day: timestamp\[ms, tz=UTC\]/);
 
     const cpu = Object.values(pids).reduce<number>((sum, pid) => sum + cpuSeconds(pid!), 0);
     process.kill(-demo.pid!, 'SIGINT');
