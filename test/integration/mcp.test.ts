@@ -6,7 +6,7 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL, EU, MAX_ROWS, WINDOW, callJson, mcpGateway, type McpGateway } from '../mcp/mcp-gateway.js';
+import { ALL, EU, MAX_ROWS, WINDOW, callJson, mcpGateway, tenantToken, type McpGateway } from '../mcp/mcp-gateway.js';
 
 let gw: McpGateway;
 beforeAll(async () => {
@@ -151,5 +151,18 @@ describe('the tools, through the TypeScript SDK client', () => {
       where: { not: { field: 'country', op: 'in', value: ['DE', 'FR'] } },
     });
     expect((other.json.rows as { count: number }[])[0]!.count).toBe(0);
+  });
+
+  it('a JWT is a credential as over REST: its claims scope its row policy', async () => {
+    const keys = ['order-1000001', 'order-1000002'];
+    const token = await tenantToken(keys);
+    const client = await connect(token);
+    const countBody = { ...WINDOW, select: [{ fn: 'count', as: 'count' }] };
+    const counted = await callJson(client, 'count', { topic: 'orders', ...WINDOW });
+    expect(counted.json).toEqual(await rest(token, 'POST', '/v1/topics/orders/query', countBody));
+    const n = Number((counted.json.rows as { count: number }[])[0]!.count);
+    expect(n).toBeGreaterThan(0);
+    const read = await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['key'], limit: MAX_ROWS });
+    for (const r of read.json.rows as { key: string }[]) expect(keys).toContain(r.key);
   });
 });

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +22,7 @@ export const ALL = 'mcp-all-0000000000000000000000000000';
 export const EU = 'mcp-eu-00000000000000000000000000000';
 export const NONE = 'mcp-none-000000000000000000000000000';
 export const MAX_ROWS = 7;
+const SECRET = 'mcp-test-jwt-secret-of-32-bytes-or-more';
 export const WINDOW = { since: '2026-11-01T00:00:00Z', until: '2026-11-02T00:00:00Z' };
 
 export interface McpGateway {
@@ -38,6 +40,7 @@ export interface McpGateway {
 export async function mcpGateway(limits: Record<string, number> = {}): Promise<McpGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'topicgate-mcp-'));
   const file = join(dir, 'mcp.yaml');
+  writeFileSync(join(dir, 'secret'), SECRET);
   writeFileSync(
     file,
     stringify({
@@ -48,9 +51,22 @@ export async function mcpGateway(limits: Record<string, number> = {}): Promise<M
           { principal: 'eu-1', sha256: apiKeyHash(EU), roles: ['analyst', 'analyst-eu'] },
           { principal: 'none-1', sha256: apiKeyHash(NONE), roles: ['nobody'] },
         ],
+        jwt: { secretFile: join(dir, 'secret'), issuer: 'https://idp.test/', audience: 'topicgate' },
       },
-      access: [{ roles: ['analyst'], topics: ['orders', 'clicks', 's3_events'], actions: ['read', 'explain', 'infer'] }],
-      rowPolicies: { default: 'allow', orders: [{ roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' }] },
+      access: [
+        {
+          roles: ['analyst', 'tenant'],
+          topics: ['orders', 'clicks', 's3_events'],
+          actions: ['read', 'explain', 'infer'],
+        },
+      ],
+      rowPolicies: {
+        default: 'allow',
+        orders: [
+          { roles: ['analyst-eu'], filter: 'country=in.(DE,FR)' },
+          { roles: ['tenant'], filter: 'key=in.({claims.order_keys})' },
+        ],
+      },
       limits: { mcpMaxRows: MAX_ROWS, ...limits },
     }),
   );
@@ -91,4 +107,14 @@ export async function callJson(client: Client, name: string, args: Record<string
   const a = (await client.callTool({ name, arguments: args })) as Answer;
   expect(a.content).toHaveLength(1);
   return { isError: a.isError === true, json: parseLosslessJson(a.content[0]!.text) as Record<string, unknown> };
+}
+
+/** A bearer token of the gateway's identity provider for a `tenant`, whose row policy reads its `order_keys` claim. */
+export function tenantToken(orderKeys: string[]): Promise<string> {
+  return new SignJWT({ sub: 'tenant-1', roles: ['tenant'], order_keys: orderKeys })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer('https://idp.test/')
+    .setAudience('topicgate')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(SECRET));
 }
