@@ -94,7 +94,9 @@ export type StreamParams = Static<typeof StreamParams>;
 /** A stream as a file: its path with the file's suffix (`.../streams/0.parquet`). */
 export const StreamFileParams = Type.Object({
   ...StreamParams.properties,
-  suffix: Type.Union([Type.Literal('parquet'), Type.Literal('arrow'), Type.Literal('csv'), Type.Literal('ndjson')]),
+  suffix: Type.Union([Type.Literal('parquet'), Type.Literal('arrow'), Type.Literal('csv'), Type.Literal('ndjson')], {
+    description: "The file's format: `parquet`, `arrow` (the Arrow IPC file format), `csv` or `ndjson`",
+  }),
 });
 export type StreamFileParams = Static<typeof StreamFileParams>;
 

@@ -267,6 +267,27 @@ describe('each route documents the codes it answers with', () => {
     ['POST /v1/topics/{topic}/sessions', text('POST', SESSIONS('orders')), 'TG_UNSUPPORTED_MEDIA_TYPE'],
     ['GET /v1/topics/{topic}/sessions/{session}/streams/{index}', { url: `${STREAM}?token=nope` }, 'TG_BAD_SESSION'],
     ['GET /v1/topics/{topic}/sessions/{session}/streams/{index}', { url: STREAM }, 'TG_BAD_SESSION'],
+    [
+      'GET /v1/topics/{topic}/sessions/{session}/streams/{index}.{suffix}',
+      { url: `${STREAM}.parquet` },
+      'TG_BAD_SESSION',
+    ],
+    ['GET /v1/topics/{topic}/events.{suffix}', { url: '/v1/topics/nope/events.parquet' }, 'TG_TOPIC_NOT_FOUND'],
+    ['GET /v1/topics/{topic}/events.{suffix}', { url: '/v1/topics/orders/events.parquet?limit=5' }, 'TG_BAD_REQUEST'],
+    ['GET /v1/topics/{topic}/events.{suffix}', { url: '/v1/topics/orders/events.csv?nope=eq.1' }, 'TG_UNKNOWN_COLUMN'],
+    [
+      'GET /v1/topics/{topic}/events.{suffix}',
+      { url: '/v1/topics/orders/events.ndjson?since=2026-11-01T00:00:00Z&until=2099-01-01T00:00:00Z' },
+      'TG_WINDOW_NOT_SETTLED',
+    ],
+    [
+      'GET /v1/topics/{topic}/events.{suffix}',
+      {
+        url: '/v1/topics/orders/events.parquet?since=2026-11-01T00:00:00Z&until=2026-11-01T00:01:00Z',
+        headers: { range: 'bytes=999999999-' },
+      },
+      'TG_RANGE_NOT_SATISFIABLE',
+    ],
     ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/nope/schema/infer' }, 'TG_TOPIC_NOT_FOUND'],
     ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/orders_expanded/schema/infer' }, 'TG_BAD_REQUEST'],
     ['GET /v1/topics/{topic}/schema/infer', { url: '/v1/topics/orders/schema/infer?since=soon' }, 'TG_BAD_TIME'],
@@ -370,6 +391,8 @@ describe('each route documents the codes it answers with', () => {
 
   it('a code is listed only by the operations where its cause can happen', () => {
     const STREAM_READ = 'GET /v1/topics/{topic}/sessions/{session}/streams/{index}';
+    const STREAM_FILE = 'GET /v1/topics/{topic}/sessions/{session}/streams/{index}.{suffix}';
+    const FILES = ['GET /v1/topics/{topic}/events.{suffix}', STREAM_FILE];
     const SESSION = 'POST /v1/topics/{topic}/sessions';
     const READS = [
       'GET /v1/topics/{topic}/events',
@@ -403,7 +426,9 @@ describe('each route documents the codes it answers with', () => {
         READS.slice(0, 2).includes(n) ||
         PLANNED_CURSOR.includes(n) ||
         PLANNED_LOAD.includes(n) ||
-        [SESSION, STREAM_READ].includes(n),
+        [SESSION, STREAM_READ, ...FILES].includes(n),
+      TG_WINDOW_NOT_SETTLED: (n) => FILES.includes(n),
+      TG_RANGE_NOT_SATISFIABLE: (n) => FILES.includes(n),
       TG_NOT_LOADABLE: (n) => PLANNED_LOAD.includes(n),
       TG_BAD_TARGET: (n) => n === 'PUT /v1/loads/{name}' || n === 'POST /v1/loads/{name}/runs',
       TG_LOAD_NOT_FOUND: (n) => n.includes('/v1/loads/') && !n.startsWith('PUT '),
@@ -411,8 +436,8 @@ describe('each route documents the codes it answers with', () => {
       TG_LOAD_CONFLICT: (n) => n.includes('/v1/loads/'),
       TG_LOAD_TARGET_TAKEN: (n) => n === 'PUT /v1/loads/{name}' || n === 'POST /v1/loads/{name}/runs',
       TG_LOAD_RUNNING: (n) => n === 'POST /v1/loads/{name}/runs',
-      TG_BAD_SESSION: (n) => n === STREAM_READ,
-      TG_SESSION_EXPIRED: (n) => n === STREAM_READ,
+      TG_BAD_SESSION: (n) => n === STREAM_READ || n === STREAM_FILE,
+      TG_SESSION_EXPIRED: (n) => n === STREAM_READ || n === STREAM_FILE,
       TG_PAYLOAD_TOO_LARGE: (n) => !n.startsWith('GET '),
       TG_UNSUPPORTED_MEDIA_TYPE: (n) => !n.startsWith('GET '),
       TG_CURSOR_NOT_FOUND: (n) => n.includes('/v1/cursors/') && !n.startsWith('PUT '),
