@@ -130,6 +130,20 @@ const CASES: [string, string, ParsedStatement][] = [
     body({ where: { field: 'id', op: 'isdistinct', value: '3' } }),
   ],
   [
+    'IS [NOT] DISTINCT FROM NULL is IS [NOT] NULL; between literals it is decided',
+    'SELECT * FROM orders WHERE status IS DISTINCT FROM NULL AND NULL IS NOT DISTINCT FROM id AND 1 IS DISTINCT FROM NULL',
+    body({
+      where: {
+        and: [{ field: 'status', op: 'is', value: 'not_null' }, { not: { field: 'id', op: 'is', value: 'not_null' } }],
+      },
+    }),
+  ],
+  [
+    'NULL IS DISTINCT FROM NULL is false',
+    'SELECT key FROM orders WHERE NULL IS DISTINCT FROM NULL',
+    body({ select: ['key'] }, true),
+  ],
+  [
     'BETWEEN and NOT BETWEEN',
     'SELECT * FROM orders WHERE id BETWEEN 1 AND 5 AND NOT price BETWEEN 0.5 AND 1',
     body({

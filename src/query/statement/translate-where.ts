@@ -73,6 +73,10 @@ export class WhereTranslation {
     if (left.k === 'literal' && right.k === 'literal')
       return constantCompare(op, left.lit, right.lit, left.at, this.refuse);
     if (left.k !== 'column' && right.k === 'column') return this.compare(FLIPPED[op], right, left);
+    // `x IS DISTINCT FROM NULL` holds when x is not null (the one comparison with NULL that is ever true).
+    if (op === 'distinct' && right.k === 'literal' && right.lit.t === 'null') {
+      return this.leaf(left, 'is', () => 'not_null');
+    }
     if (right.k === 'column') {
       throw this.refuse.notInSubset(
         'A comparison of two columns',
@@ -114,6 +118,7 @@ export class WhereTranslation {
 
 /** `1 = 0`, `'a' <> 'b'`, `TRUE = FALSE`: decided here. Literals of two kinds are not compared. */
 function constantCompare(op: CompareSqlOp, a: SqlLiteral, b: SqlLiteral, at: number, refuse: SqlRefusals): boolean {
+  if (op === 'distinct' && (a.t === 'null' || b.t === 'null')) return a.t !== b.t;
   if (a.t === 'null' || b.t === 'null') {
     throw refuse.malformed('a comparison with NULL is never true', { offset: at }, 'write IS NULL or IS NOT NULL');
   }
