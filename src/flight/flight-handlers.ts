@@ -17,7 +17,7 @@ import { handshake } from './flight-auth.js';
 import { withCall, type FlightCall, type FlightContext } from './flight-call.js';
 import { DESCRIPTOR_CMD, type Action, type FlightDescriptor, type FlightInfo } from './flight-messages.js';
 import { packCommand, unpackCommand, type SqlCommand } from './flight-sql-messages.js';
-import { grpcErrorOf, unimplemented } from './flight-status.js';
+import { CallCancelled, grpcErrorOf, unimplemented } from './flight-status.js';
 import { isMetadata, metadataData, metadataSchema } from './metadata-commands.js';
 import { schemaBytes } from './arrow-tables.js';
 import { statementInfo } from './statement-info.js';
@@ -31,21 +31,39 @@ function commandOf(d: FlightDescriptor): SqlCommand {
   return unpackCommand(d.cmd);
 }
 
-/** Writes each message, waiting for 'drain' when the call's buffer is full (or until the call is cancelled). */
-async function writeAll(grpc: ServerWritableStream<unknown, Buffer>, call: FlightCall, data: AsyncIterable<Buffer>) {
+/**
+ * Writes each message, waiting for 'drain' when the call's buffer is full. A client that takes nothing for the write
+ * idle time (TOPICGATE_WRITE_IDLE_TIMEOUT, as an HTTP response) has its call cut: its Trino query is cancelled rather
+ * than holding its query slot for a reader that is gone. A call cancelled meanwhile ends as CANCELLED, never as a
+ * stream that looks whole.
+ */
+async function writeAll(
+  grpc: ServerWritableStream<unknown, Buffer>,
+  call: FlightCall,
+  data: AsyncIterable<Buffer>,
+  idleMs: number,
+) {
   for await (const message of data) {
-    if (grpc.write(message)) continue;
-    if (call.signal.aborted) break;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        grpc.removeListener('drain', done);
-        call.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      grpc.once('drain', done);
-      call.signal.addEventListener('abort', done, { once: true });
-    });
+    if (!grpc.write(message) && !call.signal.aborted) await drainOrCut(grpc, call, idleMs);
+    if (call.signal.aborted) throw new CallCancelled();
   }
+}
+
+function drainOrCut(grpc: ServerWritableStream<unknown, Buffer>, call: FlightCall, idleMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      grpc.removeListener('drain', done);
+      call.signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      call.services.log.info({ flight: { principal: call.principal.name } }, 'the client stopped reading: call cut');
+      call.cancel();
+    }, idleMs);
+    grpc.once('drain', done);
+    call.signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Answers a unary call with `work`'s result, or its failure as a status. */
@@ -70,6 +88,7 @@ function streaming<Req>(
         grpc as ServerWritableStream<unknown, Buffer>,
         call,
         (await work(call, grpc.request)) as AsyncIterable<Buffer>,
+        ctx.services.config.writeIdleTimeoutMs,
       ),
     ).then(
       () => grpc.end(),

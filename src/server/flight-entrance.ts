@@ -19,10 +19,10 @@ export async function startFlightBeside(app: FastifyInstance): Promise<FlightSer
   const { config } = app.tg;
   const port = flightPortOf(config);
   if (port === null) return null;
-  const tls =
-    config.flightTlsCert && config.flightTlsKey
-      ? { certFile: config.flightTlsCert, keyFile: config.flightTlsKey }
-      : undefined;
+  // One of the two alone would serve plaintext to an operator who asked for TLS: refused instead.
+  if (Boolean(config.flightTlsCert) !== Boolean(config.flightTlsKey))
+    throw new Error('TOPICGATE_FLIGHT_TLS_CERT and TOPICGATE_FLIGHT_TLS_KEY go together: set both, or neither');
+  const tls = config.flightTlsCert ? { certFile: config.flightTlsCert, keyFile: config.flightTlsKey } : undefined;
   let flight: FlightServer;
   try {
     flight = await startFlight(flightServicesOf(app), { port, host: config.host, tls });

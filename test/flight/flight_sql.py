@@ -16,6 +16,7 @@ Steps (each answers {"ok": ...} or {"error": {"grpc": <status name>, "message": 
   raw {call, hex}               pyarrow.flight with hostile bytes: "do_get" of a ticket, "info" / "schema" of a
                                 command descriptor, "path" info of a path descriptor, "action" {type} with a body
 Credentials: "token" (Authorization: Bearer), or "user" + "password" (ADBC's handshake); none without either.
+"tlsRoots": a PEM file the server's certificate is checked against (a grpc+tls:// URI).
 """
 import json
 import os
@@ -41,6 +42,9 @@ def connect(args):
     kwargs = {}
     if args.get("token"):
         kwargs[adbc_driver_flightsql.DatabaseOptions.AUTHORIZATION_HEADER.value] = f"Bearer {args['token']}"
+    if args.get("tlsRoots"):
+        with open(args["tlsRoots"], encoding="ascii") as f:
+            kwargs[adbc_driver_flightsql.DatabaseOptions.TLS_ROOT_CERTS.value] = f.read()
     if args.get("user") is not None:
         kwargs["username"] = args["user"]
         kwargs["password"] = args.get("password", "")

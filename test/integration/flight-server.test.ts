@@ -1,0 +1,152 @@
+/**
+ * The Flight SQL server as `npm start` runs it beside the HTTP one: TLS with TOPICGATE_FLIGHT_TLS_CERT/_KEY (a
+ * real ADBC client checks the certificate; a plaintext client gets nothing), start-up refusing half a TLS setting and
+ * a port already taken, each naming its settings; a client that stops reading has its call cut after the write idle
+ * time and its Trino query cancelled (the bulk clicks of test/global-setup.ts, read over the direct protocol so
+ * the query itself is held); and the app's close stops the Flight server too.
+ */
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/server/load-config.js';
+import { startServer } from '../../src/server.js';
+import { HttpTrino } from '../../src/trino/http-trino.js';
+import { trinoUrl } from '../helpers.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'topicgate-flight-server-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cert = join(dir, 'cert.pem');
+const key = join(dir, 'key.pem');
+const made = spawnSync('openssl', [
+  ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost'],
+  ...['-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert],
+]);
+if (made.status !== 0) throw new Error(`openssl: ${made.stderr.toString()}`);
+
+function start(env: Record<string, string>) {
+  return startServer(
+    loadConfig({
+      TOPICGATE_TRINO_URL: trinoUrl(),
+      TOPICGATE_STATE_URL: 'sqlite::memory:',
+      TOPICGATE_PORT: '0',
+      TOPICGATE_FLIGHT_PORT: '0',
+      TOPICGATE_LOG_LEVEL: 'silent',
+      TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+    }),
+  );
+}
+
+async function objects(args: Record<string, unknown>) {
+  const { stdout } = await run(
+    'python3',
+    ['test/flight/flight_sql.py', JSON.stringify({ ...args, steps: [{ do: 'objects' }] })],
+    {
+      encoding: 'utf8',
+    },
+  );
+  return JSON.parse(stdout) as {
+    connect?: { message: string };
+    results: { ok?: unknown[]; error?: { message: string } }[];
+  };
+}
+
+describe('start-up and TLS', () => {
+  it('TLS: ADBC checking the certificate lists the tables; a plaintext client does not', async () => {
+    const g = await start({ TOPICGATE_FLIGHT_TLS_CERT: cert, TOPICGATE_FLIGHT_TLS_KEY: key });
+    try {
+      expect(g.flight!.uri).toMatch(/^grpc\+tls:\/\/127\.0\.0\.1:\d+$/);
+      const tls = await objects({ uri: g.flight!.uri, tlsRoots: cert });
+      expect(tls.results[0]!.ok!.length).toBeGreaterThan(2);
+      const plain = await objects({ uri: g.flight!.uri.replace('grpc+tls', 'grpc') });
+      expect(plain.connect ?? plain.results[0]!.error).toBeDefined();
+    } finally {
+      await g.app.close();
+    }
+  });
+
+  it('half a TLS setting, and a port already taken, stop start-up naming the settings', async () => {
+    await expect(start({ TOPICGATE_FLIGHT_TLS_CERT: cert })).rejects.toThrow(
+      /TOPICGATE_FLIGHT_TLS_CERT and TOPICGATE_FLIGHT_TLS_KEY/,
+    );
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      await expect(start({ TOPICGATE_FLIGHT_PORT: String(port) })).rejects.toThrow(
+        new RegExp(`TOPICGATE_FLIGHT_PORT=127\\.0\\.0\\.1:${port}`),
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('off: no Flight server; and the app closing stops the one it started', async () => {
+    const off = await start({ TOPICGATE_FLIGHT_PORT: 'off' });
+    expect(off.flight).toBeNull();
+    await off.app.close();
+    const on = await start({});
+    const uri = on.flight!.uri;
+    expect((await objects({ uri })).results[0]!.ok).toBeDefined();
+    await on.app.close();
+    const after = await objects({ uri });
+    expect(after.connect ?? after.results[0]!.error).toBeDefined();
+  });
+});
+
+/** The gateway's Trino user in the test of a stalled client: only its queries are counted. */
+const USER = 'topicgate-flight-stall';
+
+describe('a client that stops reading', () => {
+  it('has its call cut after the write idle time, none of its Trino queries left running', async () => {
+    const g = await start({
+      TOPICGATE_SCHEMAS: 'bulk|kafka_topics',
+      TOPICGATE_TRINO_ENCODING: 'none',
+      TOPICGATE_MAX_LIMIT: '400400',
+      TOPICGATE_WRITE_IDLE_TIMEOUT: '1s',
+      TOPICGATE_TRINO_USER: USER,
+    });
+    const sql =
+      "SELECT * FROM clicks WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-04 00:00:00' LIMIT 400000";
+    const child = spawn(
+      'python3',
+      ['test/flight/flight_raw.py', JSON.stringify({ mode: 'hold', uri: g.flight!.uri, sql, cancel: 'call' })],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await expect.poll(() => out.includes('\n'), { timeout: 60_000, interval: 100 }).toBe(true);
+      const { queryId } = JSON.parse(out.split('\n')[0]!) as { queryId: string };
+      expect(queryId).toMatch(/^\d{8}_\d{6}_\d{5}_\w+$/);
+      // The client holds the stream after its first batch: the gateway cuts the call, ending its queries.
+      const cut = /topicgate_flight_calls_total\{method="DoGet",outcome="cancelled"\} 1/;
+      await expect
+        .poll(async () => (await fetch(`${g.url}/metrics`)).text(), { timeout: 30_000, interval: 200 })
+        .toMatch(cut);
+      const trino = new HttpTrino({ server: trinoUrl(), user: 'test' });
+      const running = async () =>
+        (
+          await trino.all(
+            `SELECT count(*) FROM system.runtime.queries WHERE "user" = '${USER}' AND state NOT IN ('FINISHED', 'FAILED')`,
+          )
+        ).rows[0]![0];
+      await expect.poll(running, { timeout: 30_000, interval: 200 }).toBe(0);
+      child.stdin.write('go on\n');
+      await expect.poll(() => out.split('\n').filter(Boolean).length, { timeout: 30_000, interval: 100 }).toBe(2);
+      const result = JSON.parse(out.split('\n')[1]!) as { outcome: string };
+      expect(result.outcome).not.toBe('complete');
+    } finally {
+      child.kill();
+      await g.app.close();
+    }
+  });
+});
