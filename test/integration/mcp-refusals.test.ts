@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import { buildApp } from '../../src/server/app.js';
@@ -200,6 +201,35 @@ describe('an answer above limits.mcpMaxBytes', () => {
       expect(narrow.json.rows).toHaveLength(MAX_ROWS);
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('the log of /mcp', () => {
+  it('one audit line per POST, with its principal and topic, and never the key', async () => {
+    const lines: string[] = [];
+    const log = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const logged = await mcpGateway({}, log);
+    try {
+      const client = await logged.connect(ALL);
+      await callJson(client, 'count', { topic: 'orders', ...WINDOW });
+      await callJson(client, 'query', { topic: 'orders', ...WINDOW, select: ['nope'] });
+      const audits = lines
+        .map((l) => JSON.parse(l) as { msg: string; audit?: Record<string, unknown> })
+        .filter((l) => l.msg === 'audit')
+        .map((l) => l.audit!);
+      const calls = audits.filter((a) => a.topic === 'orders');
+      expect(calls).toHaveLength(2);
+      for (const a of calls)
+        expect(a).toMatchObject({ principal: 'all-1', route: 'POST /mcp', action: 'read', status: 200 });
+      expect(lines.join('\n')).not.toContain(ALL);
+    } finally {
+      await logged.close();
     }
   });
 });

@@ -6,6 +6,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -36,8 +37,8 @@ export interface McpGateway {
   close(): Promise<void>;
 }
 
-/** `limits`: more limits of the config file, beside `mcpMaxRows`. */
-export async function mcpGateway(limits: Record<string, number> = {}): Promise<McpGateway> {
+/** `limits`: more limits of the config file, beside `mcpMaxRows`; `log`: where the gateway's log lines go (none). */
+export async function mcpGateway(limits: Record<string, number> = {}, log?: Writable): Promise<McpGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'topicgate-mcp-'));
   const file = join(dir, 'mcp.yaml');
   writeFileSync(join(dir, 'secret'), SECRET);
@@ -70,7 +71,8 @@ export async function mcpGateway(limits: Record<string, number> = {}): Promise<M
       limits: { mcpMaxRows: MAX_ROWS, ...limits },
     }),
   );
-  const app = await buildApp(testConfig({ TOPICGATE_CONFIG: file }), { logger: false });
+  const logger = log ? { level: 'info', stream: log } : false;
+  const app = await buildApp(testConfig({ TOPICGATE_CONFIG: file }), { logger });
   const url = new URL('/mcp', await app.listen({ host: '127.0.0.1', port: 0 }));
   const clients: Client[] = [];
   return {
