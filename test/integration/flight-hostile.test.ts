@@ -139,14 +139,14 @@ describe('Flight SQL statements from the hostile corpus', () => {
       const statements = HOSTILE.map(place);
       const results = await send(statements);
       expect(results).toHaveLength(statements.length);
-      statements.forEach((s, i) => expectAnswer(s, results[i]!));
+      for (const [i, s] of statements.entries()) expectAnswer(s, results[i]!);
     },
     300_000,
   );
 
   it('injection-shaped and deep statements are INVALID_ARGUMENT naming the construct', async () => {
     const results = await send(ATTACKS);
-    ATTACKS.forEach((s, i) => expectAnswer(s, results[i]!));
+    for (const [i, s] of ATTACKS.entries()) expectAnswer(s, results[i]!);
     expect(results.every((r) => 'error' in r && r.error.status === 'INVALID_ARGUMENT')).toBe(true);
   }, 120_000);
 
