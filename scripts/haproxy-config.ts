@@ -35,9 +35,12 @@ function flightLines(s: BalancerSpec): string[] {
     '  balance roundrobin',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    '  default-server check inter 1s fall 2 rise 1 check-proto h1',
+    '  default-server check inter 1s fall 2 rise 1',
     '  http-response set-header X-Topicgate-Instance %[srv_name]',
-    ...servers.map((addr, i) => `  server gateway${i + 1} ${addr} proto h2 port ${portOf(s.servers[i]!)}`),
+    // check-proto on the server line: HAProxy 2.6 checks a `proto h2` server over h2 despite default-server's.
+    ...servers.map(
+      (addr, i) => `  server gateway${i + 1} ${addr} proto h2 port ${portOf(s.servers[i]!)} check-proto h1`,
+    ),
   ];
 }
 

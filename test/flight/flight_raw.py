@@ -6,6 +6,8 @@ then cancelled (the call cancelled, or CancelFlightInfo).
 
 - info {"sql"}: prints {"tickets": [hex], "ordered", "expires": [epoch s]}
 - get {"ticket": hex}: prints {"rows": n, "queryId"} or {"error": {"kind", "message"}}
+- spread {"sql"}: DoGet of every endpoint, each on a call of its own: prints {"reads": [{"rows", "instance"}]}, the
+  instance as the X-Topicgate-Instance response header names it (HAProxy's, scripts/haproxy-config.ts)
 - hold {"sql", "cancel": "call" | "action"}: DoGet of the first endpoint, its first batch read, prints
   {"queryId"} and waits for a line on stdin, then cancels and reads on: prints {"outcome", "cancelResult"?}.
 The Flight SQL command is packed by hand (protobuf's wire format: two length-delimited fields).
@@ -77,6 +79,33 @@ def get(client, args):
         return {"error": error_of(err)}
 
 
+class InstanceHeader(flight.ClientMiddlewareFactory):
+    """Keeps the X-Topicgate-Instance header of each call's response, in call order."""
+
+    def __init__(self):
+        self.seen = []
+
+    def start_call(self, info):
+        factory = self
+
+        class Middleware(flight.ClientMiddleware):
+            def received_headers(self, headers):
+                # Called for the headers, then again for the trailers (which do not carry it).
+                if headers.get("x-topicgate-instance"):
+                    factory.seen.append(headers["x-topicgate-instance"][0])
+
+        return Middleware()
+
+
+def spread(client, args, instances):
+    fi, _ = info(client, args)
+    reads = []
+    for endpoint in fi.endpoints:
+        table = client.do_get(endpoint.ticket, options(args)).read_all()
+        reads.append({"rows": table.num_rows, "instance": instances.seen[-1] if instances.seen else None})
+    return {"reads": reads}
+
+
 def hold(client, args):
     fi, _ = info(client, args)
     reader = client.do_get(fi.endpoints[0].ticket, options(args))
@@ -102,9 +131,12 @@ def hold(client, args):
 
 
 def main(args):
-    client = flight.FlightClient(args["uri"])
+    instances = InstanceHeader()
+    client = flight.FlightClient(args["uri"], middleware=[instances])
     try:
-        if args["mode"] == "info":
+        if args["mode"] == "spread":
+            print(json.dumps(spread(client, args, instances)))
+        elif args["mode"] == "info":
             print(json.dumps(info(client, args)[1]))
         elif args["mode"] == "get":
             print(json.dumps(get(client, args)))
