@@ -139,7 +139,7 @@ const REFUSED: [string, string][] = [
   ],
   [
     "SELECT date_trunc('hour', ts), count(*) FROM orders GROUP BY 1",
-    `A time bucket of ts ${NOT_IN} (line 1, column 27): buckets are of timestamp_broker`,
+    `A time bucket of "ts" ${NOT_IN} (line 1, column 27): buckets are of timestamp_broker`,
   ],
   [
     'SELECT sum(DISTINCT x) FROM orders',
@@ -262,6 +262,12 @@ describe('parseStatement: what is outside the subset is named, with its line and
 describe('parseStatement: malformed text is named where it starts', () => {
   it.each(MALFORMED)('%j', (sql, message) => {
     expect(refusal(sql)).toBe(message);
+  });
+
+  it('a LIMIT of 200,000 digits is refused before it is read as a number, its message shortened', () => {
+    expect(refusal(`SELECT * FROM orders LIMIT ${'9'.repeat(200_000)}`)).toBe(
+      'LIMIT 99999999999999999999... is above 9007199254740991 (line 1, column 28)',
+    );
   });
 
   it('the details carry the line and column, and the construct when one is named', () => {

@@ -5,6 +5,7 @@
  */
 import type { FromTable, OrderItem, SelectItem, SelectStatement, ValueExpr } from './statement-ast.js';
 import type { TokenCursor } from './token-cursor.js';
+import { shownNumber } from './sql-error.js';
 import { parseCondition } from './parse-condition.js';
 import { parseValue } from './parse-value.js';
 import { STATEMENT_WORDS } from './refused-constructs.js';
@@ -101,6 +102,10 @@ function limitClause(c: TokenCursor): SelectStatement['limit'] {
   if (c.takeWord('all')) return null;
   const t = c.peek();
   if (t.kind !== 'number' || !/^\d+$/.test(t.value)) throw c.unexpected('a whole number or ALL after LIMIT');
+  // Digits past a safe integer are refused before they are read as one (a long number reads in quadratic time).
+  if (t.value.replace(/^0+(?=\d)/, '').length > 16) {
+    throw c.refuse.malformed(`LIMIT ${shownNumber(t.value)} is above ${Number.MAX_SAFE_INTEGER}`, t);
+  }
   c.next();
   return { n: BigInt(t.value), at: t.offset };
 }

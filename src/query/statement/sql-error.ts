@@ -30,6 +30,9 @@ export function lineColumn(text: string, offset: number): { line: number; column
   return { line, column };
 }
 
+/** A number as written, at most 20 digits of it in a message. */
+export const shownNumber = (digits: string): string => (digits.length > 20 ? `${digits.slice(0, 20)}...` : digits);
+
 /** Some statement text shown in a message: at most 40 characters, JSON-escaped (control characters visible). */
 export function shown(text: string): string {
   const cut = [...text].slice(0, 40).join('');

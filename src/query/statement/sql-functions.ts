@@ -6,7 +6,7 @@
  */
 import { durationMs } from '../../core/duration.js';
 import type { AggregateSpec } from '../tree/read-specs.js';
-import type { SqlRefusals } from './sql-error.js';
+import { shown, type SqlRefusals } from './sql-error.js';
 import type { ValueExpr } from './statement-ast.js';
 
 export type ColumnExpr = Extract<ValueExpr, { k: 'column' }>;
@@ -55,7 +55,7 @@ export function bucketOf(call: CallExpr, refuse: SqlRefusals, fields: Fields): B
   }
   if (fields.name(column) !== TIME) {
     throw refuse.notInSubset(
-      `A time bucket of ${fields.name(column)}`,
+      `A time bucket of ${shown(fields.name(column))}`,
       { offset: column.at },
       `buckets are of ${TIME}`,
     );

@@ -3,7 +3,7 @@
  * the one nesting counter. Every descent into parentheses, a function's arguments or a NOT passes through `deeper`,
  * which refuses past the cap before the parser recurses: a statement of any nesting cannot exhaust the stack.
  */
-import type { SqlRefusals } from './sql-error.js';
+import { shown, type SqlRefusals } from './sql-error.js';
 import type { Token } from './sql-lexer.js';
 import { REFUSED_WORDS, RESERVED } from './refused-constructs.js';
 
@@ -113,6 +113,6 @@ export function describeToken(t: Token): string {
     case 'string':
       return `string ${JSON.stringify(t.value.slice(0, 40))}`;
     default:
-      return `${t.kind} ${t.raw.slice(0, 40)}`;
+      return `${t.kind} ${shown(t.raw)}`;
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { AggregateSpec, GroupSpec, OrderSpec, SelectSpec } from '../tree/read-specs.js';
 import type { OrderItem, SelectItem, ValueExpr } from './statement-ast.js';
-import type { SqlRefusals } from './sql-error.js';
+import { shown, shownNumber, type SqlRefusals } from './sql-error.js';
 import { aggregateOf, bucketOf, type Bucket, type Fields } from './sql-functions.js';
 
 const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -35,7 +35,7 @@ export class SelectTranslation {
     switch (expr.k) {
       case 'star':
         if (expr.qualifier.length > 0 && !this.fields.isTable(expr.qualifier)) {
-          throw this.refuse.malformed(`${expr.qualifier.join('.')}.* names no table of the statement`, {
+          throw this.refuse.malformed(`${shown(expr.qualifier.join('.'))}.* names no table of the statement`, {
             offset: expr.at,
           });
         }
@@ -144,7 +144,9 @@ export class SelectTranslation {
       const o = /^\d{1,6}$/.test(expr.lit.v) ? this.outputs[Number(expr.lit.v) - 1] : undefined;
       if (!o) {
         const n = this.outputs.length;
-        throw this.refuse.malformed(`${clause} ${expr.lit.v}: the select list has ${n} items`, { offset: expr.at });
+        throw this.refuse.malformed(`${clause} ${shownNumber(expr.lit.v)}: the select list has ${n} items`, {
+          offset: expr.at,
+        });
       }
       return o;
     }
