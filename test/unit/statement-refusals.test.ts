@@ -242,6 +242,7 @@ const MALFORMED: [string, string][] = [
     'SELECT * FROM orders LIMIT 99999999999999999999',
     'LIMIT 99999999999999999999 is above 9007199254740991 (line 1, column 28)',
   ],
+  ['SELECT count(DISTINCT *) FROM orders', 'count(DISTINCT *) counts no column (line 1, column 8)'],
   ['SELECT * FROM orders LIMIT -1', 'unexpected "-" (line 1, column 28): expected a whole number or ALL after LIMIT'],
   [
     "SELECT * FROM orders WHERE timestamp_broker >= now() - INTERVAL '1' MONTH",

@@ -88,6 +88,7 @@ export function aggregateOf(call: CallExpr, refuse: SqlRefusals, fields: Fields)
     if (args.length !== n || call.star) throw refuse.malformed(`${name}() takes ${n} argument(s)`, { offset: call.at });
   };
   if (name === 'count') {
+    if (call.star && call.distinct) throw refuse.malformed('count(DISTINCT *) counts no column', { offset: call.at });
     if (call.star || (args.length === 1 && args[0]!.k === 'literal' && !call.distinct)) return { fn: 'count' };
     arity(1);
     return { fn: call.distinct ? 'count_distinct' : 'count', field: column(0) };
