@@ -42,6 +42,18 @@ async function curl(url: string): Promise<{ bytes: number; seconds: number; stat
   return { status, bytes, seconds };
 }
 
+/** GET `url` n times on one kept-alive connection (one curl): bytes in all, as curl counts them. */
+async function curlMany(url: string, n: number): Promise<number> {
+  const args = ['-s', '-w', '%{size_download}\\n'];
+  for (let i = 0; i < n; i++) args.push('-o', '/dev/null', url);
+  const { stdout } = await run('curl', args, { maxBuffer: 1 << 20 });
+  return stdout
+    .trim()
+    .split('\n')
+    .map(Number)
+    .reduce((a, b) => a + b, 0);
+}
+
 /** The bytes of Parquet files the gateway has sent (its metric). */
 async function sentBytes(g: Gateway): Promise<number> {
   const text = await (await fetch(`${g.url}/metrics`)).text();
@@ -78,6 +90,12 @@ async function reads(g: Gateway, events: string, file: string, rows: number): Pr
   out.push({ case: 'streamed Parquet (/events limit=all)', ...(await timed(g, get(events, 'streamed'))) });
   out.push({ case: 'file, first read (made)', ...(await timed(g, get(file, 'first'))) });
   for (let i = 1; i <= 5; i++) out.push({ case: `file, cached read ${i}`, ...(await timed(g, get(file, 'cached'))) });
+  const many = await timed(g, async () => {
+    const t0 = performance.now();
+    const bytes = await curlMany(file, 20);
+    return { bytes, detail: `${((bytes / ((performance.now() - t0) / 1000)) * 1e-9).toFixed(2)} GB/s, one connection` };
+  });
+  out.push({ case: 'file, cached, 20 reads (keep-alive)', ...many });
   log(`${rows} rows: ${out.map((r) => `${r.case} ${r.seconds.toFixed(2)}s`).join('; ')}`);
   return out;
 }
