@@ -56,6 +56,7 @@ describe('the tools, through the TypeScript SDK client', () => {
     expect((listed.json.topics as { name: string }[]).map((t) => t.name).sort()).toEqual([
       'clicks',
       'orders',
+      'payments_avro',
       's3_events',
     ]);
     const described = await callJson(client, 'describe_topic', { topic: 'orders' });
@@ -126,6 +127,32 @@ describe('the tools, through the TypeScript SDK client', () => {
       payload: args,
     });
     expect(text).toBe(r.body);
+  });
+
+  it('an Avro topic: its decoded payloads described, its decimal fields queried by path, the REST text exactly', async () => {
+    const client = await connect(ALL);
+    const described = await callJson(client, 'describe_topic', { topic: 'payments_avro' });
+    expect(described.json).toEqual({ ...(await rest(ALL, 'GET', '/v1/topics/payments_avro')), settle: '30s' });
+    expect(described.json.payloads).toBeDefined();
+    const body = {
+      ...WINDOW,
+      select: ['value.payment_id', 'value.amount'],
+      where: { field: 'value.amount', op: 'lt', value: 0 },
+      limit: 3,
+    };
+    const a = (await client.callTool({ name: 'query', arguments: { topic: 'payments_avro', ...body } })) as {
+      content: { text: string }[];
+    };
+    const r = await gw.app.inject({
+      method: 'POST',
+      url: '/v1/topics/payments_avro/query',
+      headers: { authorization: `Bearer ${ALL}` },
+      payload: body,
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    expect(a.content[0]!.text).toBe(r.body);
+    // A long beyond 2^53 and a decimal with its scale, as the JSON encoder writes them.
+    expect(a.content[0]!.text).toContain('{"value.payment_id":9007199254740993,"value.amount":-0.99}');
   });
 
   it('a row-policy principal counts and reads only its rows', async () => {

@@ -12,8 +12,9 @@ import { SignJWT } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { stringify } from 'yaml';
+import { registerDemoSchemas } from '../../scripts/demo-avro.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { parseLosslessJson } from '../../src/core/lossless-json.js';
 import { buildApp } from '../../src/server/app.js';
@@ -39,13 +40,19 @@ export interface McpGateway {
 
 /** `limits`: more limits of the config file, beside `mcpMaxRows`; `log`: where the gateway's log lines go (none). */
 export async function mcpGateway(limits: Record<string, number> = {}, log?: Writable): Promise<McpGateway> {
+  // The Avro demo topic's schemas, as its frames name them (registered again: the same ids).
+  await registerDemoSchemas(inject('registryUrl'));
   const dir = mkdtempSync(join(tmpdir(), 'topicgate-mcp-'));
   const file = join(dir, 'mcp.yaml');
   writeFileSync(join(dir, 'secret'), SECRET);
   writeFileSync(
     file,
     stringify({
-      topics: { orders: { expand: { country: { path: '$.customer.address.country', type: 'varchar' } } } },
+      topics: {
+        orders: { expand: { country: { path: '$.customer.address.country', type: 'varchar' } } },
+        payments_avro: { key: { format: 'avro' }, value: { format: 'avro' } },
+      },
+      schemaRegistry: { url: inject('registryUrl') },
       auth: {
         apiKeys: [
           { principal: 'all-1', sha256: apiKeyHash(ALL), roles: ['analyst'] },
@@ -57,7 +64,7 @@ export async function mcpGateway(limits: Record<string, number> = {}, log?: Writ
       access: [
         {
           roles: ['analyst', 'tenant'],
-          topics: ['orders', 'clicks', 's3_events'],
+          topics: ['orders', 'clicks', 's3_events', 'payments_avro'],
           actions: ['read', 'explain', 'infer'],
         },
       ],
