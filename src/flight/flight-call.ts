@@ -8,7 +8,11 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { Counter, Registry } from 'prom-client';
 import type { AccessCall } from '../access/access-checks.js';
 import type { AccessHolder } from '../access/access-holder.js';
-import { quotaKey, type Principal } from '../access/principal.js';
+import type { Authenticator } from '../access/authenticate.js';
+import { ANONYMOUS, quotaKey, type Principal } from '../access/principal.js';
+import { ERROR_CATALOG, type ErrorCode } from '../core/errors.js';
+import { toApiError } from '../trino/trino-errors.js';
+import type { CallRate } from './call-rate.js';
 import { QueryLease } from '../access/query-lease.js';
 import type { SharedSlots } from '../access/shared-slots.js';
 import type { ReadCall, ReadServices } from '../entry/read-call.js';
@@ -43,6 +47,8 @@ export interface FlightContext {
   services: FlightServices;
   tokens: HandshakeTokens;
   metrics: FlightMetrics;
+  /** Calls per minute per caller. */
+  rate: CallRate;
 }
 
 /** One authenticated call: the read entry's call and access call, its lease and what cancels it. */
@@ -67,11 +73,34 @@ export interface GrpcCall {
 }
 
 /** The client's address as the quotas count an anonymous caller: gRPC's peer without its port. */
-function addressOf(peer: string): string {
+export function addressOf(peer: string): string {
   return peer
     .replace(/^ipv[46]:/, '')
     .replace(/:\d+$/, '')
     .replace(/^\[(.*)\]$/, '$1');
+}
+
+/**
+ * The caller of a call, authenticated by the authenticator in force, and the call counted against its calls per
+ * minute (by its principal, or its address when refused: counted before the refusal, so guessing is limited too).
+ */
+export async function admitted(ctx: FlightContext, authenticator: Authenticator, grpc: GrpcCall): Promise<Principal> {
+  let principal: Principal | undefined;
+  let refused: unknown;
+  try {
+    principal = await authenticateCall(authenticator, ctx.tokens, grpc.metadata);
+  } catch (err) {
+    refused = err;
+  }
+  ctx.rate.take(quotaKey(principal ?? ANONYMOUS, addressOf(grpc.getPeer())));
+  if (!principal) throw refused;
+  return principal;
+}
+
+/** The metrics label of an outcome: ok, cancelled, refused (a 4xx) or failed (the gateway or Trino). */
+function outcomeLabel(outcome: string): string {
+  if (outcome === 'ok' || outcome === 'cancelled') return outcome;
+  return ERROR_CATALOG[outcome as ErrorCode]?.status < 500 ? 'refused' : 'failed';
 }
 
 /**
@@ -96,20 +125,20 @@ export async function withCall<T>(
   grpc.once('cancelled', onCancel);
   let outcome = 'ok';
   try {
-    principal = await authenticateCall(access.authenticator, ctx.tokens, grpc.metadata);
+    principal = await admitted(ctx, access.authenticator, grpc);
     const key = quotaKey(principal, addressOf(grpc.getPeer()));
     lease = new QueryLease(services.trino, access.queries, key, gone.signal, services.quotas?.slots);
     const more = { cancel: onCancel, metadata: grpc.metadata, rows: 0 };
     call = { services, caller: principal, trino: lease, access, principal, audit, signal: gone.signal, ...more };
     return await work(call);
   } catch (err) {
-    outcome = gone.signal.aborted ? 'cancelled' : ((err as { code?: string }).code ?? 'failed');
+    outcome = gone.signal.aborted ? 'cancelled' : toApiError(err).code;
     throw gone.signal.aborted ? new CallCancelled() : err;
   } finally {
     grpc.removeListener('cancelled', onCancel);
     lease?.end();
     const rows = call?.rows ?? 0;
-    ctx.metrics.calls.inc({ method, outcome: outcome === 'ok' || outcome === 'cancelled' ? outcome : 'refused' });
+    ctx.metrics.calls.inc({ method, outcome: outcomeLabel(outcome) });
     if (rows) services.metrics.rows.inc({ format: 'flight' }, rows);
     services.log.info(
       {

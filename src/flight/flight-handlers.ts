@@ -4,16 +4,15 @@
  * entry (statement-read.ts); metadata commands are small tables (metadata-commands.ts). The server is read-only:
  * DoPut, DoExchange and PollFlightInfo are UNIMPLEMENTED.
  */
-import {
-  Metadata,
-  type sendUnaryData,
-  type ServerDuplexStream,
-  type ServerUnaryCall,
-  type ServerWritableStream,
-  type UntypedServiceImplementation,
+import type {
+  sendUnaryData,
+  ServerDuplexStream,
+  ServerUnaryCall,
+  ServerWritableStream,
+  UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { ApiError } from '../core/errors.js';
-import { handshake } from './flight-auth.js';
+import { handshakeCall } from './handshake-call.js';
 import { withCall, type FlightCall, type FlightContext } from './flight-call.js';
 import { DESCRIPTOR_CMD, type Action, type FlightDescriptor, type FlightInfo } from './flight-messages.js';
 import { packCommand, unpackCommand, type SqlCommand } from './flight-sql-messages.js';
@@ -190,51 +189,4 @@ async function actionResults(call: FlightCall, a: Action, prepared: StatementTok
   const preparedStatementHandle = prepared.seal(call, sql);
   const body = packCommand('ActionCreatePreparedStatementResult', { preparedStatementHandle, datasetSchema });
   return toAsync([{ body }]);
-}
-
-/**
- * Handshake: Basic `<principal>:<API key>` (or a bearer credential) answered with `authorization: Bearer <token>` in
- * the response headers, and the token as the one response's payload; the client's messages are not needed.
- */
-function handshakeCall(ctx: FlightContext, grpc: ServerDuplexStream<unknown, unknown>): void {
-  grpc.on('data', () => {});
-  const access = ctx.services.accessHolder.current;
-  const started = Date.now();
-  handshake(access.authenticator, ctx.tokens, grpc.metadata).then(
-    ({ principal, bearer }) => {
-      const headers = new Metadata();
-      headers.set('authorization', `Bearer ${bearer}`);
-      grpc.sendMetadata(headers);
-      grpc.write({ protocolVersion: 0, payload: Buffer.from(bearer) });
-      grpc.end();
-      ctx.metrics.calls.inc({ method: 'Handshake', outcome: 'ok' });
-      ctx.services.log.info(
-        {
-          flight: {
-            method: 'Handshake',
-            principal: principal.name,
-            id: principal.id,
-            durationMs: Date.now() - started,
-            outcome: 'ok',
-          },
-        },
-        'flight call',
-      );
-    },
-    (err: unknown) => {
-      ctx.metrics.calls.inc({ method: 'Handshake', outcome: 'refused' });
-      const e = grpcErrorOf(err);
-      ctx.services.log.info(
-        {
-          flight: {
-            method: 'Handshake',
-            outcome: e.apiError?.code ?? 'failed',
-            reason: (err as { reason?: string }).reason,
-          },
-        },
-        'flight call',
-      );
-      grpc.emit('error', e);
-    },
-  );
 }

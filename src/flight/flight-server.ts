@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { CallRate } from './call-rate.js';
 import { HandshakeTokens } from './flight-auth.js';
 import type { FlightServices } from './flight-call.js';
 import { flightHandlers } from './flight-handlers.js';
@@ -37,6 +38,7 @@ export async function startFlight(services: FlightServices, listen: FlightListen
     services,
     tokens: new HandshakeTokens(services.keyring),
     metrics: flightMetrics(services.metrics.registry),
+    rate: new CallRate(services.config.limits.requestsPerMinute),
   };
   server.addService(flightService, flightHandlers(ctx));
   const credentials = listen.tls

@@ -14,7 +14,8 @@ Steps (each answers {"ok": ...} or {"error": {"grpc": <status name>, "message": 
   flight {sql}                  pyarrow.flight: handshake (basic), get_flight_info of CommandStatementQuery, do_get
   cross {sql, token2}           pyarrow.flight: get_flight_info as "token", do_get of its ticket as "token2"
   raw {call, hex}               pyarrow.flight with hostile bytes: "do_get" of a ticket, "info" / "schema" of a
-                                command descriptor, "path" info of a path descriptor, "action" {type} with a body
+                                command descriptor, "path" info of a path descriptor, "action" {type} with a body,
+                                "actions": ListActions
 Credentials: "token" (Authorization: Bearer), or "user" + "password" (ADBC's handshake); none without either.
 "tlsRoots": a PEM file the server's certificate is checked against (a grpc+tls:// URI).
 """
@@ -95,7 +96,8 @@ def cross(args, step):
 
 def raw(args, step):
     client = fl.FlightClient(args["uri"])
-    opts = fl.FlightCallOptions(headers=[(b"authorization", f"Bearer {args['token']}".encode())])
+    token = args.get("token")
+    opts = fl.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())] if token else [])
     data = bytes.fromhex(step.get("hex", ""))
     call = step["call"]
     if call == "do_get":
@@ -106,6 +108,8 @@ def raw(args, step):
         return str(client.get_schema(fl.FlightDescriptor.for_command(data), opts).schema)
     if call == "path":
         return len(client.get_flight_info(fl.FlightDescriptor.for_path("orders"), opts).endpoints)
+    if call == "actions":
+        return [a.type for a in client.list_actions(opts)]
     if call == "action":
         return [r.body.to_pybytes().hex() for r in client.do_action(fl.Action(step["type"], data), opts)]
     raise ValueError(f"unknown raw call {call}")
@@ -161,6 +165,9 @@ def run(conn, args, step):
 
 
 def error_of(err):
+    if isinstance(err, fl.FlightError) or isinstance(err, pa.ArrowException):
+        # pyarrow names the gRPC status in its message ("gRPC returned resource exhausted error, ...").
+        return {"grpc": type(err).__name__, "message": str(err)}
     if isinstance(err, adbc_driver_manager.Error):
         # ADBC says the gRPC status in its message ("[FlightSQL] ... (Unauthenticated; ...)") and its status code.
         return {"grpc": type(err).__name__, "message": str(err)}

@@ -6,12 +6,13 @@
  * the query itself is held); and the app's close stops the Flight server too.
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { loadConfig } from '../../src/server/load-config.js';
 import { startServer } from '../../src/server.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
@@ -97,6 +98,33 @@ describe('start-up and TLS', () => {
     await on.app.close();
     const after = await objects({ uri });
     expect(after.connect ?? after.results[0]!.error).toBeDefined();
+  });
+});
+
+describe('calls per minute', () => {
+  it('limits.requestsPerMinute counts Flight calls too: past it, RESOURCE_EXHAUSTED with the code', async () => {
+    const file = join(dir, 'rate.yaml');
+    writeFileSync(file, stringify({ limits: { requestsPerMinute: 5 } }));
+    const g = await start({ TOPICGATE_CONFIG: file });
+    try {
+      const steps = [...Array.from({ length: 5 }, () => ({ do: 'table_types' })), { do: 'raw', call: 'actions' }];
+      const { stdout } = await run(
+        'python3',
+        ['test/flight/flight_sql.py', JSON.stringify({ uri: g.flight!.uri, steps })],
+        {
+          encoding: 'utf8',
+        },
+      );
+      const results = (JSON.parse(stdout) as { results: { ok?: unknown; error?: { message: string } }[] }).results;
+      // Each step is two calls (GetFlightInfo, DoGet), and ADBC asks GetSqlInfo when it connects: the first step
+      // passes, the later ones are refused.
+      expect(results[0]!.ok).toEqual(['TOPIC', 'TABLE']);
+      // ADBC says the code (its own status words it INTERNAL); pyarrow.flight says gRPC's status.
+      expect(results.at(-2)!.error!.message).toMatch(/TG_TOO_MANY_REQUESTS: more than 5 calls a minute/);
+      expect(results.at(-1)!.error!.message).toMatch(/resource exhausted .*TG_TOO_MANY_REQUESTS/);
+    } finally {
+      await g.app.close();
+    }
   });
 });
 

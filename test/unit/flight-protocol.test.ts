@@ -13,6 +13,7 @@ import { AuthRefused } from '../../src/access/authenticate.js';
 import { Keyring } from '../../src/core/signed-token.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/core/errors.js';
 import { tableOf } from '../../src/flight/arrow-tables.js';
+import { CallRate } from '../../src/flight/call-rate.js';
 import { likeTest } from '../../src/flight/catalog-commands.js';
 import { HANDSHAKE_TOKEN_MS, HandshakeTokens } from '../../src/flight/flight-auth.js';
 import { bodyLengthOf, encodeFlightData, ipcMessages } from '../../src/flight/flight-data.js';
@@ -186,6 +187,24 @@ describe('handshake tokens', () => {
     const other = new HandshakeTokens(Keyring.fromSecrets('another-secret-of-at-least-32-bytes!!'));
     expect(() => tokens.open(`${t.slice(0, -2)}AA`)).toThrow(AuthRefused);
     expect(() => tokens.open(other.seal('k'))).toThrow(AuthRefused);
+  });
+});
+
+describe('calls per minute', () => {
+  it('per caller, in one-minute windows, the 429 saying when to retry', () => {
+    const rate = new CallRate(2);
+    rate.take('principal:a', 0);
+    rate.take('principal:a', 10_000);
+    rate.take('principal:b', 10_000);
+    expect(() => rate.take('principal:a', 15_000)).toThrow(
+      expect.objectContaining({ code: 'TG_TOO_MANY_REQUESTS', retryAfterS: 45 }),
+    );
+    rate.take('principal:a', 60_000);
+  });
+
+  it('no limit set: never refused', () => {
+    const rate = new CallRate(undefined);
+    for (let i = 0; i < 1000; i++) rate.take('address:1.2.3.4', 0);
   });
 });
 
