@@ -8,11 +8,16 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { apiKeyHash } from '../../src/access/api-keys.js';
+import { startFlight } from '../../src/flight/flight-server.js';
+import { buildApp } from '../../src/server/app.js';
+import { flightServicesOf } from '../../src/server/flight-entrance.js';
 import { loadConfig } from '../../src/server/load-config.js';
 import { startServer } from '../../src/server.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
@@ -98,6 +103,64 @@ describe('start-up and TLS', () => {
     await on.app.close();
     const after = await objects({ uri });
     expect(after.connect ?? after.results[0]!.error).toBeDefined();
+  });
+});
+
+describe('the log', () => {
+  it('one line per call (who, what, outcome, rows), never a key or a handshake token', async () => {
+    const KEY = 'flight-log-key-000000000000000000000';
+    const file = join(dir, 'log.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        auth: { apiKeys: [{ principal: 'logger-1', sha256: apiKeyHash(KEY), roles: ['r'] }] },
+        access: [{ roles: ['r'], topics: ['*'], actions: ['read'] }],
+      }),
+    );
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const config = loadConfig({
+      TOPICGATE_TRINO_URL: trinoUrl(),
+      TOPICGATE_STATE_URL: 'sqlite::memory:',
+      TOPICGATE_CONFIG: file,
+      TOPICGATE_CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-bytes-for-logs',
+    });
+    const app = await buildApp(config, { logger: { level: 'info', stream } });
+    await app.ready();
+    const flight = await startFlight(flightServicesOf(app), { port: 0, host: '127.0.0.1' });
+    try {
+      const sql = "SELECT key FROM orders WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' LIMIT 3";
+      for (const who of [{ user: 'logger-1', password: KEY }, { token: KEY }, { token: 'wrong-key' }]) {
+        await run('python3', [
+          'test/flight/flight_sql.py',
+          JSON.stringify({ uri: flight.uri, ...who, steps: [{ do: 'query', sql }] }),
+        ]);
+      }
+    } finally {
+      await flight.close(0);
+      await app.close();
+    }
+    const calls = lines
+      .map((l) => JSON.parse(l) as { msg: string; flight?: Record<string, unknown> })
+      .filter((l) => l.msg === 'flight call');
+    expect(calls.map((c) => c.flight!.method)).toEqual(
+      expect.arrayContaining(['Handshake', 'GetFlightInfo', 'DoGet', 'DoAction']),
+    );
+    expect(calls.find((c) => c.flight!.method === 'DoGet' && c.flight!.rows === 3)?.flight).toMatchObject({
+      principal: 'logger-1',
+      topic: 'orders',
+      outcome: 'ok',
+    });
+    expect(calls.some((c) => c.flight!.outcome === 'TG_UNAUTHENTICATED')).toBe(true);
+    const text = lines.join('\n');
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain('wrong-key');
+    expect(text).not.toMatch(/fh1\.[A-Za-z0-9_-]+\./);
   });
 });
 
