@@ -103,9 +103,11 @@ export async function sendWindowFile(
   }
   const gone = new AbortController();
   reply.raw.once('close', () => gone.abort());
-  const lease = await app.windowFiles.cache.open(cache.etag, o.suffix, gone.signal, (path) =>
-    makeFile(app, request, { planned, entry, o, layout, path, signal: gone.signal }),
-  );
+  const lease = await app.windowFiles
+    .cache()
+    .open(cache.etag, o.suffix, gone.signal, (path) =>
+      makeFile(app, request, { planned, entry, o, layout, path, signal: gone.signal }),
+    );
   return sendFile(request, reply, lease, {
     cache,
     contentType: CONTENT_TYPES[o.suffix],

@@ -6,11 +6,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
-import { FileCache } from '../files/file-cache.js';
+import { FileCache, type FileCacheCounts } from '../files/file-cache.js';
 import { sendWindowFile, type WindowFileOptions } from './window-file.js';
 
 export interface WindowFiles {
-  cache: FileCache;
+  /** The cache, opened at its first use (an app that serves no file never touches the directory). */
+  cache(): FileCache;
   /** Counts the bytes of a file a response sends (a range's, or the whole file's). */
   sentBytes(suffix: string, bytes: number): void;
 }
@@ -45,7 +46,7 @@ function fileMetrics(app: FastifyInstance) {
 async function windowFilesPlugin(app: FastifyInstance): Promise<void> {
   const m = fileMetrics(app);
   const { fileCacheDir, fileCacheBytes } = app.tg.config;
-  const cache = new FileCache(fileCacheDir, fileCacheBytes, {
+  const counts: FileCacheCounts = {
     hit: () => m.hits.inc(),
     made: (bytes) => {
       m.made.inc();
@@ -59,8 +60,12 @@ async function windowFilesPlugin(app: FastifyInstance): Promise<void> {
       m.held.set(bytes);
       m.files.set(files);
     },
+  };
+  let cache: FileCache | undefined;
+  app.decorate('windowFiles', {
+    cache: () => (cache ??= new FileCache(fileCacheDir, fileCacheBytes, counts)),
+    sentBytes: (suffix: string, bytes: number) => m.sent.inc({ suffix }, bytes),
   });
-  app.decorate('windowFiles', { cache, sentBytes: (suffix: string, bytes: number) => m.sent.inc({ suffix }, bytes) });
   app.decorateReply('sendWindowFile', function (this: FastifyReply, o: WindowFileOptions) {
     return sendWindowFile(app, this.request, this, o);
   });
