@@ -189,7 +189,7 @@ interface Got {
   rows?: number;
   error?: { kind: string; message: string };
 }
-const infoOf = (who: keyof typeof KEYS, statement: string, streams: number, g = one) =>
+const infoOf = (who: keyof typeof KEYS, statement: string, streams: number | string, g = one) =>
   python<Info>('flight_raw.py', {
     mode: 'info',
     uri: g.flightUri,
@@ -199,6 +199,20 @@ const infoOf = (who: keyof typeof KEYS, statement: string, streams: number, g = 
   });
 const getTicket = (who: keyof typeof KEYS, ticket: string, g = one) =>
   python<Got>('flight_raw.py', { mode: 'get', uri: g.flightUri, token: KEYS[who], ticket });
+
+describe('the partitions a call asks for', () => {
+  it.each([
+    ['0', 'TG_BAD_REQUEST'],
+    ['-4', 'TG_BAD_REQUEST'],
+    ['four', 'TG_BAD_REQUEST'],
+    ['17', 'TG_TOO_EXPENSIVE'],
+  ])('topicgate-streams: %s is INVALID_ARGUMENT (%s), never a FlightInfo', async (streams, code) => {
+    const info = await infoOf('alice', ORDERS, streams);
+    expect(info.tickets).toBeUndefined();
+    expect(info.error?.kind).toBe('ArrowInvalid');
+    expect(info.error?.message).toContain(code);
+  });
+});
 
 describe('a partition ticket is its principal’s alone', () => {
   it("another principal's DoGet is PERMISSION_DENIED; the owner's reads it; tickets expire with the session", async () => {
