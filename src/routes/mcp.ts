@@ -35,7 +35,10 @@ async function exchange(request: FastifyRequest, reply: FastifyReply): Promise<v
     void server.close();
   });
   await server.connect(transport);
-  // The answer is the caller's alone.
+  // The headers the plugins set so far (CORS, rate limit) are fastify's until it sends; the transport writes the
+  // response itself, so they go on it now. The answer is the caller's alone.
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined) reply.raw.setHeader(name, value);
   reply.raw.setHeader('Cache-Control', 'private, no-store');
   reply.hijack();
   await transport.handleRequest(request.raw, reply.raw, request.body);

@@ -137,6 +137,26 @@ describe('the HTTP side of /mcp', () => {
     await expect(client.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow();
   });
 
+  it('a browser client of an allowed origin gets the CORS headers on the answer the transport writes', async () => {
+    const origin = 'https://agent.example';
+    const cors = await mcpGateway({ env: { TOPICGATE_CORS_ORIGINS: origin } });
+    try {
+      const r = await fetch(cors.url, {
+        method: 'POST',
+        headers: { ...headers, origin, authorization: `Bearer ${ALL}` },
+        body: JSON.stringify(initialize),
+      });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(r.headers.get('cache-control')).toBe('private, no-store');
+      expect(((await r.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
+        'topicgate',
+      );
+    } finally {
+      await cors.close();
+    }
+  });
+
   it('a GET (no server stream in stateless mode) is a 405 naming POST', async () => {
     const r = await fetch(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${ALL}` } });
     expect(r.status).toBe(405);
@@ -157,7 +177,7 @@ describe('the HTTP side of /mcp', () => {
 
 describe('a batch of tool calls in one POST', () => {
   it('takes a query slot per call: beyond limits.concurrentQueries the others are refused, not run on one slot', async () => {
-    const one = await mcpGateway({ concurrentQueries: 1, queuedQueries: 0 });
+    const one = await mcpGateway({ limits: { concurrentQueries: 1, queuedQueries: 0 } });
     try {
       const batch = [1, 2, 3].map((id) => ({
         jsonrpc: '2.0',
@@ -186,7 +206,7 @@ describe('a batch of tool calls in one POST', () => {
 
 describe('an answer above limits.mcpMaxBytes', () => {
   it('is a tool error naming the bound and how to narrow, and the server keeps serving', async () => {
-    const small = await mcpGateway({ mcpMaxBytes: 2048 });
+    const small = await mcpGateway({ limits: { mcpMaxBytes: 2048 } });
     try {
       const client = await small.connect(ALL);
       const big = await callJson(client, 'query', { topic: 'orders', ...WINDOW, limit: MAX_ROWS });
@@ -214,7 +234,7 @@ describe('the log of /mcp', () => {
         done();
       },
     });
-    const logged = await mcpGateway({}, log);
+    const logged = await mcpGateway({ log });
     try {
       const client = await logged.connect(ALL);
       await callJson(client, 'count', { topic: 'orders', ...WINDOW });

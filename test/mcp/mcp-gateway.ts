@@ -38,8 +38,14 @@ export interface McpGateway {
   close(): Promise<void>;
 }
 
-/** `limits`: more limits of the config file, beside `mcpMaxRows`; `log`: where the gateway's log lines go (none). */
-export async function mcpGateway(limits: Record<string, number> = {}, log?: Writable): Promise<McpGateway> {
+/** How a test's gateway differs: more limits beside `mcpMaxRows`, where its log goes (none), more settings. */
+export interface GatewayOptions {
+  limits?: Record<string, number>;
+  log?: Writable;
+  env?: Record<string, string>;
+}
+
+export async function mcpGateway(o: GatewayOptions = {}): Promise<McpGateway> {
   // The Avro demo topic's schemas, as its frames name them (registered again: the same ids).
   await registerDemoSchemas(inject('registryUrl'));
   const dir = mkdtempSync(join(tmpdir(), 'topicgate-mcp-'));
@@ -75,11 +81,11 @@ export async function mcpGateway(limits: Record<string, number> = {}, log?: Writ
           { roles: ['tenant'], filter: 'key=in.({claims.order_keys})' },
         ],
       },
-      limits: { mcpMaxRows: MAX_ROWS, ...limits },
+      limits: { mcpMaxRows: MAX_ROWS, ...o.limits },
     }),
   );
-  const logger = log ? { level: 'info', stream: log } : false;
-  const app = await buildApp(testConfig({ TOPICGATE_CONFIG: file }), { logger });
+  const logger = o.log ? { level: 'info', stream: o.log } : false;
+  const app = await buildApp(testConfig({ TOPICGATE_CONFIG: file, ...o.env }), { logger });
   const url = new URL('/mcp', await app.listen({ host: '127.0.0.1', port: 0 }));
   const clients: Client[] = [];
   return {
