@@ -152,6 +152,17 @@ describe('the HTTP side of /mcp', () => {
       expect(((await r.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
         'topicgate',
       );
+      // The preflight of the requests after initialization, which carry the protocol version.
+      const preflight = await fetch(cors.url, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-protocol-version');
     } finally {
       await cors.close();
     }

@@ -158,8 +158,9 @@ async function registerHeaders(app: FastifyInstance, config: Config): Promise<vo
     await app.register(cors, {
       origin: [...config.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-      // Last-Event-ID: an EventSource resuming a follow sends it (API.md "Following a topic").
-      allowedHeaders: ['Authorization', 'X-API-Key', 'Content-Type', 'Accept', 'Last-Event-ID'],
+      // Last-Event-ID: an EventSource resuming a follow sends it (API.md "Following a topic"); MCP-Protocol-Version:
+      // an MCP client sends it on every request after initialization (MCP "Streamable HTTP").
+      allowedHeaders: ['Authorization', 'X-API-Key', 'Content-Type', 'Accept', 'Last-Event-ID', 'MCP-Protocol-Version'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     });
