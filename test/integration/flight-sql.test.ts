@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
+import { SignJWT } from 'jose';
 import { registerDemoSchemas } from '../../scripts/demo-avro.js';
 import { apiKeyHash } from '../../src/access/api-keys.js';
 import { loadConfig } from '../../src/server/load-config.js';
@@ -25,6 +26,12 @@ import { trinoUrl } from '../helpers.js';
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'topicgate-flight-sql-'));
 const registryUrl = inject('registryUrl');
+const JWT_SECRET = 'flight-jwt-secret-of-at-least-32-bytes-long';
+const jwt = (claims: Record<string, unknown>, expires: string | number) =>
+  new SignJWT({ iss: 'https://idp.test/', aud: 'topicgate', ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime(expires)
+    .sign(new TextEncoder().encode(JWT_SECRET));
 const KEY = { all: 'flight-key-all-00000000000000000000', eu: 'flight-key-eu-000000000000000000000' };
 const WINDOW =
   "timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00 UTC' AND timestamp_broker < TIMESTAMP '2026-11-02 00:00:00 UTC'";
@@ -37,6 +44,7 @@ let uri: string;
 
 beforeAll(async () => {
   await registerDemoSchemas(registryUrl);
+  writeFileSync(join(dir, 'jwt-secret'), JWT_SECRET);
   const file = join(dir, 'flight.yaml');
   writeFileSync(
     file,
@@ -48,6 +56,7 @@ beforeAll(async () => {
           { principal: 'all-1', sha256: apiKeyHash(KEY.all), roles: ['all'] },
           { principal: 'eu-1', sha256: apiKeyHash(KEY.eu), roles: ['eu'] },
         ],
+        jwt: { secretFile: join(dir, 'jwt-secret'), issuer: 'https://idp.test/', audience: 'topicgate' },
         public: ['health'],
       },
       access: [
@@ -289,6 +298,15 @@ describe('access', () => {
     expect(refused!.message).toMatch(/UNAUTHENTICATED|Unauthenticated/);
     // A refusal never echoes the credential.
     expect(JSON.stringify([none, wrong, forged, handshake])).not.toContain(KEY.all);
+  });
+
+  it('a JWT bearer is checked as over REST: its roles grant, an expired one is UNAUTHENTICATED', async () => {
+    const eu = await jwt({ sub: 'jwt-eu', roles: ['eu'] }, '1h');
+    const tables = (await ok<[string, string, string][]>({ token: eu }, { do: 'objects' })).map(([, , t]) => t);
+    expect(tables.sort()).toEqual(['orders', 'payments_avro']);
+    const expired = await jwt({ sub: 'jwt-eu', roles: ['eu'] }, Math.floor(Date.now() / 1000) - 60);
+    const out = await py({ token: expired, steps: [{ do: 'objects' }] });
+    expect(out.results[0]!.error!.message).toMatch(/UNAUTHENTICATED: .*TG_UNAUTHENTICATED/);
   });
 
   it("a statement's ticket serves only the principal it was made for", async () => {
