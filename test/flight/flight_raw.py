@@ -8,8 +8,10 @@ then cancelled (the call cancelled, or CancelFlightInfo).
 - get {"ticket": hex}: prints {"rows": n, "queryId"} or {"error": {"kind", "message"}}
 - spread {"sql"}: DoGet of every endpoint, each on a call of its own: prints {"reads": [{"rows", "instance"}]}, the
   instance as the X-Topicgate-Instance response header names it (HAProxy's, scripts/haproxy-config.ts)
-- hold {"sql", "cancel": "call" | "action"}: DoGet of the first endpoint, its first batch read, prints
-  {"queryId"} and waits for a line on stdin, then cancels and reads on: prints {"outcome", "cancelResult"?}.
+- hold {"sql", "cancel": "call" | "action", "cancelToken"?}: DoGet of the first endpoint, its first batch read,
+  prints {"queryId"} and waits for a line on stdin, then cancels (CancelFlightInfo with "cancelToken"'s credentials
+  when given) and reads on, then reads the same ticket again: prints {"outcome", "again", "cancelResult"?}.
+- action {"type", "bodyHex"}: one DoAction: prints {"results": [hex]} or {"error"}
 The Flight SQL command is packed by hand (protobuf's wire format: two length-delimited fields).
 """
 import json
@@ -116,18 +118,32 @@ def hold(client, args):
     if args["cancel"] == "call":
         reader.cancel()
     else:
+        # The action with the credentials of "cancelToken" when given (another principal's), else the reader's.
+        canceller = dict(args, token=args.get("cancelToken") or args.get("token"))
         request = field(1, fi.serialize())
-        results = list(client.do_action(flight.Action("CancelFlightInfo", request), options(args)))
+        results = list(client.do_action(flight.Action("CancelFlightInfo", request), options(canceller)))
         out["cancelResult"] = [r.body.to_pybytes().hex() for r in results]
+    out["outcome"], out["message"] = read_on(lambda: reader)
+    # The same ticket read again afterwards.
+    out["again"], _ = read_on(lambda: client.do_get(fi.endpoints[0].ticket, options(args)))
+    return out
+
+
+def read_on(open_reader):
+    """Reads a DoGet to its end: "complete", or the error's kind and message."""
     try:
+        reader = open_reader()
         while True:
             reader.read_chunk()
     except StopIteration:
-        out["outcome"] = "complete"
+        return "complete", ""
     except Exception as err:  # noqa: BLE001 (pyarrow raises ArrowInvalid for INVALID_ARGUMENT)
-        out["outcome"] = type(err).__name__
-        out["message"] = str(err)
-    return out
+        return type(err).__name__, str(err)
+
+
+def action(client, args):
+    results = client.do_action(flight.Action(args["type"], bytes.fromhex(args["bodyHex"])), options(args))
+    return {"results": [r.body.to_pybytes().hex() for r in results]}
 
 
 def main(args):
@@ -138,6 +154,8 @@ def main(args):
             print(json.dumps(spread(client, args, instances)))
         elif args["mode"] == "info":
             print(json.dumps(info(client, args)[1]))
+        elif args["mode"] == "action":
+            print(json.dumps(action(client, args)))
         elif args["mode"] == "get":
             print(json.dumps(get(client, args)))
         else:

@@ -6,7 +6,9 @@
  * window, value for value, over ten-way ties and identical duplicates, under a row policy too. Not bulk (LIMIT, an
  * aggregate, an open window): one endpoint. Attacks: another principal's DoGet of a partition is PERMISSION_DENIED,
  * an altered ticket or one sealed under other keys INVALID_ARGUMENT, never a row. Cancelled: a held partition's
- * DoGet cancelled by the client, or by CancelFlightInfo, cancels its Trino query (system.runtime.queries).
+ * DoGet cancelled by the client, or by CancelFlightInfo, cancels its Trino query (system.runtime.queries); the
+ * ticket of a cancelled FlightInfo is refused afterwards, one whose call was cancelled is not; another principal's
+ * CancelFlightInfo cancels nothing; a malformed one is INVALID_ARGUMENT and the server serves on.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -252,12 +254,23 @@ async function queryState(id: string): Promise<{ state: string; error: string | 
   return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
 }
 
-/** Holds a partition's DoGet after its first batch, cancels it as `how` says, then reads on: its query and outcome. */
-async function holdAndCancel(how: 'call' | 'action'): Promise<{ queryId: string; outcome: string; before: string }> {
+interface Held {
+  queryId: string;
+  before: string;
+  outcome: string;
+  again: string;
+}
+
+/**
+ * Holds a partition's DoGet after its first batch, cancels it as `how` says (CancelFlightInfo with `canceller`'s
+ * key), then reads on and reads the same ticket again.
+ */
+async function holdAndCancel(how: 'call' | 'action', canceller: keyof typeof KEYS = 'alice'): Promise<Held> {
   const arg = {
     mode: 'hold',
     uri: bulk.flightUri,
     token: KEYS.alice,
+    cancelToken: KEYS[canceller],
     sql: `SELECT * FROM clicks WHERE ${windowSql('2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z')}`,
     headers: { 'topicgate-streams': '1' },
     cancel: how,
@@ -281,20 +294,45 @@ async function holdAndCancel(how: 'call' | 'action'): Promise<{ queryId: string;
   const before = (await queryState(held!.queryId!)).state;
   child.stdin.write('cancel\n');
   const [, result] = await lines(2);
-  return { queryId: held!.queryId!, outcome: result!.outcome!, before };
+  return { queryId: held!.queryId!, before, outcome: result!.outcome!, again: result!.again! };
 }
 
 describe('cancelled partitions cancel their Trino queries', () => {
-  it.each(['call', 'action'] as const)('cancelled by %s', async (how) => {
-    const { queryId, outcome, before } = await holdAndCancel(how);
-    expect(queryId).toMatch(/^\d{8}_\d{6}_\d{5}_\w+$/);
-    expect(before).not.toBe('FINISHED');
-    expect(outcome).toBe('FlightCancelledError');
+  it.each([
+    ['the client cancelling its DoGet', 'call', 'complete'],
+    ['CancelFlightInfo', 'action', 'FlightCancelledError'],
+  ] as const)('cancelled by %s (%s), the ticket read again: %s', async (_what, how, again) => {
+    const held = await holdAndCancel(how);
+    expect(held.queryId).toMatch(/^\d{8}_\d{6}_\d{5}_\w+$/);
+    expect(held.before).not.toBe('FINISHED');
+    expect(held.outcome).toBe('FlightCancelledError');
     await expect
-      .poll(() => queryState(queryId), { timeout: 15_000, interval: 100 })
+      .poll(() => queryState(held.queryId), { timeout: 15_000, interval: 100 })
       .toMatchObject({
         state: 'FAILED',
         error: 'USER_CANCELED',
       });
+    // A cancelled call leaves the ticket readable; a cancelled FlightInfo's tickets are refused afterwards.
+    expect(held.again).toBe(again);
+  });
+
+  it("another principal's CancelFlightInfo of the same FlightInfo cancels nothing", async () => {
+    const held = await holdAndCancel('action', 'mallory');
+    expect(held.outcome).toBe('complete');
+    expect(held.again).toBe('complete');
+    expect((await queryState(held.queryId)).state).toBe('FINISHED');
+  });
+
+  it('a CancelFlightInfo whose body is not a CancelFlightInfoRequest is INVALID_ARGUMENT; the server serves on', async () => {
+    const bad = await python<{ error?: { kind: string; message: string } }>('flight_raw.py', {
+      mode: 'action',
+      uri: one.flightUri,
+      token: KEYS.alice,
+      type: 'CancelFlightInfo',
+      bodyHex: 'ffff01',
+    });
+    expect(bad.error?.kind).toBe('ArrowInvalid');
+    expect(bad.error?.message).toContain('TG_BAD_REQUEST');
+    expect((await infoOf('alice', ORDERS, 2)).tickets).toHaveLength(2);
   });
 });
