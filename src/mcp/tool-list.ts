@@ -22,6 +22,9 @@ export interface Tool<S extends TSchema = TSchema> {
 
 const tool = <S extends TSchema>(t: Tool<S>): Tool => t as unknown as Tool;
 
+/** The window sample_events reads when it is given none. */
+const SAMPLED_WINDOW = '-7d';
+
 const BOUND = 'At most limits.mcpMaxRows rows (default 200); a cut result says "truncated": true and how to narrow.';
 
 /** The POST /query body of a tool's arguments (the topic is the tool's own member). */
@@ -53,15 +56,18 @@ export const TOOLS: readonly Tool[] = [
     title: 'Sample recent events',
     description:
       'Returns a few of the most recent events of a topic, newest first, as {"columns", "rows", "next", "complete"} ' +
-      '(bigints and decimals with every digit). limit: 1..100, default 10. Optional since/until (ISO-8601 or ' +
-      'relative: "-1h", "-7d"), where and select as in the query tool. Example: {"topic": "orders", "limit": 5, "since": "-1d"}.',
+      '(bigints and decimals with every digit). limit: 1..100, default 10. Window: since/until (ISO-8601 or ' +
+      'relative: "-1h", "-30d"), by default the last 7 days (widen it with since when that is empty); where and ' +
+      'select as in the query tool. Example: {"topic": "orders", "limit": 5, "since": "-1d"}.',
     input: SampleEventsInput,
     run: async (call, args) => {
       const { topic, limit, ...rest } = args;
       const model = await topicFor(call, topic);
       const newest = model.columns.has('timestamp_broker');
       const order = newest ? [{ field: 'timestamp_broker', dir: 'desc' as const }] : undefined;
-      return boundedRead(call, topic, { ...rest, limit: limit ?? 10, ...(order ? { order } : {}) });
+      // The newest events of a recent window: a sort of the whole topic for its ten newest events would scan it all.
+      const window = newest && rest.since === undefined && rest.until === undefined ? { since: SAMPLED_WINDOW } : {};
+      return boundedRead(call, topic, { ...rest, ...window, limit: limit ?? 10, ...(order ? { order } : {}) });
     },
   }),
   tool({

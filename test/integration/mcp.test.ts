@@ -110,6 +110,12 @@ describe('the tools, through the TypeScript SDK client', () => {
     const sampleBody = { ...WINDOW, limit: 3, order: [{ field: 'timestamp_broker', dir: 'desc' }] };
     expect(sampled.json).toEqual(await rest(ALL, 'POST', '/v1/topics/orders/query', sampleBody));
     expect(sampled.json.rows).toHaveLength(3);
+    // Without a window: the last 7 days, not a sort of the whole topic (the demo's events are older than that).
+    const recent = await callJson(client, 'sample_events', { topic: 'orders' });
+    const newest = { order: [{ field: 'timestamp_broker', dir: 'desc' }], limit: 10 };
+    expect(recent.json).toEqual(await rest(ALL, 'POST', '/v1/topics/orders/query', { ...newest, since: '-7d' }));
+    const whole = await rest(ALL, 'POST', '/v1/topics/orders/query', newest);
+    expect((recent.json.rows as unknown[]).length).toBeLessThan((whole.rows as unknown[]).length);
   });
 
   it('keeps every digit: an integer beyond 2^53 in a payload is in the answer as the JSON encoder wrote it', async () => {
