@@ -134,6 +134,27 @@ interface Making {
 }
 
 /**
+ * Writes `chunks` into `file` with backpressure (the next chunk pulled once the file has taken the last), failing on
+ * the file's own error (a full disk) and past `max` bytes: a file the cache could not keep is never finished, so
+ * the disk holds at most the cache's bytes per make.
+ */
+async function writeAll(file: WriteStream, chunks: AsyncIterable<string | Uint8Array>, max: number): Promise<void> {
+  let failed: { err: unknown } | undefined;
+  // Listened to from the start: an error with no listener (the open refused, the disk full) would end the process.
+  file.on('error', (err) => void (failed ??= { err }));
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    if (bytes > max) throw tooLarge(max);
+    if (failed) throw failed.err;
+    if (!file.write(chunk)) await once(file, 'drain');
+  }
+  file.end();
+  if (!file.closed) await once(file, 'close');
+  if (failed) throw failed.err;
+}
+
+/**
  * Writes the read's whole file at `m.path`: the encoder's output written as it comes, the next batch pulled only
  * once the file has taken the last (the same backpressure as a response, so the gateway's memory limits hold). A
  * read that fails, however late, fails the make: the file cache then removes what was written.
@@ -163,20 +184,13 @@ async function makeFile(app: FastifyInstance, request: FastifyRequest, m: Making
       failed: (_e, err) => void (failure ??= { err }),
       finished: () => app.metrics.rows.inc({ format: m.entry.format }, read.page.rows),
     });
-    const max = app.tg.config.fileCacheBytes;
-    let bytes = 0;
-    for await (const chunk of chunks) {
-      // A file the cache could not keep is never finished: the disk holds at most the cache's bytes per make.
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-      if (bytes > max) throw tooLarge(max);
-      if (!file.write(chunk)) await once(file, 'drain');
-    }
+    await writeAll(file, chunks, app.tg.config.fileCacheBytes);
     if (failure) throw failure.err;
-    file.end();
-    await once(file, 'close');
     app.metrics.trinoQueries.inc({ outcome: 'ok' });
   } catch (err) {
+    // Closed before the cache removes the temporary file, so no late open leaves it behind.
     out?.destroy();
+    if (out && !out.closed) await once(out, 'close').catch(() => undefined);
     app.metrics.trinoQueries.inc({ outcome: m.signal.aborted ? 'cancelled' : 'failed' });
     throw err;
   } finally {

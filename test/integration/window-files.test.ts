@@ -415,6 +415,22 @@ describe('holes closed', () => {
     }
   }, 120_000);
 
+  it('a file that cannot be written (its directory gone): a 500 for that request, the gateway goes on', async () => {
+    const fragile = await listening({ TOPICGATE_FILE_CACHE_DIR: join(dir, 'fragile') });
+    try {
+      expect((await fetch(fileUrl(fragile.url, 'csv', '&select=key'))).status).toBe(200);
+      rmSync(join(dir, 'fragile'), { recursive: true, force: true });
+      const res = await fetch(fileUrl(fragile.url, 'ndjson', '&select=key'));
+      expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([
+        500,
+        'TG_INTERNAL',
+      ]);
+      expect((await fetch(`${fragile.url}/healthz`)).status).toBe(200);
+    } finally {
+      await fragile.app.close();
+    }
+  }, 120_000);
+
   it("the cache directory and its files are the gateway user's alone (0700, 0600)", async () => {
     expect((await fetch(fileUrl(open.url, 'csv'))).status).toBe(200);
     expect(statSync(join(dir, 'open')).mode & 0o777).toBe(0o700);
