@@ -228,6 +228,22 @@ describe('a partition ticket is its principal’s alone', () => {
     expect((await getTicket('alice', info.tickets[0]!)).rows).toBeGreaterThan(0);
   });
 
+  it('a ticket past its expiry (the read session TTL) is refused with TG_SESSION_EXPIRED', async () => {
+    const short = await flightGateway('demo|kafka_topics', {
+      TOPICGATE_CONFIG: join(dir, 'partitions.yaml'),
+      TOPICGATE_CURSOR_SECRET: SECRET,
+      TOPICGATE_SESSION_TTL: '1s',
+    });
+    gateways.push(short);
+    const info = await infoOf('alice', ORDERS, 2, short);
+    expect(info.tickets).toHaveLength(2);
+    const expires = info.expires[0]! * 1000;
+    while (Date.now() <= expires) await new Promise((r) => setTimeout(r, 100));
+    const late = await getTicket('alice', info.tickets[0]!, short);
+    expect(late.rows).toBeUndefined();
+    expect(late.error?.message).toContain('TG_SESSION_EXPIRED');
+  });
+
   it('an altered ticket, and one sealed under other keys, are INVALID_ARGUMENT', async () => {
     const info = await infoOf('alice', ORDERS, 2);
     const t = Buffer.from(info.tickets[0]!, 'hex');
