@@ -89,6 +89,17 @@ export interface SqlCommand {
   fields: Record<string, unknown>;
 }
 
+/** proto3's defaults for absent fields, but for `optional` ones, which stay absent (an absent data_type is not 0). */
+function withDefaults(specs: readonly FieldSpec[], fields: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...fields };
+  for (const [field, , type, rule] of specs) {
+    if (out[field] !== undefined || rule === 'optional') continue;
+    if (rule === 'repeated') out[field] = [];
+    else out[field] = type === 'bytes' ? Buffer.alloc(0) : type === 'string' ? '' : type === 'bool' ? false : 0;
+  }
+  return out;
+}
+
 /** The command packed in an Any, as a descriptor's `cmd`, a ticket or an action body carries it. */
 export function packCommand(name: SqlCommandName, fields: Record<string, unknown> = {}): Buffer {
   const t = root.lookupType(`arrow.flight.protocol.sql.${name}`);
@@ -110,8 +121,8 @@ export function unpackCommand(bytes: Uint8Array): SqlCommand {
   }
   const t = root.lookupType(`arrow.flight.protocol.sql.${name}`);
   try {
-    const fields = t.toObject(t.decode(any.value), { longs: Number, bytes: Buffer, defaults: true });
-    return { name: name as SqlCommandName, fields };
+    const fields = t.toObject(t.decode(any.value), { longs: Number, bytes: Buffer, arrays: true });
+    return { name: name as SqlCommandName, fields: withDefaults(COMMANDS[name as SqlCommandName], fields) };
   } catch {
     throw new ApiError('TG_BAD_REQUEST', `command ${name} is malformed`);
   }

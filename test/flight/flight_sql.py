@@ -15,7 +15,7 @@ Steps (each answers {"ok": ...} or {"error": {"grpc": <status name>, "message": 
   cross {sql, token2}           pyarrow.flight: get_flight_info as "token", do_get of its ticket as "token2"
   raw {call, hex}               pyarrow.flight with hostile bytes: "do_get" of a ticket, "info" / "schema" of a
                                 command descriptor, "path" info of a path descriptor, "action" {type} with a body,
-                                "actions": ListActions
+                                "actions": ListActions, "meta": GetFlightInfo + DoGet of a metadata command
 Credentials: "token" (Authorization: Bearer), or "user" + "password" (ADBC's handshake); none without either.
 "tlsRoots": a PEM file the server's certificate is checked against (a grpc+tls:// URI).
 """
@@ -108,6 +108,12 @@ def raw(args, step):
         return str(client.get_schema(fl.FlightDescriptor.for_command(data), opts).schema)
     if call == "path":
         return len(client.get_flight_info(fl.FlightDescriptor.for_path("orders"), opts).endpoints)
+    if call == "meta":
+        info = client.get_flight_info(fl.FlightDescriptor.for_command(data), opts)
+        table = pa.concat_tables([client.do_get(e.ticket, opts).read_all() for e in info.endpoints])
+        out = plain(table)
+        out["infoSchema"] = [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in info.schema]
+        return out
     if call == "actions":
         return [a.type for a in client.list_actions(opts)]
     if call == "action":

@@ -154,6 +154,52 @@ describe('metadata', () => {
     expect(schema.find((f) => f.name === 'value')!.type).toMatch(/^struct</);
   });
 
+  it('the metadata commands answer the schemas the specification defines', async () => {
+    const meta = async (cmd: Buffer) =>
+      ok<Plain & { infoSchema: (Plain['schema'][number] & { nullable: boolean })[] }>(
+        { token: KEY.all },
+        { do: 'raw', call: 'meta', hex: cmd.toString('hex') },
+      );
+    const schemas = await meta(packCommand('CommandGetDbSchemas', { dbSchemaFilterPattern: 'demo%' }));
+    expect(schemas.rows).toEqual([{ catalog_name: 'topicgate', db_schema_name: 'demo|kafka_topics' }]);
+    expect(schemas.infoSchema.map((f) => [f.name, f.type, f.nullable])).toEqual([
+      ['catalog_name', 'string', true],
+      ['db_schema_name', 'string', false],
+    ]);
+    const tables = await meta(
+      packCommand('CommandGetTables', { tableNameFilterPattern: 'ord%', tableTypes: ['TOPIC'] }),
+    );
+    expect(tables.rows).toEqual([
+      { catalog_name: 'topicgate', db_schema_name: 'demo|kafka_topics', table_name: 'orders', table_type: 'TOPIC' },
+    ]);
+    const info = await meta(packCommand('CommandGetSqlInfo', { info: [0, 3, 504] }));
+    expect(info.infoSchema[1]!.type).toMatch(
+      /^dense_union<string_value: string=0, bool_value: bool=1, bigint_value: int64=2, int32_bitmask: int32=3, string_list: list/,
+    );
+    expect(info.rows).toEqual([
+      { info_name: 0, value: 'topicgate' },
+      { info_name: 3, value: true },
+      { info_name: 504, value: '"' },
+    ]);
+    const types = await meta(packCommand('CommandGetXdbcTypeInfo', {}));
+    expect(types.rows.find((r) => r.type_name === 'bigint')).toMatchObject({
+      data_type: -5,
+      nullable: 1,
+      searchable: 3,
+    });
+    expect(types.infoSchema).toHaveLength(19);
+    const keys = await meta(packCommand('CommandGetPrimaryKeys', { table: 'orders' }));
+    expect(keys.rows).toEqual([]);
+    expect(keys.infoSchema.map((f) => f.name)).toEqual([
+      'catalog_name',
+      'db_schema_name',
+      'table_name',
+      'column_name',
+      'key_name',
+      'key_sequence',
+    ]);
+  });
+
   it('table types, and the server named by GetSqlInfo', async () => {
     const out = await py({ token: KEY.all, steps: [{ do: 'table_types' }, { do: 'info' }] });
     expect(out.results.map((r) => r.ok)).toEqual([

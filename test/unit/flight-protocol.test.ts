@@ -125,6 +125,13 @@ describe('Flight SQL commands on the wire', () => {
     });
   });
 
+  it("absent fields: proto3's defaults, but an optional one stays absent", () => {
+    expect(unpackCommand(packCommand('CommandGetXdbcTypeInfo', {})).fields).toEqual({});
+    expect(unpackCommand(packCommand('CommandGetXdbcTypeInfo', { dataType: -5 })).fields).toEqual({ dataType: -5 });
+    expect(unpackCommand(packCommand('TicketStatementQuery', {})).fields).toEqual({ statementHandle: Buffer.alloc(0) });
+    expect(unpackCommand(packCommand('CommandGetTables', {})).fields).toEqual({ tableTypes: [], includeSchema: false });
+  });
+
   it('the statement ticket: statement_handle = 1', () => {
     const any = decodeMessage<{ value: Buffer }>(
       'Any',
