@@ -22,6 +22,8 @@ import { loadAvroDemo } from '../scripts/load-demo-avro.js';
 import { registryDown, registryLayout, registryUp } from '../scripts/local-registry.js';
 import { PROJECT_ROOT } from '../scripts/start-command.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
+import { clusterDown } from '../scripts/local-trino-cluster.js';
+import { runNeedsCluster, startTestCluster, testClusterLayout } from './trino-cluster-services.js';
 
 /**
  * The bulk topics: the demo layout with 400,000 clicks (about 60 MB as NDJSON), a result larger than Trino's and
@@ -40,6 +42,8 @@ declare module 'vitest' {
     registryUrl: string;
     /** The file that says the services are up and loaded, or why they are not (test/services-ready.ts). */
     servicesFile: string;
+    /** The file that says the two-worker Trino cluster is up and loaded, or why not (test/trino-cluster-services.ts). */
+    clusterFile: string;
   }
 }
 
@@ -48,6 +52,9 @@ interface Services {
   /** Settles once the services are up and loaded: to what stops what this run started. */
   started: Promise<() => Promise<void>>;
   file: string;
+  /** Settles once the cluster is up (started after the other services, so it never slows them): its stop. */
+  cluster: Promise<(() => Promise<void>) | undefined>;
+  clusterFile: string;
   /** Projects whose teardown has not run yet: the last one stops the services. */
   users: number;
 }
@@ -74,20 +81,48 @@ export default function setup(project: TestProject): () => Promise<void> {
       () => writeFileSync(file, 'ready'),
       (err: unknown) => writeFileSync(file, `failed: ${err instanceof Error ? err.message : String(err)}`),
     );
-    services = shared[SERVICES] = { started, file, users: 0 };
+    const clusterFile = join(dirname(file), 'cluster');
+    const cluster = startCluster(started, clusterFile);
+    services = shared[SERVICES] = { started, file, cluster, clusterFile, users: 0 };
   }
   services.users++;
   project.provide('trinoUrl', trinoLayout.url);
   project.provide('registryUrl', registryLayout().url);
   project.provide('servicesFile', services.file);
+  project.provide('clusterFile', services.clusterFile);
   const mine = services;
   return async () => {
     if (--mine.users > 0) return;
     delete shared[SERVICES];
     const stop = await mine.started.catch(() => undefined);
+    const stopCluster = await mine.cluster.catch(() => undefined);
     rmSync(dirname(mine.file), { recursive: true, force: true });
-    await stop?.();
+    await Promise.all([stop?.(), stopCluster?.()]);
   };
+}
+
+/**
+ * Once the other services are up (it needs the PostgreSQL of the lake's catalog), the two-worker Trino cluster of
+ * the trino-cluster files, when the run includes them; to what stops it when this run started it.
+ */
+async function startCluster(services: Promise<unknown>, file: string): Promise<(() => Promise<void>) | undefined> {
+  if (!runNeedsCluster()) {
+    writeFileSync(file, 'failed: this run does not include the trino-cluster files');
+    return undefined;
+  }
+  try {
+    await services;
+    const c = testClusterLayout();
+    const { started, seconds } = await startTestCluster(c);
+    process.stderr.write(
+      `[test] Trino cluster ${c.url} (${started ? 'started' : 'already running'}) ready in ${seconds.toFixed(1)}s\n`,
+    );
+    writeFileSync(file, 'ready');
+    return started ? async () => void (await clusterDown(c)) : undefined;
+  } catch (err) {
+    writeFileSync(file, `failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /** Starts PostgreSQL, Trino and the registry, and loads the topics; to what stops what it started. */
