@@ -1,8 +1,8 @@
 /**
  * The Arrow Flight SQL JDBC driver (Maven Central's `flight-sql-jdbc-driver`, as DBeaver and JDBC BI tools load it)
  * against the real gateway's Flight SQL entrance over the real Trino, in a Java program of its own
- * (test/jdbc/FlightJdbc.java, built once into the cache dir): `DatabaseMetaData.getTables` lists what the caller may
- * read and nothing else; `executeQuery` and a `PreparedStatement` give the REST Arrow output of the same read value
+ * (test/jdbc/src/main/java/topicgate/FlightJdbc.java, built once into the cache dir): `DatabaseMetaData.getTables`
+ * lists what the caller may read and nothing else, `getColumns` the columns of `GET /v1/topics/{topic}`; `executeQuery` and a `PreparedStatement` give the REST Arrow output of the same read value
  * for value (bigints beyond 2^53, decimals with their scale, bytes that are not UTF-8, UTC timestamps, headers), ties
  * and duplicates in the same order; a bearer key and a user/password handshake read the same rows; SQL outside the
  * subset is the driver's error carrying INVALID_ARGUMENT and the TG_ code, and the gateway keeps serving.
@@ -73,6 +73,16 @@ describe('the Flight SQL JDBC driver', () => {
     const types = Object.fromEntries(ok(tables).rows.map((r) => [r.TABLE_NAME, r.TABLE_TYPE]));
     expect(types).toMatchObject({ orders: 'TOPIC', orders_expanded: 'TABLE' });
     expect(new Set(ok(tables).rows.map((r) => r.TABLE_CAT))).toEqual(new Set(['topicgate']));
+  });
+
+  it('getColumns gives the columns GET /v1/topics/{topic} gives, with their JDBC types', async () => {
+    const res = await fetch(`${gw.url}/v1/topics/orders`, { headers: { 'x-api-key': KEY } });
+    const topic = (await res.json()) as { columns: { name: string }[] };
+    const [columns] = await runJdbc(withToken(), [['columns', 'orders']]);
+    const rows = ok(columns).rows.filter((r) => r.TABLE_NAME === 'orders');
+    expect(rows.map((r) => r.COLUMN_NAME)).toEqual(topic.columns.map((c) => c.name));
+    const type = Object.fromEntries(rows.map((r) => [r.COLUMN_NAME, r.TYPE_NAME]));
+    expect(type).toMatchObject({ key: 'VARBINARY', timestamp_broker: 'TIMESTAMP_WITH_TIMEZONE', headers: 'ARRAY' });
   });
 
   it('executeQuery and a PreparedStatement give the REST Arrow rows, value for value, ties and duplicates in order', async () => {
