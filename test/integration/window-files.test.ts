@@ -380,6 +380,8 @@ describe('presigned file URLs: a read session with files', () => {
     const rows = await Promise.all(urls.map((url) => readWith({ reader: 'pandas', url })));
     expect(rows.reduce((n, r) => n + Number(r.rows), 0)).toBe(expected.eu);
     expect((await readWith({ reader: 'polars', url: urls[2]! })).rows).toBe(rows[2]!.rows);
+    // DuckDB over the list of presigned URLs, no secret: the session's files in one read.
+    expect((await readWith({ reader: 'duckdb-list', url: JSON.stringify(urls) })).rows).toBe(expected.eu);
     const head = await fetch(urls[0]!, { method: 'HEAD' });
     expect([head.status, head.headers.get('accept-ranges'), head.headers.get('cache-control')]).toEqual([
       200,

@@ -3,7 +3,8 @@ files by URL and fetch them by byte range: DuckDB's httpfs (with an HTTP secret 
 scan_parquet, pandas' read_parquet, and pyarrow's IPC file reader.
 
 usage: window_files.py <case.json>
-case.json: {"reader": "...", "url": "http://...", "bearer": "<key>"|null, "since": "<ISO instant>"|null}.
+case.json: {"reader": "...", "url": "http://...", "bearer": "<key>"|null, "since": "<ISO instant>"|null}
+(duckdb-list: "url" is a JSON list of URLs).
 Prints one JSON object: {"rows": n, ...} or {"error": "<type>: <message>"}.
 
 DuckDB's httpfs extension is loaded from the duckdb-extension-httpfs wheel, by path (no download): that wheel is
@@ -51,6 +52,12 @@ def duckdb_parquet(case):
         {"url": case["url"]},
     ).fetchone()
     return {"rows": row[0], "keys": row[1], "keyBytes": int(row[2] or 0)}
+
+
+def duckdb_list(case):
+    con = duckdb_connection(case.get("bearer"))
+    urls = json.loads(case["url"])
+    return {"rows": con.execute("SELECT count(*) FROM read_parquet($urls)", {"urls": urls}).fetchone()[0]}
 
 
 def duckdb_count(case):
@@ -114,6 +121,7 @@ def pyarrow_parquet_layout(case):
 READERS = {
     "duckdb": duckdb_parquet,
     "duckdb-count": duckdb_count,
+    "duckdb-list": duckdb_list,
     "duckdb-aggregate": duckdb_aggregate,
     "duckdb-csv": duckdb_text,
     "duckdb-ndjson": duckdb_text,
