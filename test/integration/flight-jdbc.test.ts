@@ -2,10 +2,11 @@
  * The Arrow Flight SQL JDBC driver (Maven Central's `flight-sql-jdbc-driver`, as DBeaver and JDBC BI tools load it)
  * against the real gateway's Flight SQL entrance over the real Trino, in a Java program of its own
  * (test/jdbc/src/main/java/topicgate/FlightJdbc.java, built once into the cache dir): `DatabaseMetaData.getTables`
- * lists what the caller may read and nothing else, `getColumns` the columns of `GET /v1/topics/{topic}`; `executeQuery` and a `PreparedStatement` give the REST Arrow output of the same read value
- * for value (bigints beyond 2^53, decimals with their scale, bytes that are not UTF-8, UTC timestamps, headers), ties
- * and duplicates in the same order; a bearer key and a user/password handshake read the same rows; SQL outside the
- * subset is the driver's error carrying INVALID_ARGUMENT and the TG_ code, and the gateway keeps serving.
+ * lists what the caller may read and nothing else, `getColumns` the columns of `GET /v1/topics/{topic}`; `executeQuery`
+ * and a `PreparedStatement` give the REST Arrow output of the same read value for value (bigints beyond 2^53, decimals
+ * with their scale, bytes that are not UTF-8, UTC timestamps, headers), ties and duplicates in the same order; a bearer
+ * key and a user/password handshake read the same rows; SQL outside the subset is the driver's error carrying
+ * INVALID_ARGUMENT and the TG_ code, and the gateway keeps serving.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
