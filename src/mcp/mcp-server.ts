@@ -24,6 +24,13 @@ const LISTED = TOOLS.map((t) => ({
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
+/** How to use the tools, as the server tells a client when it connects (MCP "Lifecycle": `instructions`). */
+const INSTRUCTIONS =
+  'Event topics read through Trino, with your own access. Start with list_topics, then describe_topic for the ' +
+  'columns you can select, filter and group by. Bound every read with since/until (ISO-8601 or relative "-1h"): ' +
+  'count and query with aggregates (select with fn, groupBy with a time bucket) answer most questions; explain ' +
+  'shows what a query would scan. Answers hold at most a few hundred rows and say "truncated" when cut.';
+
 /** What the entrance keeps of each tool call: its failures logged, and each call counted by tool and outcome. */
 export interface ToolHooks {
   /** The request's logger (credentials never reach it). */
@@ -60,7 +67,10 @@ export async function callTool(call: McpCall, hooks: ToolHooks, name: string, ar
 
 /** A server answering the tool list and tool calls for this request's caller. */
 export function mcpServer(call: McpCall, hooks: ToolHooks, version: string): Server {
-  const server = new Server({ name: 'topicgate', version }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server(
+    { name: 'topicgate', version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: LISTED }));
   server.setRequestHandler(CallToolRequestSchema, (request) =>
     callTool(call, hooks, request.params.name, request.params.arguments),

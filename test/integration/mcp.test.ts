@@ -20,6 +20,7 @@ describe('the tools, through the TypeScript SDK client', () => {
   it('initializes and lists the six tools, each with an input schema that compiles as JSON Schema', async () => {
     const client = await connect(ALL);
     expect(client.getServerVersion()?.name).toBe('topicgate');
+    expect(client.getInstructions()).toContain('Start with list_topics');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       ['count', 'describe_topic', 'explain', 'list_topics', 'query', 'sample_events'].sort(),
