@@ -13,6 +13,7 @@ import { ANONYMOUS, quotaKey, type Principal } from '../access/principal.js';
 import { ERROR_CATALOG, type ErrorCode } from '../core/errors.js';
 import { toApiError } from '../trino/trino-errors.js';
 import type { CallRate } from './call-rate.js';
+import type { SchemaCache } from './schema-cache.js';
 import { QueryLease } from '../access/query-lease.js';
 import type { SharedSlots } from '../access/shared-slots.js';
 import type { ReadCall, ReadServices } from '../entry/read-call.js';
@@ -49,6 +50,8 @@ export interface FlightContext {
   metrics: FlightMetrics;
   /** Calls per minute per caller. */
   rate: CallRate;
+  /** Result schemas lately probed. */
+  schemas: SchemaCache;
 }
 
 /** One authenticated call: the read entry's call and access call, its lease and what cancels it. */
@@ -62,6 +65,8 @@ export interface FlightCall extends ReadCall, AccessCall {
   metadata: Metadata;
   /** Rows sent, for the log line and the rows counter. */
   rows: number;
+  /** Result schemas lately probed (the entrance's). */
+  schemas: SchemaCache;
 }
 
 /** What withCall needs of a gRPC server call: its metadata, its peer and its 'cancelled' event. */
@@ -128,7 +133,7 @@ export async function withCall<T>(
     principal = await admitted(ctx, access.authenticator, grpc);
     const key = quotaKey(principal, addressOf(grpc.getPeer()));
     lease = new QueryLease(services.trino, access.queries, key, gone.signal, services.quotas?.slots);
-    const more = { cancel: onCancel, metadata: grpc.metadata, rows: 0 };
+    const more = { cancel: onCancel, metadata: grpc.metadata, rows: 0, schemas: ctx.schemas };
     call = { services, caller: principal, trino: lease, access, principal, audit, signal: gone.signal, ...more };
     return await work(call);
   } catch (err) {

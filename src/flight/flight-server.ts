@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { CallRate } from './call-rate.js';
+import { SchemaCache } from './schema-cache.js';
 import { HandshakeTokens } from './flight-auth.js';
 import type { FlightServices } from './flight-call.js';
 import { flightHandlers } from './flight-handlers.js';
@@ -39,6 +40,7 @@ export async function startFlight(services: FlightServices, listen: FlightListen
     tokens: new HandshakeTokens(services.keyring),
     metrics: flightMetrics(services.metrics.registry),
     rate: new CallRate(services.config.limits.requestsPerMinute),
+    schemas: new SchemaCache(),
   };
   server.addService(flightService, flightHandlers(ctx));
   const credentials = listen.tls

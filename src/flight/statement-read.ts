@@ -162,19 +162,23 @@ export async function* statementData(call: FlightCall, s: PlannedStatement): Asy
 }
 
 /**
- * The Arrow schema of a statement's result, from a probe that scans nothing (probeBody) planned and opened through the same encoder, so its schema is the one DoGet streams (without the probe's query
- * id in the schema's metadata).
+ * The Arrow schema of a statement's result, from a probe that scans nothing (probeBody), planned for the caller
+ * (grants and row policies checked) and opened through the same encoder, so its schema is the one DoGet streams
+ * (without the probe's query id in the schema's metadata). A schema probed lately for the same caller and SQL is
+ * reused (schema-cache.ts): the planning is not.
  */
 export async function statementSchema(call: FlightCall, sql: string): Promise<Buffer> {
   const probe = await planStatement(call, sql, true);
-  const parts: Uint8Array[] = [];
-  for await (const m of ipcOf(call, probe)) {
-    const prefix = Buffer.alloc(8);
-    prefix.writeUInt32LE(0xffffffff, 0);
-    prefix.writeInt32LE(m.header.length, 4);
-    parts.push(prefix, m.header, m.body);
-  }
-  const schema = tableFromIPC(Buffer.concat(parts)).schema;
-  schema.metadata.delete('topicgate.query_id');
-  return schemaBytes(schema);
+  return call.schemas.get(call.principal.id, sql, async () => {
+    const parts: Uint8Array[] = [];
+    for await (const m of ipcOf(call, probe)) {
+      const prefix = Buffer.alloc(8);
+      prefix.writeUInt32LE(0xffffffff, 0);
+      prefix.writeInt32LE(m.header.length, 4);
+      parts.push(prefix, m.header, m.body);
+    }
+    const schema = tableFromIPC(Buffer.concat(parts)).schema;
+    schema.metadata.delete('topicgate.query_id');
+    return schemaBytes(schema);
+  });
 }

@@ -14,6 +14,7 @@ import { Keyring } from '../../src/core/signed-token.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/core/errors.js';
 import { tableOf } from '../../src/flight/arrow-tables.js';
 import { CallRate } from '../../src/flight/call-rate.js';
+import { SchemaCache } from '../../src/flight/schema-cache.js';
 import { likeTest } from '../../src/flight/catalog-commands.js';
 import { HANDSHAKE_TOKEN_MS, HandshakeTokens } from '../../src/flight/flight-auth.js';
 import { bodyLengthOf, encodeFlightData, ipcMessages } from '../../src/flight/flight-data.js';
@@ -212,6 +213,25 @@ describe('calls per minute', () => {
   it('no limit set: never refused', () => {
     const rate = new CallRate(undefined);
     for (let i = 0; i < 1000; i++) rate.take('address:1.2.3.4', 0);
+  });
+});
+
+describe('probed schemas', () => {
+  it('reused for the same caller and SQL for a while, probed again after, never across callers', async () => {
+    const cache = new SchemaCache();
+    let probes = 0;
+    const probe = async () => Buffer.from(`schema ${++probes}`);
+    expect(String(await cache.get('key:a', 'SELECT 1', probe, 0))).toBe('schema 1');
+    expect(String(await cache.get('key:a', 'SELECT 1', probe, 29_999))).toBe('schema 1');
+    expect(String(await cache.get('key:b', 'SELECT 1', probe, 29_999))).toBe('schema 2');
+    expect(String(await cache.get('key:a', 'SELECT 2', probe, 29_999))).toBe('schema 3');
+    expect(String(await cache.get('key:a', 'SELECT 1', probe, 30_000))).toBe('schema 4');
+  });
+
+  it('a failed probe is not kept', async () => {
+    const cache = new SchemaCache();
+    await expect(cache.get('key:a', 'x', () => Promise.reject(new Error('refused')), 0)).rejects.toThrow('refused');
+    expect(String(await cache.get('key:a', 'x', async () => Buffer.from('ok'), 1))).toBe('ok');
   });
 });
 
