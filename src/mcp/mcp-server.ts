@@ -41,8 +41,8 @@ export interface ToolHooks {
 
 /**
  * Runs one tool for the call: its arguments checked, its answer or its failure as a tool error. Each call takes
- * query slots of its own (a fork of the request's lease): the calls of one JSON-RPC batch run at once, and would
- * otherwise all run on the one slot the request holds.
+ * query slots of its own (a fork of the request's lease), ended with the call: calls that ran at once on one
+ * request would otherwise all run on the one slot the request holds.
  */
 export async function callTool(call: McpCall, hooks: ToolHooks, name: string, args: unknown): Promise<ToolAnswer> {
   const trino = call.trino.fork();

@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { accessCallOf } from '../access/authorize.js';
+import { ApiError } from '../core/errors.js';
 import { readCallOf } from '../http/request-caller.js';
 import { mcpServer } from '../mcp/mcp-server.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -24,6 +25,13 @@ function goneSignal(reply: FastifyReply): AbortSignal {
 
 /** One JSON-RPC exchange: the tool list or a tool call for the request's caller, answered by the SDK's transport. */
 async function exchange(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // One message per POST, so each tool call is one request against the caller's rate limit and audit line (MCP
+  // 2025-06-18 has no JSON-RPC batches; an older client's batch of one is still one message).
+  if (Array.isArray(request.body) && request.body.length > 1) {
+    throw new ApiError('TG_BAD_REQUEST', 'send one JSON-RPC message per POST: batches are not accepted on /mcp', {
+      in: 'body',
+    });
+  }
   const app = request.server;
   const call = { ...readCallOf(app, request), ...accessCallOf(request), services: app.tg, signal: goneSignal(reply) };
   const counted = (tool: string, outcome: string) => app.metrics.mcpToolCalls.inc({ tool, outcome });

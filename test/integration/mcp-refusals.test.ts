@@ -187,31 +187,35 @@ describe('the HTTP side of /mcp', () => {
 });
 
 describe('a batch of tool calls in one POST', () => {
-  it('takes a query slot per call: beyond limits.concurrentQueries the others are refused, not run on one slot', async () => {
-    const one = await mcpGateway({ limits: { concurrentQueries: 1, queuedQueries: 0 } });
-    try {
-      const batch = [1, 2, 3].map((id) => ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'count', arguments: { topic: 'orders', ...WINDOW } },
-      }));
-      const r = await fetch(one.url, {
-        method: 'POST',
-        headers: { ...headers, authorization: `Bearer ${ALL}` },
-        body: JSON.stringify(batch),
-      });
-      expect(r.status).toBe(200);
-      const answers = (await r.json()) as { id: number; result: Answer }[];
-      expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
-      const codes = answers.map((a) =>
-        a.result.isError ? (JSON.parse(a.result.content[0]!.text) as { error: { code: string } }).error.code : 'ok',
+  it('is refused before any tool runs: each call is a request of its own against the rate limit', async () => {
+    const counted = async () => {
+      const m = await gw.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${ALL}` } });
+      return [...m.body.matchAll(/^topicgate_mcp_tool_calls_total\{tool="count",[^}]*\} (\d+)$/gm)].reduce(
+        (n, x) => n + Number(x[1]),
+        0,
       );
-      expect(codes.filter((c) => c === 'ok')).toHaveLength(1);
-      expect(codes.filter((c) => c === 'TG_TOO_MANY_REQUESTS')).toHaveLength(2);
-    } finally {
-      await one.close();
-    }
+    };
+    const before = await counted();
+    const batch = [1, 2, 3].map((id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'count', arguments: { topic: 'orders', ...WINDOW } },
+    }));
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${ALL}` },
+      body: JSON.stringify(batch),
+    });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'TG_BAD_REQUEST',
+      message: expect.stringContaining('one JSON-RPC message per POST'),
+    });
+    // No call of the batch ran; a single call is counted.
+    expect(await counted()).toBe(before);
+    await callJson(await connect(ALL), 'count', { topic: 'orders', ...WINDOW });
+    expect(await counted()).toBe(before + 1);
   });
 });
 
