@@ -12,7 +12,7 @@ import { devKeyWarning, startupProblems, startupWarnings } from './access/startu
 import { decodedForPolicies, rowPolicyProblems } from './access/policy-check.js';
 import { buildApp } from './server/app.js';
 import { reloadOnHangup } from './server/access-reload.js';
-import { startFlightBeside } from './server/flight-entrance.js';
+import { prepareFlight } from './server/flight-entrance.js';
 import type { FlightServer } from './flight/flight-server.js';
 import { TrinoUnavailableError } from './trino/trino-errors.js';
 
@@ -48,10 +48,9 @@ export async function startServer(
     await app.close();
     throw err;
   }
-  // Before listening: its closing is hooked to the app's (a listening app takes no hooks).
-  let flight: FlightServer | null;
+  let startFlight: () => Promise<FlightServer | null>;
   try {
-    flight = await startFlightBeside(app);
+    startFlight = prepareFlight(app);
   } catch (err) {
     await app.close();
     throw err;
@@ -61,6 +60,13 @@ export async function startServer(
   } catch (err) {
     await app.close();
     throw new Error(`TOPICGATE_HOST/TOPICGATE_PORT=${config.host}:${config.port}: ${(err as Error).message}`);
+  }
+  let flight: FlightServer | null;
+  try {
+    flight = await startFlight();
+  } catch (err) {
+    await app.close();
+    throw err;
   }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
