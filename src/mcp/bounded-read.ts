@@ -39,26 +39,33 @@ function bounded(body: QueryBody, max: number, defaultLimit: number): { body: Qu
   return { body: { ...rest, limit: max, order: body.order === 'none' ? undefined : body.order }, capped: true };
 }
 
+/** A read planned for the caller, with the reader schema versions its decoded payloads were planned with. */
+interface Planned {
+  plan: PlannedRead;
+  readerVersions?: Partial<Record<'key' | 'value', number>>;
+}
+
 /** The topic, planned for the caller: its grants (404 / 403), decoded fields, row scope and the one planning entry. */
-async function planned(call: McpCall, id: string, body: QueryBody, explain: boolean): Promise<PlannedRead> {
+async function planned(call: McpCall, id: string, body: QueryBody, explain: boolean): Promise<Planned> {
   const model = await topicFor(call, id, explain);
   const decode = body.decode !== false;
   const { topic, readerVersions } = await withDecodedFields(call.services, model, decode);
   const req = readRequestFromBody(body, resolver(topic));
   const rows = readScopeOf(call, topic);
-  return planRead(call, { topic, req, rows, cursor: body.cursor, explain, decode, readerVersions });
+  const plan = await planRead(call, { topic, req, rows, cursor: body.cursor, explain, decode, readerVersions });
+  return { plan, readerVersions };
 }
 
-/** The JSON text of a planned read's page, as the JSON encoder writes it. */
-async function jsonPage(call: McpCall, id: string, plan: PlannedRead, body: QueryBody): Promise<string> {
+/** The JSON text of a planned read's page, as the JSON encoder writes it (decoded with the versions planned). */
+async function jsonPage(call: McpCall, id: string, p: Planned, body: QueryBody): Promise<string> {
   const memory = call.services.memory.account();
   try {
-    const decode = body.decode !== false;
-    const read = await openRead(call, plan, encoderFor('application/json', undefined), {
+    const read = await openRead(call, p.plan, encoderFor('application/json', undefined), {
       paged: true,
       token: body.cursor,
       topic: id,
-      decode,
+      decode: body.decode !== false,
+      readerVersions: p.readerVersions,
       signal: call.signal,
       memory,
     });
@@ -107,5 +114,5 @@ export async function boundedRead(call: McpCall, id: string, asked: QueryBody): 
 
 /** Explains a read as POST /query with `explain: true` does: the SQL, the pushdown split and Trino's plan. */
 export async function explainedRead(call: McpCall, id: string, body: QueryBody) {
-  return explainRead(call, await planned(call, id, body, true));
+  return explainRead(call, (await planned(call, id, body, true)).plan);
 }
