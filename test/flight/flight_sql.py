@@ -13,6 +13,7 @@ Steps (each answers {"ok": ...} or {"error": {"grpc": <status name>, "message": 
   prepared {sql}                cursor.adbc_prepare, then execute twice: both tables
   flight {sql}                  pyarrow.flight: handshake (basic), get_flight_info of CommandStatementQuery, do_get
   cross {sql, token2}           pyarrow.flight: get_flight_info as "token", do_get of its ticket as "token2"
+  handshake                     pyarrow.flight's authenticate_basic_token: the "authorization" value answered
   raw {call, hex}               pyarrow.flight with hostile bytes: "do_get" of a ticket, "info" / "schema" of a
                                 command descriptor, "path" info of a path descriptor, "action" {type} with a body,
                                 "actions": ListActions, "meta": GetFlightInfo + DoGet of a metadata command
@@ -167,6 +168,10 @@ def run(conn, args, step):
         return cross(args, step)
     if do == "raw":
         return raw(args, step)
+    if do == "handshake":
+        # pyarrow's basic-token handshake: the bearer token the server answered (the "user" and "password" args).
+        _, value = fl.FlightClient(args["uri"]).authenticate_basic_token(args["user"], args.get("password", ""))
+        return value.decode()
     raise ValueError(f"unknown step {do}")
 
 

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { apiKeyHash } from '../../src/access/api-keys.js';
+import { createAccess } from '../../src/access/create-access.js';
 import { startFlight } from '../../src/flight/flight-server.js';
 import { buildApp } from '../../src/server/app.js';
 import { flightServicesOf } from '../../src/server/flight-entrance.js';
@@ -161,6 +162,49 @@ describe('the log', () => {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('wrong-key');
     expect(text).not.toMatch(/fh1\.[A-Za-z0-9_-]+\./);
+  });
+});
+
+describe('access reloaded', () => {
+  it('a key taken out of the config stops working at once, and so does the handshake token made from it', async () => {
+    const KEY = 'flight-reload-key-0000000000000000000';
+    const withKey = {
+      auth: { apiKeys: [{ principal: 'reload-1', sha256: apiKeyHash(KEY), roles: ['r'] }] },
+      access: [{ roles: ['r'], topics: ['*'], actions: ['read'] }],
+    };
+    const file = join(dir, 'reload.yaml');
+    writeFileSync(file, stringify(withKey));
+    const env = {
+      TOPICGATE_TRINO_URL: trinoUrl(),
+      TOPICGATE_STATE_URL: 'sqlite::memory:',
+      TOPICGATE_CONFIG: file,
+      TOPICGATE_CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-bytes-for-reload',
+    };
+    const app = await buildApp(loadConfig(env), { logger: false });
+    await app.ready();
+    const flight = await startFlight(flightServicesOf(app), { port: 0, host: '127.0.0.1' });
+    const py = async (args: Record<string, unknown>, steps: Record<string, unknown>[]) =>
+      JSON.parse(
+        (await run('python3', ['test/flight/flight_sql.py', JSON.stringify({ uri: flight.uri, ...args, steps })]))
+          .stdout,
+      ) as { results: { ok?: unknown; error?: { message: string } }[] };
+    try {
+      const [answered] = (await py({ user: 'reload-1', password: KEY }, [{ do: 'handshake' }])).results;
+      const token = (answered!.ok as string).replace(/^Bearer /, '');
+      expect(token).toMatch(/^fh1\./);
+      expect((await py({ token }, [{ do: 'table_types' }])).results[0]!.ok).toEqual(['TOPIC', 'TABLE']);
+      // The reload (SIGHUP) puts a new access state in force: the key is gone.
+      const other = { principal: 'other-1', sha256: apiKeyHash('another-key-0000000000000000000000'), roles: ['r'] };
+      writeFileSync(file, stringify({ ...withKey, auth: { apiKeys: [other] } }));
+      app.accessHolder.swap(createAccess(loadConfig(env)));
+      for (const t of [token, KEY]) {
+        const [refused] = (await py({ token: t }, [{ do: 'table_types' }])).results;
+        expect(refused!.error!.message).toMatch(/UNAUTHENTICATED/);
+      }
+    } finally {
+      await flight.close(0);
+      await app.close();
+    }
   });
 });
 
