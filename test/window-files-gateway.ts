@@ -123,6 +123,19 @@ export class FileGateways {
   }
 }
 
+/** A counter of the app's metrics (its first value). */
+export async function metric(app: FastifyInstance, name: string): Promise<number> {
+  return (await app.metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
+}
+
+/** Waits until `done` holds, checking every few milliseconds; fails after a minute. */
+export async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 60_000; !(await done());) {
+    if (Date.now() > deadline) throw new Error('waited a minute in vain');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** The bytes of `suffix` files the gateway has sent (every range of every response). */
 async function sentBytes(app: FastifyInstance, suffix: string): Promise<number> {
   const metric = await app.metrics.registry.getSingleMetric('topicgate_file_bytes_sent_total')?.get();

@@ -20,7 +20,9 @@ import { isRelativeTime } from '../query/request/time.js';
 import { isSettledWindow } from '../query/settled-window.js';
 import { sendFile } from './file-reply.js';
 import { matchesIfNoneMatch, setCacheHeaders, type ReadCache } from './read-cache.js';
-import { readCallOf } from './request-caller.js';
+import { QueryLease } from '../access/query-lease.js';
+import { quotaKey } from '../access/principal.js';
+import { callerOf } from './request-caller.js';
 import { planReadOf } from './run-read.js';
 
 /** The suffixes a window's file is asked for by, and the media type each is made in. */
@@ -103,10 +105,11 @@ export async function sendWindowFile(
   }
   const gone = new AbortController();
   reply.raw.once('close', () => gone.abort());
+  const signal = app.windowFiles.closing;
   const lease = await app.windowFiles
     .cache()
     .open(cache.etag, o.suffix, gone.signal, (path) =>
-      makeFile(app, request, { planned, entry, o, layout, path, signal: gone.signal }),
+      makeFile(app, request, { planned, entry, o, layout, path, signal }),
     );
   return sendFile(request, reply, lease, {
     cache,
@@ -130,7 +133,19 @@ interface Making {
   o: WindowFileOptions;
   layout: FileLayout;
   path: string;
+  /** Aborted when the gateway closes: a make outlives the request that started it, not the process. */
   signal: AbortSignal;
+}
+
+/**
+ * The make's own Trino port: its queries take the caller's query slots (its `concurrentQueries`, the gateway's
+ * `maxConcurrentQueries`, across instances too) until the file is made, but are not cancelled when the request that
+ * started it goes away: a reader that gave up waiting (an HTTP timeout shorter than the make) finds the file made,
+ * or being made, when it asks again, instead of starting it over.
+ */
+function makeLease(app: FastifyInstance, request: FastifyRequest, signal: AbortSignal): QueryLease {
+  const key = quotaKey(request.principal, request.ip);
+  return new QueryLease(app.tg.trino, app.access.queries, key, signal, app.tg.quotas?.slots);
 }
 
 /**
@@ -161,10 +176,11 @@ async function writeAll(file: WriteStream, chunks: AsyncIterable<string | Uint8A
  */
 async function makeFile(app: FastifyInstance, request: FastifyRequest, m: Making): Promise<void> {
   const memory = app.tg.memory.account();
+  const trino = makeLease(app, request, m.signal);
   const { o } = m;
   let out: WriteStream | undefined;
   try {
-    const read = await openRead(readCallOf(app, request), m.planned, m.entry, {
+    const read = await openRead({ services: app.tg, caller: callerOf(request), trino }, m.planned, m.entry, {
       paged: false,
       topic: o.topic.id,
       decode: o.decode !== false,
@@ -194,6 +210,7 @@ async function makeFile(app: FastifyInstance, request: FastifyRequest, m: Making
     app.metrics.trinoQueries.inc({ outcome: m.signal.aborted ? 'cancelled' : 'failed' });
     throw err;
   } finally {
+    trino.end();
     memory.close();
   }
 }

@@ -12,6 +12,8 @@ import { sendWindowFile, type WindowFileOptions } from './window-file.js';
 export interface WindowFiles {
   /** The cache, opened at its first use (an app that serves no file never touches the directory). */
   cache(): FileCache;
+  /** Aborted when the app closes: the makes under way stop (each outlives its request, not the process). */
+  closing: AbortSignal;
   /** Counts the bytes of a file a response sends (a range's, or the whole file's). */
   sentBytes(suffix: string, bytes: number): void;
 }
@@ -62,7 +64,10 @@ async function windowFilesPlugin(app: FastifyInstance): Promise<void> {
     },
   };
   let cache: FileCache | undefined;
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
   app.decorate('windowFiles', {
+    closing: closing.signal,
     cache: () => (cache ??= new FileCache(fileCacheDir, fileCacheBytes, counts)),
     sentBytes: (suffix: string, bytes: number) => m.sent.inc({ suffix }, bytes),
   });

@@ -4,12 +4,12 @@
  * file URLs read by pandas, Polars and DuckDB without credentials; and the holes closed: a file larger than the cache,
  * a file that cannot be written, the cache directory's permissions, files with order none.
  */
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadAccess } from '../../src/server/access-reload.js';
 import { loadConfig } from '../../src/server/load-config.js';
-import { all, eu, FileGateways, fileUrl, SINCE, UNTIL } from '../window-files-gateway.js';
+import { all, eu, FileGateways, fileUrl, metric, SINCE, UNTIL, until } from '../window-files-gateway.js';
 
 const g = new FileGateways();
 beforeAll(() => g.start(), 120_000);
@@ -98,6 +98,27 @@ describe('presigned file URLs: a read session with files', () => {
 });
 
 describe('holes closed', () => {
+  it('a reader that leaves while its file is made: the make goes on, and its next request finds the file', async () => {
+    const made = () => metric(g.open.app, 'topicgate_file_cache_made_total');
+    const hits = () => metric(g.open.app, 'topicgate_file_cache_hits_total');
+    const url = fileUrl(g.open.url, 'parquet', '&select=key,value,headers');
+    const [made0, hits0] = [await made(), await hits()];
+    const leaving = new AbortController();
+    const first = fetch(url, { signal: leaving.signal }).then(
+      () => 'answered',
+      () => 'left',
+    );
+    // The client leaves once the make is writing its file (or, on a fast machine, has made it).
+    const temp = () =>
+      existsSync(join(g.dir, 'open')) && readdirSync(join(g.dir, 'open')).some((f) => f.startsWith('.tmp-'));
+    await until(async () => temp() || (await made()) > made0);
+    leaving.abort();
+    expect(await first).toBe('left');
+    await until(async () => (await made()) > made0);
+    expect((await fetch(url)).status).toBe(200);
+    expect([(await made()) - made0, (await hits()) - hits0]).toEqual([1, 1]);
+  }, 120_000);
+
   it('a window whose file would outgrow the whole cache: 422 naming the limit, nothing left on disk', async () => {
     const small = await g.listening({
       TOPICGATE_FILE_CACHE_DIR: join(g.dir, 'small'),
