@@ -17,7 +17,40 @@ import {
   Utf8,
   type DataType,
 } from 'apache-arrow';
+import { MAX_SQL_LENGTH, SQL_FUNCTIONS } from '../query/statement/parse-statement.js';
 import { field, tableOf } from './arrow-tables.js';
+
+/** The keywords of the SQL subset (API.md "Flight SQL", statements). */
+const SQL_KEYWORDS = [
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'LIKE',
+  'ESCAPE',
+  'IS',
+  'NULL',
+  'BETWEEN',
+  'AS',
+  'GROUP',
+  'BY',
+  'ORDER',
+  'ASC',
+  'DESC',
+  'NULLS',
+  'FIRST',
+  'LAST',
+  'LIMIT',
+  'TIMESTAMP',
+  'TRUE',
+  'FALSE',
+  'DISTINCT',
+] as const;
+/** The time bucket functions among the subset's. */
+const TIME_FUNCTIONS: readonly string[] = ['date_trunc', 'bucket'];
 
 /** This server's version (package.json), as GetSqlInfo names it. */
 export const SERVER_VERSION = '0.1.0';
@@ -66,8 +99,25 @@ function infoValues(version: string): [number, InfoValue][] {
     [502, false], // SQL_DDL_TABLE
     [503, 3], // SQL_IDENTIFIER_CASE: lowercase (Trino's names)
     [504, '"'], // SQL_IDENTIFIER_QUOTE_CHAR
+    [10, false], // FLIGHT_SQL_SERVER_BULK_INGESTION
     [506, true], // SQL_ALL_TABLES_ARE_SELECTABLE: only what the caller may read is listed
+    [508, [...SQL_KEYWORDS]], // SQL_KEYWORDS: the subset's
+    [509, SQL_FUNCTIONS.filter((f) => !TIME_FUNCTIONS.includes(f))], // SQL_NUMERIC_FUNCTIONS: the aggregates
+    [512, [...TIME_FUNCTIONS]], // SQL_DATETIME_FUNCTIONS: time buckets of broker time
+    [513, '\\'], // SQL_SEARCH_STRING_ESCAPE (GetTables' and GetDbSchemas' patterns)
     [515, true], // SQL_SUPPORTS_COLUMN_ALIASING
+    [518, true], // SQL_SUPPORTS_TABLE_CORRELATION_NAMES (`FROM orders o`)
+    [520, false], // SQL_SUPPORTS_EXPRESSIONS_IN_ORDER_BY: columns and aliases only
+    [523, true], // SQL_SUPPORTS_LIKE_ESCAPE_CLAUSE
+    [529, 'schema'], // SQL_SCHEMA_TERM
+    [531, 'catalog'], // SQL_CATALOG_TERM
+    [536, false], // SQL_SELECT_FOR_UPDATE_SUPPORTED
+    [537, false], // SQL_STORED_PROCEDURES_SUPPORTED
+    [539, false], // SQL_CORRELATED_SUBQUERIES_SUPPORTED
+    [540, 0], // SQL_SUPPORTED_UNIONS: none
+    [557, BigInt(MAX_SQL_LENGTH)], // SQL_MAX_STATEMENT_LENGTH
+    [560, 1n], // SQL_MAX_TABLES_IN_SELECT: one topic
+    [563, false], // SQL_TRANSACTIONS_SUPPORTED
   ];
 }
 

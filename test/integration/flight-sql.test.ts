@@ -181,6 +181,10 @@ describe('metadata', () => {
       { info_name: 3, value: true },
       { info_name: 504, value: '"' },
     ]);
+    const subset = await meta(packCommand('CommandGetSqlInfo', { info: [508, 509, 557] }));
+    expect(subset.rows[0]!.value).toEqual(expect.arrayContaining(['SELECT', 'WHERE', 'GROUP', 'LIMIT']));
+    expect(subset.rows[1]!.value).toEqual(expect.arrayContaining(['count', 'approx_percentile']));
+    expect(subset.rows[2]).toEqual({ info_name: 557, value: 262144 });
     const types = await meta(packCommand('CommandGetXdbcTypeInfo', {}));
     expect(types.rows.find((r) => r.type_name === 'bigint')).toMatchObject({
       data_type: -5,
