@@ -19,6 +19,9 @@ export function grpcCodeOf(httpStatus: number): Status {
       return Status.NOT_FOUND;
     case 409:
       return Status.FAILED_PRECONDITION;
+    // A cap or limit reached (request too large, too expensive, too many): the caller's resource, not a bad argument.
+    case 413:
+    case 422:
     case 429:
       return Status.RESOURCE_EXHAUSTED;
     case 502:

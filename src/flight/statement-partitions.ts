@@ -113,7 +113,7 @@ export async function planPartition(call: FlightCall, handle: Uint8Array): Promi
   const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
   if (!plan.bulk) throw new ApiError('TG_BAD_SESSION', 'this partition no longer reads as a bulk read: plan it again');
   const body = { ...s.q, ...window, limit: 'all' as const, order: undefined };
-  return { sql: '', topic, body, plan, decode, readerVersions, probe: false };
+  return { sql: '', topic, body, plan, decode, readerVersions, probe: false, capped: false };
 }
 
 /** The call header that asks for a number of partitions (a read session's `streams`). */

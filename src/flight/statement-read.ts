@@ -79,6 +79,8 @@ export interface PlannedStatement {
   readerVersions?: Partial<Record<'key' | 'value', number>>;
   /** The statement itself is a schema probe: it reads no row. */
   probe: boolean;
+  /** No LIMIT over an open window: read up to the topic's maxLimit, and an error after them if more matched. */
+  capped: boolean;
 }
 
 /** The parsed body, checked against POST /query's schema (a parser defect is a 400 here, never a 500 later). */
@@ -110,11 +112,24 @@ function probeBody(body: QueryBody, topic: TopicModel): QueryBody {
 
 /**
  * A statement's rows: its LIMIT; without one, every row of a closed window (a bulk read, `limit: all`), or of an
- * open window as many as one read may return (the topic's `maxLimit`), as SQL clients expect no default page.
+ * open window as many as one read may return (the topic's `maxLimit`: `capped`), as SQL clients expect no default
+ * page. A capped read that matched more rows ends with an error after them (cutAtCap), never silently short.
  */
-function limitOf(call: FlightCall, body: QueryBody, topic: TopicModel, rows: RowScope): QueryBody['limit'] {
-  if (body.limit !== undefined) return body.limit;
-  return body.until !== undefined ? 'all' : readPolicy(call.services.config, topic.id, rows).maxLimit;
+function limitOf(call: FlightCall, body: QueryBody, topic: TopicModel, rows: RowScope) {
+  if (body.limit !== undefined) return { limit: body.limit, capped: false };
+  if (body.until !== undefined) return { limit: 'all' as const, capped: false };
+  return { limit: readPolicy(call.services.config, topic.id, rows).maxLimit, capped: true };
+}
+
+/** The error that ends a capped statement's stream when more rows matched than one read may return. */
+function cutAtCap(limit: QueryBody['limit']): ApiError {
+  return new ApiError(
+    'TG_TOO_EXPENSIVE',
+    `the statement has no LIMIT over an open window and matched more than the ${String(limit)} rows one read may ` +
+      "return (the topic's maxLimit); the rows sent are its first ones. Add a LIMIT, or close the window " +
+      "(timestamp_broker < TIMESTAMP '...') to read it whole, in partitions",
+    { limit: 'maxLimit', max: limit },
+  );
 }
 
 /** Parses and plans a statement for the call's caller; `probe`: the same read with a filter no row passes. */
@@ -130,10 +145,11 @@ export async function planStatement(call: FlightCall, sql: string, probe = false
   const rows = readScopeOf(call, topic);
   // A statement that is itself a schema probe (`WHERE 1=0`, `LIMIT 0`) is planned as one: it reads nothing.
   const isProbe = probe || parsed.probe;
-  const read = isProbe ? probeBody(body, topic) : { ...body, limit: limitOf(call, body, topic, rows) };
+  const { limit, capped } = isProbe ? { limit: 1, capped: false } : limitOf(call, body, topic, rows);
+  const read = isProbe ? probeBody(body, topic) : { ...body, limit };
   const req = readRequestFromBody(read, resolver(topic));
   const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
-  return { sql, topic, body, plan, decode, readerVersions, probe: isProbe };
+  return { sql, topic, body: read, plan, decode, readerVersions, probe: isProbe, capped };
 }
 
 /** A planned statement's rows as Arrow IPC messages (the Arrow encoder's stream, as REST's Arrow output). */
@@ -147,6 +163,7 @@ async function* ipcOf(call: FlightCall, s: PlannedStatement) {
     const { chunks } = read.body({ drained: undefined, finished: () => (call.rows = read.page.rows) });
     yield* ipcMessages(chunks);
     call.rows = read.page.rows;
+    if (s.capped && read.page.more) throw cutAtCap(s.body.limit);
   } finally {
     memory.close();
   }

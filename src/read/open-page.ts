@@ -67,6 +67,8 @@ export interface Page {
   paged: boolean;
   /** Rows cut so far. */
   readonly rows: number;
+  /** True once a row past the page's limit was seen: the read matched more rows than the page holds. */
+  readonly more: boolean;
   /**
    * Reads ahead before the response starts: `forHeaders`, as far as a next page's position can be known (the
    * settings' look-ahead in rows and the context's in bytes, or the page's end when the post-decode stage filters);
@@ -122,6 +124,9 @@ export async function openPage(ctx: PageContext, plan: PlannedRead, o: PageOptio
     paged: o.paged && pageLimit !== Infinity,
     get rows() {
       return cutter.rows;
+    },
+    get more() {
+      return cutter.more;
     },
     lookAhead: (forHeaders) => {
       // A page filtered here names its next page only once settled: it reads to its end, or is refused.

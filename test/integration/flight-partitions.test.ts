@@ -166,7 +166,8 @@ describe('partitions of a bulk statement', () => {
   it.each([
     ['a LIMIT', `${ORDERS} LIMIT 100`],
     ['an aggregate', `SELECT count(*) AS n FROM orders WHERE ${windowSql(SINCE, UNTIL)}`],
-    ['an open window', `SELECT key FROM orders WHERE timestamp_broker >= ${sqlTime(SINCE)}`],
+    // Its last day: fewer rows than one read may return (maxLimit), which an open window without LIMIT reads whole.
+    ['an open window', `SELECT key FROM orders WHERE timestamp_broker >= ${sqlTime('2026-11-03T00:00:00Z')}`],
   ])('not bulk (%s): one endpoint, read whole', async (_what, statement) => {
     const r = await partitions('alice', statement, 4);
     expect(r.partitions).toHaveLength(1);
@@ -196,15 +197,15 @@ const getTicket = (who: keyof typeof KEYS, ticket: string, g = one) =>
 
 describe('the partitions a call asks for', () => {
   it.each([
-    ['0', 'TG_BAD_REQUEST'],
-    ['-4', 'TG_BAD_REQUEST'],
-    ['four', 'TG_BAD_REQUEST'],
-    ['17', 'TG_TOO_EXPENSIVE'],
-  ])('topicgate-streams: %s is INVALID_ARGUMENT (%s), never a FlightInfo', async (streams, code) => {
+    ['0', 'TG_BAD_REQUEST', 'invalid argument'],
+    ['-4', 'TG_BAD_REQUEST', 'invalid argument'],
+    ['four', 'TG_BAD_REQUEST', 'invalid argument'],
+    ['17', 'TG_TOO_EXPENSIVE', 'resource exhausted'],
+  ])('topicgate-streams: %s is refused (%s, %s), never a FlightInfo', async (streams, code, grpcStatus) => {
     const info = await infoOf('alice', ORDERS, streams);
     expect(info.tickets).toBeUndefined();
-    expect(info.error?.kind).toBe('ArrowInvalid');
     expect(info.error?.message).toContain(code);
+    expect(info.error?.message.toLowerCase()).toContain(grpcStatus);
   });
 });
 
