@@ -47,6 +47,10 @@ export const ERROR_CATALOG = {
   TG_CURSOR_NOT_FOUND: { status: 404, meaning: 'No named cursor has this name.' },
   TG_LOAD_NOT_FOUND: { status: 404, meaning: 'No load has this name.' },
   TG_NOT_FOUND: { status: 404, meaning: 'No such route.' },
+  TG_METHOD_NOT_ALLOWED: {
+    status: 405,
+    meaning: 'The route does not take this method (the Allow header names those it takes).',
+  },
   TG_NOT_ACCEPTABLE: { status: 406, meaning: 'The requested media type or format is not one the API produces.' },
   TG_REQUEST_TIMEOUT: {
     status: 408,
@@ -84,12 +88,12 @@ export const ERROR_CATALOG = {
     status: 410,
     meaning: 'The read session has expired (its expiresAt has passed): create a new session.',
   },
+  TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
+  TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
   TG_RANGE_NOT_SATISFIABLE: {
     status: 416,
     meaning: 'The Range asked of a file starts at or past its end (Content-Range names its length).',
   },
-  TG_PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The request body is too large.' },
-  TG_UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request body is not JSON.' },
   TG_MISDIRECTED: {
     status: 421,
     meaning:

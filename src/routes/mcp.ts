@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { accessCallOf } from '../access/authorize.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
 import { readCallOf } from '../http/request-caller.js';
 import { mcpServer } from '../mcp/mcp-server.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -63,7 +63,16 @@ async function noStream(_request: FastifyRequest, reply: FastifyReply) {
   return reply
     .status(405)
     .type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages' }, id: null });
+    .send({
+      jsonrpc: '2.0',
+      // JSON-RPC's code is a number; the catalog's code leads the message and is the error's data.
+      error: {
+        code: -32000,
+        message: 'TG_METHOD_NOT_ALLOWED: /mcp takes POST (one JSON-RPC message each); this server keeps no stream',
+        data: { code: 'TG_METHOD_NOT_ALLOWED' satisfies ErrorCode, status: 405 },
+      },
+      id: null,
+    });
 }
 
 const mcpRoutes: FastifyPluginAsync = async (app) => {

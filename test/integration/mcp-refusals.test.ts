@@ -172,6 +172,9 @@ describe('the HTTP side of /mcp', () => {
     const r = await fetch(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${ALL}` } });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('POST');
+    const body = (await r.json()) as { error: { message: string; data: { code: string } } };
+    expect(body.error.data.code).toBe('TG_METHOD_NOT_ALLOWED');
+    expect(body.error.message).toMatch(/^TG_METHOD_NOT_ALLOWED: /);
   });
 
   it('TOPICGATE_MCP=off: no /mcp', async () => {
