@@ -19,6 +19,7 @@ import { DEMO_CATALOG } from './demo-data.js';
 import { untilScannable } from './trino-scannable.js';
 import { fetchTrino, findJdk, launch, layout, serverPids, trinoReady, type LocalTrinoLayout } from './local-trino.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
+import { TrinoQueryError } from '../src/trino/trino-errors.js';
 
 export interface ClusterNode extends LocalTrinoLayout {
   /** `coordinator` or `worker-<i>` (1-based). */
@@ -107,6 +108,13 @@ export function nodeFiles(c: ClusterLayout, n: ClusterNode): ConfigFiles {
       `discovery.uri=${c.url}`,
       `query.max-memory=${Math.floor(heapMb / 2)}MB`,
       `query.max-memory-per-node=${Math.floor(heapMb / 3)}MB`,
+      // Results held for a client that stops reading stay in the workers' output buffers (Trino's default 32MB
+      // each, and as much in the coordinator's exchange): small heaps want small buffers.
+      'sink.max-buffer-size=4MB',
+      'exchange.max-buffer-size=4MB',
+      // With no worker, a query waits this long for one (Trino's default 5m) and then fails NO_NODES_AVAILABLE,
+      // which a gateway answers 503 with Retry-After: a client learns at once instead of holding a query slot.
+      ...(isCoordinator ? ['query-manager.required-workers-max-wait=1s'] : []),
       ...sharedSettings(single),
     ),
     // One Iceberg catalog name for the whole cluster: the coordinator's (local-lake.ts).
@@ -134,8 +142,15 @@ export function nodePid(n: ClusterNode): number | undefined {
 /** Active workers as the coordinator sees them. */
 export async function activeWorkers(c: ClusterLayout): Promise<string[]> {
   const trino = new HttpTrino({ server: c.url, user: 'topicgate-start' });
-  const r = await trino.all("SELECT node_id FROM system.runtime.nodes WHERE coordinator = false AND state = 'active'");
-  return r.rows.map((row) => String(row[0]));
+  const sql = "SELECT node_id FROM system.runtime.nodes WHERE coordinator = false AND state = 'active'";
+  try {
+    return (await trino.all(sql)).rows.map((row) => String(row[0]));
+  } catch (err) {
+    // Even a system table's scan needs a worker: none left is this answer.
+    const none = ['NO_NODES_AVAILABLE', 'GENERIC_INSUFFICIENT_RESOURCES'];
+    if (err instanceof TrinoQueryError && none.includes(err.info.errorName)) return [];
+    throw err;
+  }
 }
 
 /** Waits until the coordinator counts `want` active workers (a node killed stays listed until it is seen gone). */
@@ -217,7 +232,8 @@ export async function clusterDown(c: ClusterLayout): Promise<boolean> {
   return pids.length > 0 || s3;
 }
 
-async function main(cmd: string | undefined, arg: string | undefined): Promise<void> {
+/** `up [N] | down | status` of the cluster (also `trino:up -- --workers N`, `trino:down -- --workers`). */
+export async function clusterCommand(cmd: string | undefined, arg: string | undefined): Promise<void> {
   const c = clusterLayout(workerCount(process.env, arg));
   switch (cmd) {
     case 'up': {
@@ -238,7 +254,7 @@ async function main(cmd: string | undefined, arg: string | undefined): Promise<v
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(process.argv[2], process.argv[3]).catch((err: unknown) => {
+  clusterCommand(process.argv[2], process.argv[3]).catch((err: unknown) => {
     process.stderr.write(`[trino-cluster] error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });

@@ -395,6 +395,12 @@ export async function down(l = layout()): Promise<boolean> {
 }
 
 async function main(cmd: string | undefined): Promise<void> {
+  const at = process.argv.indexOf('--workers');
+  if (at > 0 || process.env.TOPICGATE_LOCAL_TRINO_WORKERS) {
+    // The cluster runs beside the single node on ports of its own: each command reaches the one it names, never both.
+    const { clusterCommand } = await import('./local-trino-cluster.js');
+    return clusterCommand(cmd, at > 0 ? process.argv[at + 1] : undefined);
+  }
   const l = layout();
   switch (cmd) {
     case 'up': {

@@ -70,6 +70,9 @@ const BY_NAME: Record<string, ErrorCode> = {
   SERVER_STARTING_UP: 'TG_TRINO_UNAVAILABLE',
   SERVER_SHUTTING_DOWN: 'TG_TRINO_UNAVAILABLE',
   NO_NODES_AVAILABLE: 'TG_TRINO_UNAVAILABLE',
+  // A cluster with fewer active workers than query-manager.required-workers, once it has waited
+  // query-manager.required-workers-max-wait: Trino cannot run any query now, whoever asks.
+  GENERIC_INSUFFICIENT_RESOURCES: 'TG_TRINO_UNAVAILABLE',
   EXCEEDED_GLOBAL_MEMORY_LIMIT: 'TG_TOO_EXPENSIVE',
   EXCEEDED_LOCAL_MEMORY_LIMIT: 'TG_TOO_EXPENSIVE',
   EXCEEDED_SCAN_LIMIT: 'TG_TOO_EXPENSIVE',
