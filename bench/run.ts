@@ -272,7 +272,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`[bench] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
-});
+if (process.argv.includes('--workers')) {
+  // The session benchmark on the local Trino cluster (bench/trino-cluster.ts).
+  await import('./trino-cluster.js');
+} else
+  main().catch((err: unknown) => {
+    process.stderr.write(`[bench] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  });
