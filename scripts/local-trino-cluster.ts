@@ -112,6 +112,10 @@ export function nodeFiles(c: ClusterLayout, n: ClusterNode): ConfigFiles {
       // each, and as much in the coordinator's exchange): small heaps want small buffers.
       'sink.max-buffer-size=4MB',
       'exchange.max-buffer-size=4MB',
+      // A task or an exchange whose worker stopped answering fails its query after this long (Trino's default 1m):
+      // a read that a lost worker served ends visibly sooner. On a loaded machine 15 s is still no false alarm.
+      'exchange.max-error-duration=15s',
+      ...(isCoordinator ? ['query.remote-task.max-error-duration=15s'] : []),
       // With no worker, a query waits this long for one (Trino's default 5m) and then fails NO_NODES_AVAILABLE,
       // which a gateway answers 503 with Retry-After: a client learns at once instead of holding a query slot.
       ...(isCoordinator ? ['query-manager.required-workers-max-wait=1s'] : []),

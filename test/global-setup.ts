@@ -117,6 +117,8 @@ async function startCluster(services: Promise<unknown>, file: string): Promise<(
     process.stderr.write(
       `[test] Trino cluster ${c.url} (${started ? 'started' : 'already running'}) ready in ${seconds.toFixed(1)}s\n`,
     );
+    // Read by the cluster's tests: a cluster this run stops needs no workers restarted after the loss tests.
+    if (started) writeFileSync(`${file}.started`, '');
     writeFileSync(file, 'ready');
     return started ? async () => void (await clusterDown(c)) : undefined;
   } catch (err) {
