@@ -68,6 +68,16 @@ export const trinoSettings = {
     maximum: 64,
     description: 'spooled segments fetched at once, ahead of the one being read (1 to 64; each is held until read)',
   }),
+  trinoMinWorkers: intSetting({
+    env: 'TOPICGATE_TRINO_MIN_WORKERS',
+    read: 'int',
+    fallback: '0',
+    minimum: 0,
+    maximum: 100_000,
+    description:
+      '`/readyz` answers 503 while Trino counts fewer active workers (a coordinator without workers still ' +
+      'answers `/v1/info`); each check queries `system.runtime.nodes`; 0: not checked',
+  }),
   catalog: textSetting({
     env: 'TOPICGATE_CATALOG',
     read: 'trimmed',

@@ -4,12 +4,42 @@ import { Type } from 'typebox';
 import { ApiError } from '../core/errors.js';
 import { errorResponses } from './error-schema.js';
 import { toApiError } from '../trino/trino-errors.js';
+import type { TrinoInfo, TrinoPort } from '../trino/trino-port.js';
 
 const Health = Type.Object({
   status: Type.String(),
   trino: Type.Optional(Type.String()),
   state: Type.Optional(Type.String()),
 });
+
+/**
+ * Workers Trino counts as active, when a minimum is set (else none is asked for). A query Trino cannot schedule for
+ * want of workers counts none; any other failure is left to `/v1/info`'s answer.
+ */
+async function activeWorkers(trino: TrinoPort, min: number): Promise<number> {
+  if (min === 0) return 0;
+  try {
+    const { rows } = await trino.all(
+      "SELECT count(*) FROM system.runtime.nodes WHERE coordinator = false AND state = 'active'",
+      { timeoutMs: 5000, clientTags: ['catalog'] },
+    );
+    return Number(rows[0]?.[0] ?? 0);
+  } catch (err) {
+    if (toApiError(err).code === 'TG_TRINO_UNAVAILABLE') return 0;
+    return min;
+  }
+}
+
+/** Trino's part of readiness, from its `/v1/info` and the active workers counted. */
+function trinoState(
+  info: PromiseSettledResult<TrinoInfo>,
+  workers: PromiseSettledResult<number>,
+  minWorkers: number,
+): string {
+  if (info.status === 'rejected') return toApiError(info.reason).code === 'TG_TRINO_AUTH' ? 'refused' : 'unreachable';
+  if (info.value.starting) return 'starting';
+  return workers.status === 'fulfilled' && workers.value < minWorkers ? 'without workers' : 'ok';
+}
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -32,8 +62,9 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['operations'],
         summary: 'Trino answers and has finished starting, and the cursor store answers',
         description:
-          'A 503 names the failing dependency in `details` (`trino`, `state`: `ok`, `starting`, `unreachable` or ' +
-          '`refused`). Readiness returns by itself when the dependency does.',
+          'A 503 names the failing dependency in `details` (`trino`, `state`: `ok`, `starting`, `unreachable`, ' +
+          '`refused`, or for Trino `without workers` below `TOPICGATE_TRINO_MIN_WORKERS`). Readiness returns by ' +
+          'itself when the dependency does.',
         // Trino's /v1/info: unreachable, starting, or refusing the gateway's credentials; the cursor store.
         response: {
           200: Health,
@@ -42,15 +73,12 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      const [info, ping] = await Promise.allSettled([app.tg.trino.info(), app.tg.store.ping()]);
-      const trino =
-        info.status === 'rejected'
-          ? toApiError(info.reason).code === 'TG_TRINO_AUTH'
-            ? 'refused'
-            : 'unreachable'
-          : info.value.starting
-            ? 'starting'
-            : 'ok';
+      const [info, ping, workers] = await Promise.allSettled([
+        app.tg.trino.info(),
+        app.tg.store.ping(),
+        activeWorkers(app.tg.trino, app.tg.config.trinoMinWorkers),
+      ]);
+      const trino = trinoState(info, workers, app.tg.config.trinoMinWorkers);
       const state = ping.status === 'fulfilled' ? 'ok' : 'unreachable';
       if (trino === 'ok' && state === 'ok' && info.status === 'fulfilled') {
         return { status: 'ready', trino: info.value.nodeVersion?.version ?? 'unknown', state };

@@ -8,7 +8,7 @@
  * as it holds a running task of reads in flight (a page, `limit=all`, a session stream) of the Iceberg copy in the
  * lake, which any worker can read. Every read with a task on the dead worker ends visibly cut (never a short body
  * that looks complete), its query ends failed in Trino, and the next reads are whole on the other worker. With no
- * worker left, reads answer 503 TG_TRINO_UNAVAILABLE with Retry-After.
+ * worker left, reads and `/readyz` (TOPICGATE_TRINO_MIN_WORKERS=1) answer 503 TG_TRINO_UNAVAILABLE with Retry-After.
  */
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -52,6 +52,7 @@ beforeAll(async () => {
       // workers finish writing segments to storage without waiting for the client, and a worker lost after that
       // takes nothing with it (docs/trino.md, "Trino as a cluster").
       TOPICGATE_TRINO_ENCODING: 'none',
+      TOPICGATE_TRINO_MIN_WORKERS: '1',
     }),
   );
 }, 300_000);
@@ -149,7 +150,8 @@ async function sessionStreamUrl(): Promise<string> {
 }
 
 describe('a worker killed while reads are in flight', () => {
-  it('the shared copy reads whole before any loss', async () => {
+  it('the shared copy reads whole before any loss, and the gateway is ready', async () => {
+    expect((await fetch(`${lakeGateway!.url}/readyz`)).status).toBe(200);
     const r = await readAll(`${lakeGateway!.url}${READS['limit=all']}`);
     expect(completeRows(r)).toBe(CLUSTER_CLICKS_ROWS);
   });
@@ -200,17 +202,25 @@ describe('a worker killed while reads are in flight', () => {
     },
   );
 
-  it('with no worker left, reads answer 503 TG_TRINO_UNAVAILABLE with Retry-After', { timeout: 120_000 }, async () => {
-    for (const w of c.workers) {
-      const pid = nodePid(w);
-      if (pid !== undefined) process.kill(pid, 'SIGKILL');
-    }
-    await untilWorkers(c, (ids) => ids.length === 0);
-    const res = await fetch(`${lakeGateway!.url}${READS.page}`);
-    expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('TG_TRINO_UNAVAILABLE');
-    const ready = await fetch(`${lakeGateway!.url}/readyz`);
-    process.stderr.write(`[cluster-loss] /readyz with no worker: ${ready.status}\n`);
-  });
+  it(
+    'with no worker left, reads and /readyz answer 503 TG_TRINO_UNAVAILABLE with Retry-After',
+    { timeout: 120_000 },
+    async () => {
+      for (const w of c.workers) {
+        const pid = nodePid(w);
+        if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      }
+      await untilWorkers(c, (ids) => ids.length === 0);
+      const res = await fetch(`${lakeGateway!.url}${READS.page}`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('TG_TRINO_UNAVAILABLE');
+      const ready = await fetch(`${lakeGateway!.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await ready.json()).toMatchObject({
+        error: { code: 'TG_TRINO_UNAVAILABLE', details: { trino: 'without workers' } },
+      });
+    },
+  );
 });
