@@ -173,6 +173,25 @@ export async function untilWorkers(
   }
 }
 
+/**
+ * Waits until the coordinator admits queries: its count of workers for admission (query-manager.required-workers)
+ * lags the node list a moment, and meanwhile a query fails GENERIC_INSUFFICIENT_RESOURCES.
+ */
+async function untilAdmitted(c: ClusterLayout, timeoutMs: number): Promise<void> {
+  const trino = new HttpTrino({ server: c.url, user: 'topicgate-start' });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await trino.all('SELECT count(*) FROM system.runtime.nodes');
+      return;
+    } catch (err) {
+      const waiting = err instanceof TrinoQueryError && err.info.errorName === 'GENERIC_INSUFFICIENT_RESOURCES';
+      if (!waiting || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 /** Launches one node with its configuration written afresh; resolves with its pid. */
 export async function startNode(c: ClusterLayout, n: ClusterNode, jdk = findJdk()): Promise<number> {
   const etc = writeConfig(n.runDir, nodeFiles(c, n));
@@ -217,6 +236,7 @@ export async function clusterUp(c: ClusterLayout, timeoutMs = 300_000): Promise<
       await new Promise((r) => setTimeout(r, 500));
     }
     await untilWorkers(c, (ids) => c.workers.every((w) => ids.includes(w.nodeId)), timeoutMs);
+    await untilAdmitted(c, timeoutMs);
     await untilScannable(new HttpTrino({ server: c.url, user: 'topicgate-start' }), DEMO_CATALOG);
   } catch (err) {
     await clusterDown(c).catch(() => undefined);
