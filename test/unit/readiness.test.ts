@@ -8,7 +8,7 @@ import type { CursorStore } from '../../src/cursors/cursor-store.js';
 import { openStore } from '../../src/cursors/open-store.js';
 import { guardStore } from '../../src/state/store-failures.js';
 import { Keyring } from '../../src/core/signed-token.js';
-import { TrinoRefusedError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
+import { TrinoQueryError, TrinoRefusedError, TrinoUnavailableError } from '../../src/trino/trino-errors.js';
 import { FakeTrinoPort } from '../fakes/fake-trino-port.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -16,8 +16,8 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c();
 });
 
-async function setup() {
-  const config = loadConfig({ TOPICGATE_STATE_URL: 'sqlite::memory:' });
+async function setup(env: Record<string, string> = {}) {
+  const config = loadConfig({ TOPICGATE_STATE_URL: 'sqlite::memory:', ...env });
   const trino = new FakeTrinoPort();
   const real = await openStore(config.stateUrl);
   let storeDown = false;
@@ -111,4 +111,36 @@ describe('/readyz', () => {
       expect((await app.inject('/readyz')).statusCode).toBe(200);
     },
   );
+});
+
+describe('/readyz with TOPICGATE_TRINO_MIN_WORKERS', () => {
+  const NODES = /system\.runtime\.nodes/;
+  const count = (n: number) => ({ columns: [{ name: '_col0', type: 'bigint' }], batches: [[[n]]] });
+
+  it('counts active workers: below the minimum is 503 without workers, at it ready', async () => {
+    const { app, trino } = await setup({ TOPICGATE_TRINO_MIN_WORKERS: '2' });
+    trino.answer(NODES, count(1));
+    const below = await app.inject('/readyz');
+    expect([below.statusCode, below.headers['retry-after'], below.json().error.code]).toEqual([
+      503,
+      '5',
+      'TG_TRINO_UNAVAILABLE',
+    ]);
+    expect(below.json().error.details).toEqual({ trino: 'without workers', state: 'ok' });
+    trino.answer(NODES, count(2));
+    expect((await app.inject('/readyz')).statusCode).toBe(200);
+  });
+
+  it('a count Trino cannot schedule for want of workers is none', async () => {
+    const { app, trino } = await setup({ TOPICGATE_TRINO_MIN_WORKERS: '1' });
+    const none = { message: 'no workers', errorCode: 1, errorName: 'GENERIC_INSUFFICIENT_RESOURCES' };
+    trino.answer(NODES, new TrinoQueryError({ ...none, errorType: 'INSUFFICIENT_RESOURCES' }, 'q1'));
+    expect((await app.inject('/readyz')).json().error.details.trino).toBe('without workers');
+  });
+
+  it('0 (the default) asks Trino nothing more than /v1/info', async () => {
+    const { app, trino } = await setup();
+    expect((await app.inject('/readyz')).statusCode).toBe(200);
+    expect(trino.queries).toHaveLength(0);
+  });
 });
