@@ -51,14 +51,21 @@ export class PgRateCounts {
     return { current: Number(row.hits), ttl: Math.min(windowMs, Math.max(0, Number(row.ttl))) };
   }
 
+  /** `increment`, a store that cannot answer being the 503 TG_STATE_UNAVAILABLE (never "unlimited"). */
+  count(key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
+    return this.increment(key, windowMs).catch((err: unknown) => {
+      throw stateUnavailable(err, 'the shared store of request counts');
+    });
+  }
+
   /** The store class @fastify/rate-limit instantiates (it takes a constructor), counting here. */
   storeClass(): FastifyRateLimitStoreCtor {
     const counts = this;
     return class PgRateStore implements FastifyRateLimitStore {
       incr(key: string, cb: Callback, timeWindow: number): void {
-        counts.increment(key, timeWindow).then(
+        counts.count(key, timeWindow).then(
           (res) => cb(null, res),
-          (err: unknown) => cb(toError(stateUnavailable(err, 'the shared store of request counts'))),
+          (err: unknown) => cb(toError(err)),
         );
       }
       child(): FastifyRateLimitStore {

@@ -21,6 +21,8 @@ export interface SharedQuotas {
   slots?: SharedSlots;
   /** The request counts' store for @fastify/rate-limit (undefined: `requestsPerMinute` is not set). */
   rateStore?: FastifyRateLimitStoreCtor;
+  /** The same counts, for entrances that are not fastify routes (Flight SQL's calls): one budget per caller. */
+  rateCounts?: PgRateCounts;
   close(): Promise<void>;
 }
 
@@ -44,10 +46,10 @@ export function sharedQuotas(
     max,
   });
   const closing: (() => Promise<void>)[] = [];
-  let rateStore: FastifyRateLimitStoreCtor | undefined;
+  let rateCounts: PgRateCounts | undefined;
   if (limits.requestsPerMinute !== undefined) {
     const ratePool = statePool(pool(RATE_POOL_SIZE, 'topicgate-rate'));
-    rateStore = new PgRateCounts(ratePool, schema).storeClass();
+    rateCounts = new PgRateCounts(ratePool, schema);
     closing.push(() => ratePool.end());
   }
   let slots: PgQuerySlots | undefined;
@@ -61,5 +63,10 @@ export function sharedQuotas(
     });
     closing.push(() => slots!.close());
   }
-  return { slots, rateStore, close: async () => void (await Promise.all(closing.map((c) => c()))) };
+  return {
+    slots,
+    rateStore: rateCounts?.storeClass(),
+    rateCounts,
+    close: async () => void (await Promise.all(closing.map((c) => c()))),
+  };
 }

@@ -12,7 +12,7 @@ import type { Authenticator } from '../access/authenticate.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../access/principal.js';
 import { ERROR_CATALOG, type ErrorCode } from '../core/errors.js';
 import { toApiError } from '../trino/trino-errors.js';
-import type { CallRate } from './call-rate.js';
+import type { CallRate, SharedRateCounts } from './call-rate.js';
 import type { SchemaCache } from './schema-cache.js';
 import { QueryLease } from '../access/query-lease.js';
 import type { SharedSlots } from '../access/shared-slots.js';
@@ -36,8 +36,8 @@ export interface FlightServices extends ReadServices {
   trino: TrinoPort;
   /** The access state in force (grants, row policies, authenticator, query limiter), swapped by a reload. */
   accessHolder: AccessHolder;
-  /** The caller's query slots counted across instances, when they are. */
-  quotas?: { slots?: SharedSlots };
+  /** The caller's query slots and calls counted across instances, when they are. */
+  quotas?: { slots?: SharedSlots; rateCounts?: SharedRateCounts };
   /** The app's Prometheus registry and its rows counter. */
   metrics: { registry: Registry; rows: Counter<'format'> };
   log: FlightLog;
@@ -97,7 +97,7 @@ export async function admitted(ctx: FlightContext, authenticator: Authenticator,
   } catch (err) {
     refused = err;
   }
-  ctx.rate.take(quotaKey(principal ?? ANONYMOUS, addressOf(grpc.getPeer())));
+  await ctx.rate.take(quotaKey(principal ?? ANONYMOUS, addressOf(grpc.getPeer())));
   if (!principal) throw refused;
   return principal;
 }

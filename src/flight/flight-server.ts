@@ -39,7 +39,7 @@ export async function startFlight(services: FlightServices, listen: FlightListen
     services,
     tokens: new HandshakeTokens(services.keyring),
     metrics: flightMetrics(services.metrics.registry),
-    rate: new CallRate(services.config.limits.requestsPerMinute),
+    rate: new CallRate(services.config.limits.requestsPerMinute, services.quotas?.rateCounts),
     schemas: new SchemaCache(),
   };
   server.addService(flightService, flightHandlers(ctx));

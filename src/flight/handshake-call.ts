@@ -19,7 +19,7 @@ async function counted(ctx: FlightContext, grpc: ServerDuplexStream<unknown, unk
   } catch (err) {
     refused = err;
   }
-  ctx.rate.take(quotaKey(answer?.principal ?? ANONYMOUS, addressOf(grpc.getPeer())));
+  await ctx.rate.take(quotaKey(answer?.principal ?? ANONYMOUS, addressOf(grpc.getPeer())));
   if (!answer) throw refused;
   return answer;
 }

@@ -199,20 +199,38 @@ describe('handshake tokens', () => {
 });
 
 describe('calls per minute', () => {
-  it('per caller, in one-minute windows, the 429 saying when to retry', () => {
+  it('per caller, in one-minute windows, the 429 saying when to retry', async () => {
     const rate = new CallRate(2);
-    rate.take('principal:a', 0);
-    rate.take('principal:a', 10_000);
-    rate.take('principal:b', 10_000);
-    expect(() => rate.take('principal:a', 15_000)).toThrow(
+    await rate.take('principal:a', 0);
+    await rate.take('principal:a', 10_000);
+    await rate.take('principal:b', 10_000);
+    await expect(rate.take('principal:a', 15_000)).rejects.toEqual(
       expect.objectContaining({ code: 'TG_TOO_MANY_REQUESTS', retryAfterS: 45 }),
     );
-    rate.take('principal:a', 60_000);
+    await rate.take('principal:a', 60_000);
   });
 
-  it('no limit set: never refused', () => {
+  it('no limit set: never refused', async () => {
     const rate = new CallRate(undefined);
-    for (let i = 0; i < 1000; i++) rate.take('address:1.2.3.4', 0);
+    for (let i = 0; i < 1000; i++) await rate.take('address:1.2.3.4', 0);
+  });
+
+  it('counted in the shared store when there is one, under the key given, with its window left as Retry-After', async () => {
+    const seen: string[] = [];
+    let hits = 0;
+    const shared = {
+      count: async (key: string, windowMs: number) => {
+        seen.push(`${key} ${windowMs}`);
+        return { current: ++hits, ttl: 12_500 };
+      },
+    };
+    const rate = new CallRate(2, shared);
+    await rate.take('principal:a', 0);
+    await rate.take('principal:a', 0);
+    await expect(rate.take('principal:a', 0)).rejects.toEqual(
+      expect.objectContaining({ code: 'TG_TOO_MANY_REQUESTS', retryAfterS: 13 }),
+    );
+    expect(seen).toEqual(Array(3).fill('principal:a 60000'));
   });
 });
 

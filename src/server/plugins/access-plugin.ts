@@ -27,6 +27,7 @@ import { AuthRefused } from '../../access/authenticate.js';
 import { WriteIdleWatch } from '../../access/http-limits.js';
 import type { JwtOptions } from '../../access/jwt.js';
 import { ANONYMOUS, quotaKey, type Principal } from '../../access/principal.js';
+import { rateExceeded } from '../../access/rate-exceeded.js';
 import { isDataRoute, isSignedRoute, routeGroup } from '../../access/route-groups.js';
 import { QueryLease } from '../../access/query-lease.js';
 import type { RequestTrino } from '../../read/request-trino.js';
@@ -273,16 +274,7 @@ async function registerRateLimit(app: FastifyInstance, perMinute: number, store?
     max: perMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => quotaKey(request.principal, request.ip),
-    errorResponseBuilder: (_request, context) => {
-      const retryAfterS = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new ApiError(
-        'TG_TOO_MANY_REQUESTS',
-        `more than ${context.max} requests a minute; retry after ${retryAfterS}s`,
-        { limit: 'requestsPerMinute' },
-        undefined,
-        retryAfterS,
-      );
-    },
+    errorResponseBuilder: (_request, context) => rateExceeded(context.max, context.ttl, 'requests'),
   });
 }
 
