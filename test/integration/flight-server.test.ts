@@ -206,6 +206,52 @@ describe('access reloaded', () => {
       await app.close();
     }
   });
+
+  it('a grant taken out: the topic leaves GetTables and its statement is NOT_FOUND, its probed schema cached or not', async () => {
+    const KEY = 'flight-regrant-key-000000000000000000';
+    const grants = (topics: string[]) => ({
+      auth: { apiKeys: [{ principal: 'regrant-1', sha256: apiKeyHash(KEY), roles: ['r'] }] },
+      access: [{ roles: ['r'], topics, actions: ['read'] }],
+    });
+    const file = join(dir, 'regrant.yaml');
+    writeFileSync(file, stringify(grants(['orders', 'clicks'])));
+    const env = {
+      TOPICGATE_TRINO_URL: trinoUrl(),
+      TOPICGATE_STATE_URL: 'sqlite::memory:',
+      TOPICGATE_CONFIG: file,
+      TOPICGATE_CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-bytes-for-regrant',
+    };
+    const app = await buildApp(loadConfig(env), { logger: false });
+    await app.ready();
+    const flight = await startFlight(flightServicesOf(app), { port: 0, host: '127.0.0.1' });
+    const steps = [
+      { do: 'objects' },
+      {
+        do: 'query',
+        sql: "SELECT key FROM orders WHERE timestamp_broker >= TIMESTAMP '2026-11-03 00:00:00 UTC' LIMIT 2",
+      },
+    ];
+    const py = async () =>
+      JSON.parse(
+        (await run('python3', ['test/flight/flight_sql.py', JSON.stringify({ uri: flight.uri, token: KEY, steps })]))
+          .stdout,
+      ) as { results: { ok?: unknown; error?: { message: string } }[] };
+    const tablesOf = (ok: unknown) => (ok as [string, string, string][]).map(([, , t]) => t).sort();
+    try {
+      const [before, read] = (await py()).results;
+      expect(tablesOf(before!.ok)).toEqual(['clicks', 'orders']);
+      expect((read!.ok as { rows: unknown[] }).rows).toHaveLength(2);
+      // The reload puts the new grants in force; the statement's schema probed a moment ago is still cached.
+      writeFileSync(file, stringify(grants(['clicks'])));
+      app.accessHolder.swap(createAccess(loadConfig(env)));
+      const [after, refused] = (await py()).results;
+      expect(tablesOf(after!.ok)).toEqual(['clicks']);
+      expect(refused!.error!.message).toMatch(/NOT_FOUND.*TG_TOPIC_NOT_FOUND/);
+    } finally {
+      await flight.close(0);
+      await app.close();
+    }
+  });
 });
 
 describe('calls per minute', () => {
