@@ -10,7 +10,8 @@
 import { Value } from 'typebox/value';
 import { ApiError } from '../core/errors.js';
 import { planRead } from '../entry/plan-read.js';
-import { readScopeOf, topicFor, withDecodedFields } from '../entry/read-topic.js';
+import { readScopeOf } from '../entry/read-topic.js';
+import { sessionStreamRead } from '../entry/session-stream-read.js';
 import { isDecoded } from '../query/request/decoded-column.js';
 import { readRequestOfSession } from '../query/request/parse-read-request.js';
 import type { QueryBody } from '../query/request/read-schema.js';
@@ -19,13 +20,7 @@ import { SESSION_STREAMS_CEILING, SessionRead } from '../query/request/session-s
 import { predicateColumns } from '../query/passes/post-decode-split.js';
 import { checkStreamCount, sessionRanges } from '../sessions/session-ranges.js';
 import { sealStreams } from '../sessions/session-streams.js';
-import {
-  bindStream,
-  checkStreamCaller,
-  checkStreamGrant,
-  checkStreamRows,
-  sessionExpiry,
-} from '../sessions/stream-principal.js';
+import { bindStream, checkStreamCaller, sessionExpiry } from '../sessions/stream-principal.js';
 import { StreamTokens } from '../sessions/stream-token.js';
 import type { FlightCall } from './flight-call.js';
 import type { FlightEndpoint } from './flight-messages.js';
@@ -101,15 +96,7 @@ export function isPartitionHandle(handle: Uint8Array): boolean {
 export async function planPartition(call: FlightCall, handle: Uint8Array): Promise<PlannedStatement> {
   const s = streamTokens(call).open(Buffer.from(handle).toString('latin1'));
   checkStreamCaller(s, call.principal);
-  checkStreamGrant(s, call.principal, call.access.grants);
-  const decode = s.q.decode !== false;
-  const model = await topicFor(call, s.t);
-  const { topic, readerVersions } = await withDecodedFields(call.services, model, decode, s.rv);
-  const rows = readScopeOf(call, topic);
-  checkStreamRows(s, rows);
-  const iso = (ms: number) => new Date(ms).toISOString();
-  const window = { since: iso(s.f), until: iso(s.u) };
-  const req = readRequestOfSession(s.q, window, resolver(topic));
+  const { topic, req, rows, readerVersions, decode, window } = await sessionStreamRead(call, s);
   const plan = await planRead(call, { topic, req, rows, decode, readerVersions });
   if (!plan.bulk) throw new ApiError('TG_BAD_SESSION', 'this partition no longer reads as a bulk read: plan it again');
   const body = { ...s.q, ...window, limit: 'all' as const, order: undefined };

@@ -7,7 +7,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { rowScope } from '../access/authorize.js';
+import { accessCallOf, rowScope } from '../access/authorize.js';
+import { sessionStreamRead } from '../entry/session-stream-read.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { predicateColumns } from '../query/passes/post-decode-split.js';
 import { isDecoded } from '../query/request/decoded-column.js';
@@ -17,14 +18,7 @@ import { SessionBody, type SessionRead } from '../query/request/session-schema.j
 import { planColumns } from '../read/open-page.js';
 import { checkStreamCount, sessionRanges } from '../sessions/session-ranges.js';
 import { makeSession } from '../sessions/session-streams.js';
-import {
-  bindStream,
-  checkStreamCaller,
-  checkStreamGrant,
-  checkStreamRows,
-  presignedPrincipal,
-  sessionExpiry,
-} from '../sessions/stream-principal.js';
+import { bindStream, checkStreamCaller, presignedPrincipal, sessionExpiry } from '../sessions/stream-principal.js';
 import { StreamTokens, type StreamBody } from '../sessions/stream-token.js';
 import { BODY_ERRORS, errorResponses } from './error-schema.js';
 import { READ_ERRORS } from './events.js';
@@ -135,6 +129,11 @@ function createRoute(app: App, tokens: StreamTokens): void {
   );
 }
 
+/** The read of the stream the request opened (openStream), for its caller (entry/session-stream-read.ts). */
+function streamReadOf(app: FastifyInstance, request: FastifyRequest) {
+  return sessionStreamRead({ ...accessCallOf(request), services: app.tg }, request.sessionStream!);
+}
+
 /**
  * Before the request takes a query slot (a route hook runs after the app's authentication, before its query
  * lease): the token opened (400, 410), matched to the path, and the caller bound to it. Without credentials only a
@@ -189,15 +188,7 @@ function streamRoute(app: App, tokens: StreamTokens): void {
       },
     },
     async (request, reply) => {
-      const s = request.sessionStream!;
-      checkStreamGrant(s, request.principal, app.access.grants);
-      const decode = s.q.decode !== false;
-      const model = await topicFor(app, request, s.t);
-      const { topic, readerVersions } = await withDecodedFields(app, model, decode, s.rv);
-      const rows = rowScope(request, topic);
-      checkStreamRows(s, rows);
-      const iso = (ms: number) => new Date(ms).toISOString();
-      const req = readRequestOfSession(s.q, { since: iso(s.f), until: iso(s.u) }, resolver(topic));
+      const { topic, req, rows, readerVersions, decode } = await streamReadOf(app, request);
       const { format, compression } = request.query;
       return reply.sendRead({ topic, req, rows, readerVersions, format, compression, decode });
     },
@@ -228,15 +219,7 @@ function streamFileRoute(app: App, tokens: StreamTokens): void {
       response: { ...FileResponses, ...errorResponses(STREAM_FILE_ERRORS) },
     },
     handler: async (request, reply) => {
-      const s = request.sessionStream!;
-      checkStreamGrant(s, request.principal, app.access.grants);
-      const decode = s.q.decode !== false;
-      const model = await topicFor(app, request, s.t);
-      const { topic, readerVersions } = await withDecodedFields(app, model, decode, s.rv);
-      const rows = rowScope(request, topic);
-      checkStreamRows(s, rows);
-      const iso = (ms: number) => new Date(ms).toISOString();
-      const req = readRequestOfSession(s.q, { since: iso(s.f), until: iso(s.u) }, resolver(topic));
+      const { topic, req, rows, readerVersions, decode } = await streamReadOf(app, request);
       const { suffix } = request.params as StreamFileParams;
       const { compression } = request.query as StreamFileQuery;
       return reply.sendWindowFile({ suffix, topic, req, rows, readerVersions, decode, compression });

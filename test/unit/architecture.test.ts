@@ -44,7 +44,7 @@ const ORDER: Readonly<Record<string, readonly string[]>> = {
   cursors: FEATURE_DEPS,
   sessions: FEATURE_DEPS,
   loads: FEATURE_DEPS,
-  entry: [...READ_DEPS, 'read', 'access'],
+  entry: [...READ_DEPS, 'read', 'access', 'sessions'],
   /** The Flight SQL entrance (gRPC): an adapter over the read entry, beside the HTTP one and importing none of it. */
   flight: [...FEATURE_DEPS, 'entry', 'sessions'],
   http: [...FEATURE_DEPS, 'entry', 'cursors', 'sessions', 'loads', 'files'],
