@@ -26,6 +26,15 @@ export async function testApp(env: Record<string, string> = {}): Promise<Fastify
   return buildApp(testConfig(env), { logger: false });
 }
 
+/** A query's state and error code in the test Trino (system.runtime.queries): how a cancelled read ended. */
+export async function queryState(id: string): Promise<{ state: string; error: string | null }> {
+  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
+  const { rows } = await c.all(
+    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`,
+  );
+  return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
+}
+
 /** Direct SQL against the demo schema, for computing expected answers independently of the gateway. */
 export async function sql(query: string): Promise<unknown[][]> {
   const c = new HttpTrino({ server: trinoUrl(), user: 'test' });

@@ -8,17 +8,15 @@
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpTrino } from '../../src/trino/http-trino.js';
 import { Writable } from 'node:stream';
 import { buildApp } from '../../src/server/app.js';
-import { testConfig, trinoUrl } from '../helpers.js';
+import { queryState, testConfig, trinoUrl } from '../helpers.js';
 import { StallProxy, type Submitted } from '../stall-proxy.js';
 
 let proxy: StallProxy;
 let app: FastifyInstance;
 let base: string;
 const logs: string[] = [];
-const trino = () => new HttpTrino({ server: trinoUrl(), user: 'test' });
 
 beforeAll(async () => {
   proxy = new StallProxy(trinoUrl());
@@ -42,11 +40,10 @@ afterAll(async () => {
   await proxy?.stop();
 });
 
+/** The query's state and error code, as a pair. */
 async function state(id: string): Promise<[string, string | null]> {
-  const { rows } = await trino().all(
-    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/\W/g, '')}'`,
-  );
-  return rows[0] as [string, string | null];
+  const q = await queryState(id);
+  return [q.state, q.error];
 }
 
 /** Sends the request, waits until its stalled query is in Trino, then goes away; the query's final state. */

@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { testApp, trinoUrl } from '../helpers.js';
-import { HttpTrino } from '../../src/trino/http-trino.js';
+import { queryState, testApp } from '../helpers.js';
 
 let app: FastifyInstance;
 let base: string;
@@ -22,14 +21,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${addr.port}`;
 });
 afterAll(() => app.close());
-
-async function queryState(id: string): Promise<{ state: string; error: string | null }> {
-  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
-  const { rows } = await c.all(
-    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`,
-  );
-  return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
-}
 
 /** Opens a streaming read, waits for the first bytes, returns the query id and the live request. */
 function openStream(

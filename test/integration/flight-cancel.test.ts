@@ -14,9 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { apiKeyHash } from '../../src/access/api-keys.js';
-import { HttpTrino } from '../../src/trino/http-trino.js';
 import { flightGateway, python, type FlightGateway } from '../flight-gateway.js';
-import { trinoUrl } from '../helpers.js';
+import { queryState } from '../helpers.js';
 
 const run = randomBytes(4).toString('hex');
 const KEYS = { alice: `key-alice-${run}-00000000000000`, mallory: `key-mallory-${run}-000000000000` };
@@ -48,14 +47,6 @@ afterAll(async () => {
 const CLICKS =
   "SELECT * FROM clicks WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' " +
   "AND timestamp_broker < TIMESTAMP '2026-11-02 00:00:00'";
-
-async function queryState(id: string): Promise<{ state: string; error: string | null }> {
-  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
-  const { rows } = await c.all(
-    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`,
-  );
-  return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
-}
 
 interface Held {
   queryId: string;

@@ -8,14 +8,12 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
-import { HttpTrino } from '../../src/trino/http-trino.js';
 import { StallProxy, type Submitted } from '../stall-proxy.js';
-import { testConfig, trinoUrl } from '../helpers.js';
+import { queryState, testConfig, trinoUrl } from '../helpers.js';
 
 let proxy: StallProxy;
 let app: FastifyInstance;
 let base: string;
-const trino = () => new HttpTrino({ server: trinoUrl(), user: 'test' });
 
 beforeAll(async () => {
   proxy = new StallProxy(trinoUrl());
@@ -27,11 +25,10 @@ afterAll(async () => {
   await proxy?.stop();
 });
 
+/** The query's state and error code, as a pair. */
 async function state(id: string): Promise<[string, string | null]> {
-  const { rows } = await trino().all(
-    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/\W/g, '')}'`,
-  );
-  return rows[0] as [string, string | null];
+  const q = await queryState(id);
+  return [q.state, q.error];
 }
 
 const call = (id: number, name: string, args: Record<string, unknown>) =>
