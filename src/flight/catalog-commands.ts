@@ -56,25 +56,53 @@ export const FOREIGN_KEYS_SCHEMA = new Schema([
   field('delete_rule', new Uint8(), true),
 ]);
 
+/** A LIKE pattern's wildcards: `_` one character, `%` any run. */
+const ONE = Symbol('_');
+const ANY = Symbol('%');
+type LikeToken = string | typeof ONE | typeof ANY;
+
 /**
  * A SQL LIKE pattern (`%` any run, `_` one character, `\` escapes the next) as a test; absent or empty: everything,
- * as the specification says of the filter patterns.
+ * as the specification says of the filter patterns. Matched by the greedy wildcard walk (back to the last `%` only),
+ * never a regular expression: a client's pattern of many `%` costs at most pattern x name steps, not a backtracking
+ * search that would hold the event loop.
  */
 export function likeTest(pattern: string | undefined | null): (s: string) => boolean {
   if (!pattern) return () => true;
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) re += escapeRe(pattern[++i]!);
-    else if (c === '%') re += '[\\s\\S]*';
-    else if (c === '_') re += '[\\s\\S]';
-    else re += escapeRe(c);
+  const tokens: LikeToken[] = [];
+  const chars = Array.from(pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === '\\' && i + 1 < chars.length) tokens.push(chars[++i]!);
+    else if (c === '%') {
+      if (tokens.at(-1) !== ANY) tokens.push(ANY);
+    } else tokens.push(c === '_' ? ONE : c);
   }
-  const compiled = new RegExp(`^${re}$`, 'u');
-  return (s) => compiled.test(s);
+  return (s) => likeMatches(tokens, Array.from(s));
 }
 
-const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+function likeMatches(tokens: readonly LikeToken[], s: readonly string[]): boolean {
+  let p = 0;
+  let i = 0;
+  // The last `%` seen, and where in the name its run now ends: a mismatch later lets that run take one more.
+  let star = -1;
+  let mark = 0;
+  while (i < s.length) {
+    const t = tokens[p];
+    if (t === ANY) {
+      star = p++;
+      mark = i;
+    } else if (t !== undefined && (t === ONE || t === s[i])) {
+      p++;
+      i++;
+    } else if (star >= 0) {
+      p = star + 1;
+      i = ++mark;
+    } else return false;
+  }
+  while (tokens[p] === ANY) p++;
+  return p === tokens.length;
+}
 
 /** The catalog filter of a command: absent, empty or ours. */
 const inCatalog = (catalog: unknown) =>

@@ -266,7 +266,20 @@ describe('filter patterns', () => {
     ['demo|kafka_topics', 'demo|kafka_topics', true],
     ['(.*)', '(.*)', true],
     ['(.*)', 'anything', false],
+    ['%r%s', 'orders', true],
+    ['%%_%', '', false],
+    ['%_', 'x', true],
+    ['o%d%s', 'orders', true],
+    ['o%d%x', 'orders', false],
+    ['é_', 'éa', true],
   ])('%s against %s: %s', (pattern, name, expected) => expect(likeTest(pattern)(name)).toBe(expected));
+
+  it('a pattern of many wildcards is answered, not searched by backtracking (a regular expression took seconds at 10)', () => {
+    const name = 'payments_avro_topic_name'.repeat(40);
+    expect(likeTest(`${'%'.repeat(10_000)}!`)(name)).toBe(false);
+    expect(likeTest(`${'%_'.repeat(5_000)}!`)(name)).toBe(false);
+    expect(likeTest(`${'%_'.repeat(100)}e`)(name)).toBe(true);
+  });
 });
 
 describe('the entrance', () => {
