@@ -19,15 +19,28 @@ export const LAKE_CATALOG = 'lake';
 /** The PostgreSQL schema holding the Iceberg JDBC catalog's tables (iceberg_tables, iceberg_namespace_properties). */
 export const LAKE_PG_SCHEMA = 'iceberg_lake';
 
-/** The Iceberg catalog name of the local Trino on `trinoPort` (rows in the shared tables are keyed by it). */
-export function lakeCatalogName(trinoPort: number): string {
-  return `lake_${trinoPort}`;
+/**
+ * A second Iceberg catalog of the same kind, for what a test writes beside the lake (the cluster's load targets,
+ * when the lake holds the topics): its own catalog name and warehouse folder, so its rows never mix with the lake's.
+ */
+export const SINK_CATALOG = 'sink';
+
+/**
+ * The Iceberg catalog name of `catalog` (the lake unless told) of the local Trino on `trinoPort` (rows in the
+ * shared tables are keyed by it).
+ */
+export function lakeCatalogName(trinoPort: number, catalog = LAKE_CATALOG): string {
+  return `${catalog}_${trinoPort}`;
 }
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
-/** `etc/catalog/lake.properties`: the Iceberg connector over the JDBC catalog and the S3 warehouse. */
-export function lakeProperties(t: { port: number; pgPort: number }, s3: LocalS3Layout): string {
+/**
+ * `etc/catalog/lake.properties` (or `<catalog>.properties`): the Iceberg connector over the JDBC catalog and the S3
+ * warehouse, the lake's in `warehouse/`, another catalog's in a folder of its own name.
+ */
+export function lakeProperties(t: { port: number; pgPort: number }, s3: LocalS3Layout, catalog = LAKE_CATALOG): string {
+  const warehouse = catalog === LAKE_CATALOG ? 'warehouse' : catalog;
   return lines(
     'connector.name=iceberg',
     'iceberg.catalog.type=jdbc',
@@ -36,8 +49,8 @@ export function lakeProperties(t: { port: number; pgPort: number }, s3: LocalS3L
     `iceberg.jdbc-catalog.connection-url=jdbc:postgresql://127.0.0.1:${t.pgPort}/topicgate?currentSchema=${LAKE_PG_SCHEMA}`,
     'iceberg.jdbc-catalog.connection-user=topicgate',
     'iceberg.jdbc-catalog.connection-password=topicgate',
-    `iceberg.jdbc-catalog.catalog-name=${lakeCatalogName(t.port)}`,
-    `iceberg.jdbc-catalog.default-warehouse-dir=s3://${LAKE_BUCKET}/warehouse`,
+    `iceberg.jdbc-catalog.catalog-name=${lakeCatalogName(t.port, catalog)}`,
+    `iceberg.jdbc-catalog.default-warehouse-dir=s3://${LAKE_BUCKET}/${warehouse}`,
     'fs.native-s3.enabled=true',
     `s3.endpoint=${s3.url}`,
     's3.region=us-east-1',
@@ -76,10 +89,16 @@ const PG_STARTED_FILE = 'postgres-started';
 
 /**
  * Makes the catalog's PostgreSQL schema (idempotent) and, when the S3 server has just started with an empty
- * warehouse, forgets the catalog's rows of this Trino. A PostgreSQL that is not running is started, recorded in the
- * Trino's `runDir` first (so a start interrupted half-way counts): the Trino's `down` stops it too (lakePgDown).
+ * warehouse, forgets the rows of this Trino's Iceberg catalogs (`catalogs`: the lake unless told). A PostgreSQL that
+ * is not running is started, recorded in the Trino's `runDir` first (so a start interrupted half-way counts): the
+ * Trino's `down` stops it too (lakePgDown).
  */
-export async function prepareLake(trinoPort: number, freshWarehouse: boolean, runDir: string): Promise<void> {
+export async function prepareLake(
+  trinoPort: number,
+  freshWarehouse: boolean,
+  runDir: string,
+  catalogs: readonly string[] = [LAKE_CATALOG],
+): Promise<void> {
   const l = pgLayout();
   if (!(await pgReady(l.url))) {
     writeFileSync(join(runDir, PG_STARTED_FILE), `${l.port}\n`);
@@ -94,8 +113,8 @@ export async function prepareLake(trinoPort: number, freshWarehouse: boolean, ru
     for (const statement of CATALOG_TABLES) await client.query(statement);
     if (!freshWarehouse) return;
     for (const table of ['iceberg_tables', 'iceberg_namespace_properties']) {
-      await client.query(`DELETE FROM ${LAKE_PG_SCHEMA}.${table} WHERE catalog_name = $1`, [
-        lakeCatalogName(trinoPort),
+      await client.query(`DELETE FROM ${LAKE_PG_SCHEMA}.${table} WHERE catalog_name = ANY($1)`, [
+        catalogs.map((c) => lakeCatalogName(trinoPort, c)),
       ]);
     }
   } finally {

@@ -2,8 +2,9 @@
  * The local Trino as a cluster: a coordinator that schedules no work and N workers, each a process of its own with
  * its own node id, port and data directory, on a port of its own (18280 unless TOPICGATE_LOCAL_TRINO_CLUSTER_PORT),
  * so it runs beside the single-node local Trino (local-trino.ts, 18080) and never touches it. Every node has every
- * catalog (the demo topics' memory catalog, `vastpg`, the lake) and spools results to its own S3 server (workers
- * write the segments; the coordinator hands them out). Each node's configuration is the single node's
+ * catalog (the demo topics' memory catalog, `vastpg`, the lake, and `sink`, a second Iceberg catalog beside the lake
+ * that loads write into when the lake holds the topics) and spools results to its own S3 server (workers write the
+ * segments; the coordinator hands them out). Each node's configuration is the single node's
  * (local-trino-config.ts) with the node's role, port and heap.
  *
  *   tsx scripts/local-trino-cluster.ts up [N] | down | status
@@ -14,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { alive, pidInFile, PID_FILE_WAIT_MS, pidWritten, stopProcess } from './pid-file.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, jvmConfig, readStamp, writeConfig, type ConfigFiles } from './local-trino-config.js';
-import { lakePgDown, lakeProperties, prepareLake } from './local-lake.js';
+import { LAKE_CATALOG, lakePgDown, lakeProperties, prepareLake, SINK_CATALOG } from './local-lake.js';
 import { DEMO_CATALOG } from './demo-data.js';
 import { untilScannable } from './trino-scannable.js';
 import { fetchTrino, findJdk, launch, layout, serverPids, trinoReady, type LocalTrinoLayout } from './local-trino.js';
@@ -123,7 +124,10 @@ export function nodeFiles(c: ClusterLayout, n: ClusterNode): ConfigFiles {
     ),
     // One Iceberg catalog name for the whole cluster: the coordinator's (local-lake.ts).
     ...(c.s3 && single['catalog/lake.properties']
-      ? { 'catalog/lake.properties': lakeProperties(c.coordinator, c.s3) }
+      ? {
+          'catalog/lake.properties': lakeProperties(c.coordinator, c.s3),
+          [`catalog/${SINK_CATALOG}.properties`]: lakeProperties(c.coordinator, c.s3, SINK_CATALOG),
+        }
       : {}),
   };
 }
@@ -222,7 +226,7 @@ export async function clusterUp(c: ClusterLayout, timeoutMs = 300_000): Promise<
   fetchTrino(c.coordinator);
   const jdk = findJdk();
   const { started } = await s3Up(c.s3);
-  await prepareLake(c.coordinator.port, started, c.coordinator.runDir);
+  await prepareLake(c.coordinator.port, started, c.coordinator.runDir, [LAKE_CATALOG, SINK_CATALOG]);
   log(
     `starting a coordinator on ${c.url} and ${c.workers.length} workers (${c.workers.map((w) => w.port).join(', ')})`,
   );

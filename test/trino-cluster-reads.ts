@@ -49,11 +49,11 @@ export interface Outcome {
   complete: boolean;
 }
 
-/** GETs `url` to its end, or to where its transfer stopped. */
-export function readAll(url: string): Promise<Outcome> {
+/** GETs `url` (with `headers`) to its end, or to where its transfer stopped. */
+export function readAll(url: string, headers: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     http
-      .get(url, { agent: false, headers: { 'accept-encoding': 'identity' } }, (res) => {
+      .get(url, { agent: false, headers: { 'accept-encoding': 'identity', ...headers } }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (b: Buffer) => chunks.push(b));
         res.on('error', () => undefined); // `aborted`: res.complete says so

@@ -5,7 +5,8 @@
  *
  * Its data: the demo topics in the cluster's memory catalog (`vast."demo|kafka_topics"`: each worker holds its share
  * of the rows, so a scan has tasks on every worker, and a dead worker's rows are gone) and an Iceberg copy of the
- * clicks and orders in the lake (`lake."shared|kafka_topics"`: files on the S3 server, which any worker reads).
+ * clicks and orders in the lake (`lake."shared|kafka_topics"`: files on the S3 server, which any worker reads; the
+ * clicks in LAKE_CLICKS_FILES buckets of the key or more, so a scan of them has a split for every worker).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { inject } from 'vitest';
@@ -19,6 +20,8 @@ export const SHARED_SCHEMA = 'shared|kafka_topics';
 /** Clicks of the cluster's topics: a read of all of them (some 15 MB as NDJSON) outlasts what buffers hold. */
 export const CLUSTER_CLICKS = 100_000;
 const SIZES = { orders: 2000, clicks: CLUSTER_CLICKS, s3_events: 200 };
+/** Buckets of the lake's clicks: files, each a split, so that every worker scans some (one file is one split). */
+const LAKE_CLICKS_FILES = 4;
 /** Rows of the clicks once loaded: every 1,000th event is stored twice. */
 export const CLUSTER_CLICKS_ROWS = CLUSTER_CLICKS + CLUSTER_CLICKS / 1000;
 
@@ -47,22 +50,23 @@ export async function startTestCluster(c = testClusterLayout()): Promise<{ start
   const t0 = Date.now();
   const { started } = await clusterUp(c);
   const trino = new HttpTrino({ server: c.url, user: 'test' });
-  const have = await trino.all(`SELECT count(*) FROM lake."${SHARED_SCHEMA}".clicks`).then(
-    (r) => Number(r.rows[0]![0]),
-    () => 0,
-  );
-  const memory = await trino.all(`SELECT count(*) FROM vast."${MEMORY_SCHEMA}".clicks`).then(
-    (r) => Number(r.rows[0]![0]),
-    () => 0,
-  );
+  const count = (sql: string) =>
+    trino.all(sql).then(
+      (r) => Number(r.rows[0]![0]),
+      () => 0,
+    );
+  const memory = await count(`SELECT count(*) FROM vast."${MEMORY_SCHEMA}".clicks`);
   if (memory !== CLUSTER_CLICKS_ROWS) {
     for (const s of demoStatements(SIZES, 'vast', MEMORY_SCHEMA)) await trino.all(s, { timeoutMs: 600_000 });
   }
-  if (have !== CLUSTER_CLICKS_ROWS) {
+  const lake = await count(`SELECT count(*) FROM lake."${SHARED_SCHEMA}".clicks`);
+  const files = await count(`SELECT count(*) FROM lake."${SHARED_SCHEMA}"."clicks$files"`);
+  if (lake !== CLUSTER_CLICKS_ROWS || files < LAKE_CLICKS_FILES) {
     await trino.all(`CREATE SCHEMA IF NOT EXISTS lake."${SHARED_SCHEMA}"`);
     for (const t of ['clicks', 'orders']) {
       await trino.all(`DROP TABLE IF EXISTS lake."${SHARED_SCHEMA}".${t}`);
-      const copy = `CREATE TABLE lake."${SHARED_SCHEMA}".${t} AS SELECT * FROM vast."${MEMORY_SCHEMA}".${t}`;
+      const split = t === 'clicks' ? ` WITH (partitioning = ARRAY['bucket(key, ${LAKE_CLICKS_FILES})'])` : '';
+      const copy = `CREATE TABLE lake."${SHARED_SCHEMA}".${t}${split} AS SELECT * FROM vast."${MEMORY_SCHEMA}".${t}`;
       await trino.all(copy, { timeoutMs: 600_000 });
     }
   }

@@ -4,33 +4,61 @@
  * tasks on both workers, as Trino's own system.runtime.tasks says per query; results come as segments the workers
  * spooled to S3, which the gateway reads to the same bytes as the direct protocol gives.
  *
- * Then, last (one file, so no other test reads the cluster meanwhile), workers lost: one killed with SIGKILL as soon
- * as it holds a running task of reads in flight (a page, `limit=all`, a session stream) of the Iceberg copy in the
- * lake, which any worker can read. Every read with a task on the dead worker ends visibly cut (never a short body
- * that looks complete), its query ends failed in Trino, and the next reads are whole on the other worker. With no
- * worker left, reads and `/readyz` (TOPICGATE_TRINO_MIN_WORKERS=1) answer 503 TG_TRINO_UNAVAILABLE with Retry-After.
+ * A load run's INSERT (the lake's copy into `sink`, the cluster's second Iceberg catalog) runs tasks on both too.
+ *
+ * Then, last (one file, so no other test reads the cluster meanwhile), workers lost: one killed with SIGKILL while
+ * every kind of work is in flight on the Iceberg copy in the lake, which any worker can read: a page, `limit=all`, a
+ * session stream and a follow, each held by its client with a task on a worker, and a load run whose INSERT runs on
+ * the one killed. Each is cut exactly when a query of it failed in Trino (never a short body that looks complete, a
+ * follow that skips, a run marked committed with rows missing); then the reads are whole on the other worker, the
+ * follow resumed from its last id gets exactly the rest, and the load run again lands every event exactly once.
+ * With no worker left, reads and `/readyz` (TOPICGATE_TRINO_MIN_WORKERS=1) answer 503 TG_TRINO_UNAVAILABLE with
+ * Retry-After.
  */
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
-import { loadConfig } from '../../src/server/load-config.js';
-import { startServer } from '../../src/server.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { testConfig } from '../helpers.js';
 import { createSession, readStream } from '../session-reads.js';
-import { queryState, untilTrue } from '../follow-client.js';
+import { untilTrue } from '../follow-client.js';
 import { CLUSTER_CLICKS_ROWS, clusterReady, MEMORY_SCHEMA, SHARED_SCHEMA } from '../trino-cluster-services.js';
-import { completeRows, gatewayQueries, newQuery, readAll, taskNodes } from '../trino-cluster-reads.js';
+import { completeRows, gatewayQueries, readAll, taskNodes } from '../trino-cluster-reads.js';
+import { ResultGate } from '../trino-cluster-gate.js';
+import {
+  as,
+  compareTarget,
+  defineLoad,
+  dropLoadTarget,
+  failedQueries,
+  isInsert,
+  KINDS,
+  kindQueries,
+  lastRun,
+  liveByKind,
+  principalOf,
+  queriesSoFar,
+  runLoad,
+  sseBlocks,
+  startLakeGateway,
+  type ReadKind,
+  victimOf,
+  type LakeGateway,
+  wholeRows,
+} from '../trino-cluster-loss.js';
 import { nodePid, startNode, untilWorkers, type ClusterLayout } from '../../scripts/local-trino-cluster.js';
 
 const WINDOW = { since: '2026-11-01T00:00:00Z', until: '2026-11-03T00:00:00Z' };
 const WINDOW_QUERY = `since=${WINDOW.since}&until=${WINDOW.until}`;
+/** The load's first run lands the events before this; the run killed later lands the rest. */
+const SPLIT = '2026-11-01T00:15:00Z';
 let c: ClusterLayout;
 let trino: HttpTrino;
 const apps: Record<'spooled' | 'direct', FastifyInstance | undefined> = { spooled: undefined, direct: undefined };
-/** A gateway over the lake's copy, listening (the loss tests' reads are real HTTP responses). */
-let lakeGateway: { app: FastifyInstance; url: string } | undefined;
+/** A gateway over the lake's copy, one API key per kind of work (test/trino-cluster-loss.ts), through the gate. */
+let lakeGateway: LakeGateway | undefined;
+let gate: ResultGate | undefined;
 
 beforeAll(async () => {
   c = await clusterReady();
@@ -38,32 +66,19 @@ beforeAll(async () => {
   const env = { TOPICGATE_TRINO_URL: c.url, TOPICGATE_SCHEMAS: MEMORY_SCHEMA };
   apps.spooled = await buildApp(testConfig(env), { logger: false });
   apps.direct = await buildApp(testConfig({ ...env, TOPICGATE_TRINO_ENCODING: 'none' }), { logger: false });
-  lakeGateway = await startServer(
-    loadConfig({
-      TOPICGATE_TRINO_URL: c.url,
-      TOPICGATE_CATALOG: 'lake',
-      TOPICGATE_SCHEMAS: SHARED_SCHEMA,
-      TOPICGATE_STATE_URL: 'sqlite::memory:',
-      TOPICGATE_MAX_LIMIT: String(CLUSTER_CLICKS_ROWS),
-      TOPICGATE_PORT: '0',
-      TOPICGATE_LOG_LEVEL: 'silent',
-      TOPICGATE_MAX_EVENT_LOOP_DELAY_MS: '0',
-      // The direct protocol: a result flows from the workers' output buffers as the client reads. Spooled, the
-      // workers finish writing segments to storage without waiting for the client, and a worker lost after that
-      // takes nothing with it (docs/trino.md, "Trino as a cluster").
-      TOPICGATE_TRINO_ENCODING: 'none',
-      TOPICGATE_TRINO_MIN_WORKERS: '1',
-    }),
-  );
+  gate = new ResultGate(c.url, new Set(READ_KINDS.map(principalOf)));
+  lakeGateway = await startLakeGateway(await gate.start());
 }, 300_000);
 
 afterAll(async () => {
   await Promise.all([apps.spooled?.close(), apps.direct?.close(), lakeGateway?.app.close()]);
+  await gate?.stop();
   // A cluster this run started is stopped by its teardown; one that was running before gets its workers back.
   if (existsSync(`${inject('clusterFile')}.started`)) return;
   const dead = c.workers.filter((w) => nodePid(w) === undefined);
   for (const w of dead) await startNode(c, w);
   if (dead.length) await untilWorkers(c, (ids) => c.workers.every((w) => ids.includes(w.nodeId)));
+  await dropLoadTarget(trino);
 }, 300_000);
 
 /** Runs `read` and returns the nodes that ran tasks of the gateway's queries of `table` it sent. */
@@ -96,6 +111,21 @@ describe('work spread over the workers, none on the coordinator', () => {
       expect(res.body.endsWith('\n\n')).toBe(true);
     });
     expect(nodes).toEqual(workerIds());
+  });
+
+  it('a load run: its INSERT runs tasks on both workers, and lands its window exactly', async () => {
+    expect(await defineLoad(lakeGateway!)).toBe(201);
+    const r = await runLoad(lakeGateway!, SPLIT);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.outcome).toBe('committed');
+    const ids = new Set((r.body.run as { queryIds: string[] }).queryIds);
+    const insert = (await kindQueries(trino, 'load')).filter((q) => ids.has(q.id) && isInsert(q));
+    expect(insert.map((q) => q.state)).toEqual(['FINISHED']);
+    // The workers read and write the events; the coordinator only commits the files they wrote (its table finish).
+    const nodes = [...(await taskNodes(trino, [insert[0]!.id]))];
+    expect(nodes.filter((n) => workerIds().has(n))).toEqual(expect.arrayContaining([...workerIds()]));
+    const landed = await compareTarget(trino, SPLIT);
+    expect(landed).toMatchObject({ missing: 0, extra: 0, rows: r.body.rows });
   });
 
   it('the Iceberg copy in the lake counts as the memory topic', async () => {
@@ -135,13 +165,15 @@ describe('segments spooled by the workers', () => {
 const READS = {
   page: `/v1/topics/clicks/events?${WINDOW_QUERY}&limit=${CLUSTER_CLICKS_ROWS}&format=ndjson`,
   'limit=all': `/v1/topics/clicks/events?${WINDOW_QUERY}&limit=all&format=ndjson`,
-  'session stream': '',
+  follow: `/v1/topics/clicks/events?follow=true&${WINDOW_QUERY}`,
 };
+const READ_KINDS = KINDS.filter((k): k is ReadKind => k !== 'load');
+const headersOf = (k: ReadKind) => ({ ...as(k), ...(k === 'follow' && { accept: 'text/event-stream' }) });
 
 async function sessionStreamUrl(): Promise<string> {
   const res = await fetch(`${lakeGateway!.url}/v1/topics/clicks/sessions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...as('session stream'), 'content-type': 'application/json' },
     body: JSON.stringify({ ...WINDOW, streams: 1 }),
   });
   expect(res.status).toBe(201);
@@ -149,63 +181,85 @@ async function sessionStreamUrl(): Promise<string> {
   return `${s.streams[0]!.url}&format=ndjson`;
 }
 
-describe('a worker killed while reads are in flight', () => {
+describe('a worker killed while every kind of work is in flight', () => {
   it('the shared copy reads whole before any loss, and the gateway is ready', async () => {
     expect((await fetch(`${lakeGateway!.url}/readyz`)).status).toBe(200);
-    const r = await readAll(`${lakeGateway!.url}${READS['limit=all']}`);
+    const r = await readAll(`${lakeGateway!.url}${READS['limit=all']}`, as('limit=all'));
     expect(completeRows(r)).toBe(CLUSTER_CLICKS_ROWS);
   });
 
   it(
-    'a read whose query the dead worker fails is cut visibly, never short, and the next read is whole',
+    'each is cut exactly when a query of it failed, never short; then reads are whole, the follow resumes exactly and the load lands once',
     { timeout: 240_000 },
     async () => {
-      const known = new Set<string>();
-      const kinds = Object.keys(READS) as (keyof typeof READS)[];
-      const urls = await Promise.all(
-        kinds.map(async (k) => `${lakeGateway!.url}${k === 'session stream' ? await sessionStreamUrl() : READS[k]}`),
-      );
-      const reads = urls.map(readAll);
-      const queries: string[] = [];
-      for (const _ of kinds) queries.push(await newQuery(trino, 'clicks', known));
-      // As soon as a worker holds an unfinished task of a read, it dies: that read is then in flight on it.
-      let nodes: Set<string>[] = [];
-      await untilTrue(
-        async () => {
-          nodes = await Promise.all(queries.map((q) => taskNodes(trino, [q], true)));
-          return nodes.some((n) => c.workers.some((w) => n.has(w.nodeId)));
-        },
-        60_000,
-        'a read has a task on a worker',
-      );
-      const victim = c.workers
-        .map((w) => ({ w, n: nodes.filter((s) => s.has(w.nodeId)).length }))
-        .sort((a, b) => b.n - a.n)[0]!.w;
-      process.kill(nodePid(victim)!, 'SIGKILL');
+      const base = lakeGateway!.url;
+      const urls = { ...READS, 'session stream': await sessionStreamUrl() };
+      const skip = await queriesSoFar(trino);
+      gate!.close();
+      const reads = READ_KINDS.map((k) => readAll(`${base}${urls[k]}`, headersOf(k)));
+      // Every read with a task on a worker, its results waiting at the gate: in flight there.
+      const live = () => liveByKind(trino, skip);
+      const reading = async () => [...(await live())].every(([k, nodes]) => k === 'load' || nodes.size > 0);
+      await untilTrue(reading, 60_000, 'every read has a task on a worker');
+      // Then the load's INSERT: the worker it runs on with the follow dies, with whatever else it holds.
+      const run = runLoad(lakeGateway!, WINDOW.until);
+      let victim: ClusterLayout['workers'][number] | undefined;
+      const found = async () => (victim = victimOf(await live(), c.workers)) !== undefined;
+      await untilTrue(found, 60_000, "the INSERT runs on the follow's worker");
+      process.kill(nodePid(victim!)!, 'SIGKILL');
+      gate!.open();
       const outcomes = await Promise.all(reads);
       const cut: string[] = [];
-      for (const [i, kind] of kinds.entries()) {
-        const rows = completeRows(outcomes[i]!);
-        // Never short: a body either says it is complete and holds every row, or is visibly cut.
-        if (rows !== undefined) expect(rows, kind).toBe(CLUSTER_CLICKS_ROWS);
-        // A read is cut exactly when its query failed (a task it still needed was on the dead worker).
-        let state = '';
-        await untilTrue(
-          async () => ['FINISHED', 'FAILED'].includes((state = (await queryState(trino, queries[i]!)).state)),
-          120_000,
-          `${kind} ended in Trino`,
-        );
-        expect(rows === undefined, `${kind}: query ${state}, body ${rows === undefined ? 'cut' : 'whole'}`).toBe(
-          state === 'FAILED',
-        );
-        if (state === 'FAILED') cut.push(`${kind} (${outcomes[i]!.status})`);
+      for (const [i, k] of READ_KINDS.entries()) {
+        const rows = wholeRows(k, outcomes[i]!);
+        // Never short: a body either says it is whole and holds every row, or is visibly cut.
+        if (rows !== undefined) expect(rows, k).toBe(CLUSTER_CLICKS_ROWS);
+        // Cut exactly when a query of it failed (a task it still needed was on the dead worker).
+        const failed = await failedQueries(trino, k, skip);
+        expect(
+          rows === undefined,
+          `${k}: ${failed.length} failed queries, body ${rows === undefined ? 'cut' : 'whole'}`,
+        ).toBe(failed.length > 0);
+        if (failed.length) cut.push(`${k} (${outcomes[i]!.status}, ${failed.map((q) => q.error).join(' ')})`);
       }
-      expect(cut.length).toBeGreaterThan(0);
-      process.stderr.write(`[cluster-loss] killed ${victim.name}: cut ${cut.join(', ')}\n`);
-      await untilWorkers(c, (ids) => !ids.includes(victim.nodeId));
-      for (const path of [READS.page, READS['limit=all']]) {
-        expect(completeRows(await readAll(`${lakeGateway!.url}${path}`))).toBe(CLUSTER_CLICKS_ROWS);
-      }
+      // The follow names why it ends: an error event, and no whole event after it.
+      const follow = sseBlocks(outcomes[READ_KINDS.indexOf('follow')]!.body.toString());
+      if (cut.some((x) => x.startsWith('follow'))) expect(follow.events.at(-1)?.event).toBe('error');
+      // The load run: failed in its response and its record exactly when a query of it failed, never committed short.
+      const loaded = await run;
+      const failedLoad = await failedQueries(trino, 'load', skip);
+      const record = await lastRun(lakeGateway!);
+      expect(loaded.status !== 200, `load: ${loaded.status} ${JSON.stringify(loaded.body)}`).toBe(
+        failedLoad.length > 0,
+      );
+      expect(record.outcome).toBe(loaded.status === 200 ? 'committed' : 'failed');
+      if (loaded.status !== 200) cut.push(`load (${loaded.status}, ${failedLoad.map((q) => q.error).join(' ')})`);
+      // The follow held on the dead worker by the gate cannot have finished: it is cut.
+      expect(cut.some((x) => x.startsWith('follow'))).toBe(true);
+      process.stderr.write(`[cluster-loss] killed ${victim!.name}: cut ${cut.join(', ')}\n`);
+      await untilWorkers(c, (ids) => !ids.includes(victim!.nodeId));
+
+      // On the other worker, at once: every read whole again, the follow resumed after its last id gets exactly the
+      // rest, and the load run again lands the window.
+      const resumeFrom = { ...headersOf('follow'), 'last-event-id': follow.lastId! };
+      const [again, resumed, rerun] = await Promise.all([
+        Promise.all((['page', 'limit=all', 'session stream'] as const).map((k) => readAll(`${base}${urls[k]}`, as(k)))),
+        readAll(`${base}${urls.follow}`, resumeFrom),
+        loaded.status === 200 ? undefined : runLoad(lakeGateway!, WINDOW.until),
+      ]);
+      for (const o of again) expect(completeRows(o)).toBe(CLUSTER_CLICKS_ROWS);
+      const rest = sseBlocks(resumed.body.toString());
+      expect(resumed.complete && rest.events.every((e) => e.event === undefined)).toBe(true);
+      const followed = [...follow.events, ...rest.events].filter((e) => e.event === undefined).map((e) => e.data);
+      expect(followed).toEqual(again[1]!.body.toString().split('\n').slice(0, -2));
+      // The target holds every event before `until` exactly once.
+      expect(rerun?.body ?? { outcome: 'committed' }).toMatchObject({ outcome: 'committed' });
+      expect(await compareTarget(trino, WINDOW.until)).toEqual({
+        missing: 0,
+        extra: 0,
+        events: CLUSTER_CLICKS_ROWS,
+        rows: CLUSTER_CLICKS_ROWS,
+      });
     },
   );
 
@@ -218,7 +272,7 @@ describe('a worker killed while reads are in flight', () => {
         if (pid !== undefined) process.kill(pid, 'SIGKILL');
       }
       await untilWorkers(c, (ids) => ids.length === 0);
-      const res = await fetch(`${lakeGateway!.url}${READS.page}`);
+      const res = await fetch(`${lakeGateway!.url}${READS.page}`, { headers: as('page') });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('TG_TRINO_UNAVAILABLE');
