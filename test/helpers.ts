@@ -6,6 +6,7 @@ import { loadConfig } from '../src/server/load-config.js';
 import { startServer } from '../src/server.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { PROJECT_ROOT, startFlags } from '../scripts/start-command.js';
+import { queryStatus } from './trino-queries.js';
 
 export function trinoUrl(): string {
   return inject('trinoUrl');
@@ -26,13 +27,10 @@ export async function testApp(env: Record<string, string> = {}): Promise<Fastify
   return buildApp(testConfig(env), { logger: false });
 }
 
-/** A query's state and error code in the test Trino (system.runtime.queries): how a cancelled read ended. */
+/** A query's state and error code in the test Trino (its query tracker): how a cancelled read ended. */
 export async function queryState(id: string): Promise<{ state: string; error: string | null }> {
-  const c = new HttpTrino({ server: trinoUrl(), user: 'test' });
-  const { rows } = await c.all(
-    `SELECT state, error_code FROM system.runtime.queries WHERE query_id = '${id.replace(/[^\w]/g, '')}'`,
-  );
-  return { state: rows[0]?.[0] as string, error: (rows[0]?.[1] as string) ?? null };
+  const { state, error } = await queryStatus(trinoUrl(), id);
+  return { state: state as string, error };
 }
 
 /** Direct SQL against the demo schema, for computing expected answers independently of the gateway. */
