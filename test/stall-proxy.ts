@@ -21,6 +21,8 @@ export class StallProxy {
   hold: (q: Submitted) => boolean = () => false;
   /** How long the answer to each query's submission is held back, as a busy Trino answers late; none by default. */
   delayMs = 0;
+  /** The SQL sent to Trino instead of a submission's own (a statement that fails there, say); none by default. */
+  replace: (sql: string) => string | undefined = () => undefined;
 
   constructor(private readonly target: string) {}
 
@@ -50,8 +52,10 @@ export class StallProxy {
   private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
     const url = req.url ?? '/';
+    const instead = req.method === 'POST' && url === '/v1/statement' && this.replace(Buffer.concat(chunks).toString());
+    const body = instead ? Buffer.from(instead) : Buffer.concat(chunks);
+    const headers = instead ? { ...req.headers, 'content-length': String(body.length) } : req.headers;
     // Queued pages pass (Trino dispatches a query only once its client polls the queued URI); executing pages,
     // which carry the results, are held.
     const results = url.startsWith('/v1/statement/executing/');
@@ -62,7 +66,7 @@ export class StallProxy {
     }
     const target = new URL(this.target);
     const up = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: url, headers: req.headers },
+      { host: target.hostname, port: target.port, method: req.method, path: url, headers },
       (upRes) => {
         const parts: Buffer[] = [];
         upRes.on('data', (c: Buffer) => parts.push(c));

@@ -32,7 +32,8 @@ export interface RunOutcome {
   run: LoadRun | null;
   from: string | null;
   until: string;
-  lag: { events: number; ms: number | null };
+  /** Absent when Trino could not count it after the run committed: the answer still says the run committed. */
+  lag?: { events: number; ms: number | null };
 }
 
 export class LoadService {
@@ -186,8 +187,10 @@ export class LoadService {
         timeoutMs: this.parts.config.loadTimeoutMs,
         observe: this.parts.observe,
       });
-      const lag = await this.lagOf(model, def, run.until, caller);
-      return { outcome: 'committed', run, from: run.from, until: run.until, lag };
+      // The run is committed and its record says so: a lag that Trino fails to count now (a worker lost, say) is
+      // left out, never turned into an error answer for a run that landed.
+      const lag = await this.lagOf(model, def, run.until, caller).catch(() => undefined);
+      return { outcome: 'committed', run, from: run.from, until: run.until, ...(lag && { lag }) };
     } finally {
       await lock.release();
     }

@@ -97,7 +97,11 @@ export const RunResult = Type.Object({
   window: Type.Object({ from: Instant, until: Instant }),
   rows: Type.Integer(),
   position: Instant,
-  lag: Lag,
+  lag: Type.Optional(
+    Type.Object(Lag.properties, {
+      description: 'Absent when Trino could not count it once the run had committed (the run still landed whole)',
+    }),
+  ),
 });
 export type RunResult = Static<typeof RunResult>;
 
