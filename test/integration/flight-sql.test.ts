@@ -143,6 +143,18 @@ describe('metadata', () => {
     expect(tables.sort()).toEqual(['orders', 'payments_avro']);
   });
 
+  it('a filter pattern reaches no further than the grants: an ungranted topic matched by its name stays absent', async () => {
+    const tables = async (pattern: string) => {
+      const hex = packCommand('CommandGetTables', { tableNameFilterPattern: pattern }).toString('hex');
+      const answer = await ok<Plain>({ token: KEY.eu }, { do: 'raw', call: 'meta', hex });
+      return answer.rows.map((r) => r.table_name).sort();
+    };
+    expect(await tables('s3%')).toEqual([]);
+    expect(await tables('s3\\_events')).toEqual([]);
+    expect(await tables('%')).toEqual(['orders', 'payments_avro']);
+    expect(await tables('%%_%')).toEqual(['orders', 'payments_avro']);
+  });
+
   it('adbc_get_table_schema: the Arrow types of the REST Arrow output (decoded record as a struct)', async () => {
     const schema = await ok<{ name: string; type: string }[]>(
       { token: KEY.all },
