@@ -165,6 +165,25 @@ describe('the log', () => {
   });
 });
 
+/**
+ * A gateway serving Flight SQL with the access of a config file written from `access`, which a test rewrites and puts
+ * in force (`app.accessHolder.swap`) as a reload does; the env to load it again with.
+ */
+async function reloadable(name: string, access: object) {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, stringify(access));
+  const env = {
+    TOPICGATE_TRINO_URL: trinoUrl(),
+    TOPICGATE_STATE_URL: 'sqlite::memory:',
+    TOPICGATE_CONFIG: file,
+    TOPICGATE_CURSOR_SECRET: `a-cursor-secret-of-at-least-32-bytes-for-${name}`,
+  };
+  const app = await buildApp(loadConfig(env), { logger: false });
+  await app.ready();
+  const flight = await startFlight(flightServicesOf(app), { port: 0, host: '127.0.0.1' });
+  return { file, env, app, flight };
+}
+
 describe('access reloaded', () => {
   it('a key taken out of the config stops working at once, and so does the handshake token made from it', async () => {
     const KEY = 'flight-reload-key-0000000000000000000';
@@ -172,17 +191,7 @@ describe('access reloaded', () => {
       auth: { apiKeys: [{ principal: 'reload-1', sha256: apiKeyHash(KEY), roles: ['r'] }] },
       access: [{ roles: ['r'], topics: ['*'], actions: ['read'] }],
     };
-    const file = join(dir, 'reload.yaml');
-    writeFileSync(file, stringify(withKey));
-    const env = {
-      TOPICGATE_TRINO_URL: trinoUrl(),
-      TOPICGATE_STATE_URL: 'sqlite::memory:',
-      TOPICGATE_CONFIG: file,
-      TOPICGATE_CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-bytes-for-reload',
-    };
-    const app = await buildApp(loadConfig(env), { logger: false });
-    await app.ready();
-    const flight = await startFlight(flightServicesOf(app), { port: 0, host: '127.0.0.1' });
+    const { file, env, app, flight } = await reloadable('reload', withKey);
     const py = async (args: Record<string, unknown>, steps: Record<string, unknown>[]) =>
       JSON.parse(
         (await run('python3', ['test/flight/flight_sql.py', JSON.stringify({ uri: flight.uri, ...args, steps })]))
@@ -213,17 +222,7 @@ describe('access reloaded', () => {
       auth: { apiKeys: [{ principal: 'regrant-1', sha256: apiKeyHash(KEY), roles: ['r'] }] },
       access: [{ roles: ['r'], topics, actions: ['read'] }],
     });
-    const file = join(dir, 'regrant.yaml');
-    writeFileSync(file, stringify(grants(['orders', 'clicks'])));
-    const env = {
-      TOPICGATE_TRINO_URL: trinoUrl(),
-      TOPICGATE_STATE_URL: 'sqlite::memory:',
-      TOPICGATE_CONFIG: file,
-      TOPICGATE_CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-bytes-for-regrant',
-    };
-    const app = await buildApp(loadConfig(env), { logger: false });
-    await app.ready();
-    const flight = await startFlight(flightServicesOf(app), { port: 0, host: '127.0.0.1' });
+    const { file, env, app, flight } = await reloadable('regrant', grants(['orders', 'clicks']));
     const steps = [
       { do: 'objects' },
       {

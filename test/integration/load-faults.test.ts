@@ -58,7 +58,7 @@ async function produce(fq: string, until: () => boolean, stats: { appended: numb
 
 /** Statements of the load that Trino runs now, whose text holds `what` (Trino's own list, no query of it). */
 async function running(load: string, what: string): Promise<string[]> {
-  const live = await listQueries(trinoUrl(), { state: 'RUNNING' });
+  const live = await listQueries(trinoUrl(), 'RUNNING');
   return live.filter((x) => x.query.startsWith(marker(load)) && x.query.includes(what)).map((x) => x.id);
 }
 
