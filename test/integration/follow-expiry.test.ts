@@ -51,7 +51,9 @@ beforeAll(async () => {
       TOPICGATE_SCHEMAS: SCHEMA,
       TOPICGATE_CONFIG: join(dir, 'c.yaml'),
       TOPICGATE_CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-bytes-for-this-test',
-      TOPICGATE_FOLLOW_POLL: '100ms',
+      // Each poll past the horizon is a Trino query: the follows mostly wait (for `exp`, for an insert to settle), and
+      // their end at `exp` comes from the credential's own timer, not from a poll (http/follow-access.ts).
+      TOPICGATE_FOLLOW_POLL: '500ms',
       TOPICGATE_FOLLOW_HEARTBEAT: '300ms',
     }),
     { logger: false },

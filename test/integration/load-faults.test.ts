@@ -36,23 +36,32 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The marker of the open gateway's load `load` (its caller is anonymous). */
 const marker = (load: string) => loadMarker(loadKey(load, ANONYMOUS_ID));
 
-/** Appends groups of 1-5 events sharing one broker millisecond, some stored twice, until stopped. */
+/**
+ * Appends groups of 1-5 events sharing one broker millisecond, some stored twice, until stopped: one to three groups
+ * (each on its own millisecond) per INSERT, a few INSERTs a second. Each INSERT is a Trino query of fixed cost, so
+ * the groups come in fewer of them; the runs still go on while events arrive, and the topic still holds ties and
+ * identical duplicates.
+ */
 async function produce(fq: string, until: () => boolean, stats: { appended: number; maxInsertMs: number }) {
   let seq = 0;
   while (!until()) {
-    const ts = trinoTimestampText(Date.now() - 200);
+    const now = Date.now();
     const rows: string[] = [];
-    for (let k = 1 + Math.floor(Math.random() * 5); k > 0; k--) {
-      const n = seq++;
-      const row = `(to_utf8('k${n % 7}'), to_utf8('{"seq":${n},"tag":"t${n % 3}"}'), TIMESTAMP '${ts}', TIMESTAMP '${ts}', CAST(ARRAY[] AS array(row(key varchar, value varbinary))))`;
-      rows.push(row);
-      if (Math.random() < 0.15) rows.push(row);
+    const groups = 1 + Math.floor(Math.random() * 3);
+    for (let g = 0; g < groups; g++) {
+      const ts = trinoTimestampText(now - 200 - 2 * g);
+      for (let k = 1 + Math.floor(Math.random() * 5); k > 0; k--) {
+        const n = seq++;
+        const row = `(to_utf8('k${n % 7}'), to_utf8('{"seq":${n},"tag":"t${n % 3}"}'), TIMESTAMP '${ts}', TIMESTAMP '${ts}', CAST(ARRAY[] AS array(row(key varchar, value varbinary))))`;
+        rows.push(row);
+        if (Math.random() < 0.15) rows.push(row);
+      }
     }
-    const t0 = Date.now();
     await q(`INSERT INTO ${fq} VALUES ${rows.join(', ')}`);
-    stats.maxInsertMs = Math.max(stats.maxInsertMs, Date.now() - t0 + 200);
+    // From the oldest stamp of this INSERT to its end.
+    stats.maxInsertMs = Math.max(stats.maxInsertMs, Date.now() - now + 200 + 2 * (groups - 1));
     stats.appended += rows.length;
-    await sleep(50 + Math.random() * 100);
+    await sleep(300 + Math.random() * 200);
   }
 }
 
@@ -87,12 +96,12 @@ async function whenInserting(
 async function compare(fq: string, target: string): Promise<{ missing: number; extra: number; events: number }> {
   const topic = `SELECT key, value, CAST(timestamp_broker AS timestamp(6)) FROM ${fq}`;
   const landed = `SELECT key, value, timestamp_broker FROM ${target}`;
-  const count = async (s: string) => Number((await q(`SELECT count(*) FROM (${s})`))[0]![0]);
-  return {
-    missing: await count(`${topic} EXCEPT ALL ${landed}`),
-    extra: await count(`${landed} EXCEPT ALL ${topic}`),
-    events: await count(topic),
-  };
+  // The three counts in one query.
+  const [row] = await q(
+    `SELECT (SELECT count(*) FROM (${topic} EXCEPT ALL ${landed})), (SELECT count(*) FROM (${landed} EXCEPT ALL ${topic})), (SELECT count(*) FROM (${topic}))`,
+  );
+  const [missing, extra, events] = row!.map(Number) as [number, number, number];
+  return { missing, extra, events };
 }
 
 async function topicTable(): Promise<{ table: string; fq: string }> {
@@ -150,6 +159,8 @@ describe.concurrent.each(['sqlite', 'postgres'])('a load under faults, %s store'
     const other = await buildApp(config, { logger: false });
     const run = (a = app) => a.inject({ method: 'POST', url: `/v1/loads/${name}/runs`, payload: {} });
     const stats = { appended: 0, maxInsertMs: 0, runs: 0, failed: 0, committed: 0, earlierKilled: 0 };
+    /** Runs failed, by the fault injected into them. */
+    const failedBy: Partial<Record<Fault, number>> = {};
     try {
       const put = await app.inject({
         method: 'PUT',
@@ -189,6 +200,7 @@ describe.concurrent.each(['sqlite', 'postgres'])('a load under faults, %s store'
         } else {
           expect([503, 502], `${fault}: ${res.body}`).toContain(res.statusCode);
           stats.failed++;
+          failedBy[fault] = (failedBy[fault] ?? 0) + 1;
         }
         if (earlier !== undefined) {
           const err = await earlier;
@@ -205,10 +217,12 @@ describe.concurrent.each(['sqlite', 'postgres'])('a load under faults, %s store'
       expect(last.json().lag.events).toBe(0);
       const result = await compare(fq, target);
       process.stderr.write(
-        `[load-faults] ${kind}: ${JSON.stringify({ ...stats, cancelled: cancelled.length, ...result })}\n`,
+        `[load-faults] ${kind}: ${JSON.stringify({ ...stats, failedBy, cancelled: cancelled.length, ...result })}\n`,
       );
       expect(stats.maxInsertMs, 'an event became visible later than settle: the premise').toBeLessThan(SETTLE_MS);
       expect(stats.failed).toBeGreaterThanOrEqual(4);
+      // Each step's fault stopped its run.
+      expect(failedBy).toMatchObject({ deleted: 1, inserted: 1, counted: 1 });
       expect(cancelled.length).toBeGreaterThan(0);
       expect(stats.earlierKilled).toBe(1);
       expect(result.events).toBe(stats.appended);
