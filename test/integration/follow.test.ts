@@ -15,8 +15,9 @@ import { buildApp } from '../../src/server/app.js';
 import { HttpTrino } from '../../src/trino/http-trino.js';
 import { trinoTimestampText } from '../../src/core/trino-timestamp.js';
 import { TOPIC_COLUMNS } from '../../scripts/demo-data.js';
-import { testConfig, trinoUrl } from '../helpers.js';
-import { openEvents, queryState, runningQueries, untilTrue, type EventStream } from '../follow-client.js';
+import { queryState, testConfig, trinoUrl } from '../helpers.js';
+import { openEvents, runningQueries, untilTrue, type EventStream } from '../follow-client.js';
+import { listQueries } from '../trino-queries.js';
 
 const SCHEMA = 'follow|kafka_topics';
 const SETTLE_MS = 2_000;
@@ -38,7 +39,9 @@ beforeAll(async () => {
       TOPICGATE_SCHEMAS: SCHEMA,
       TOPICGATE_CONFIG: config,
       TOPICGATE_TRINO_USER: user,
-      TOPICGATE_FOLLOW_POLL: '100ms',
+      // Each poll past the horizon is a Trino query: a connection polls at once when it opens, and the last one
+      // waits some seconds for the last events to settle.
+      TOPICGATE_FOLLOW_POLL: '300ms',
       TOPICGATE_FOLLOW_HEARTBEAT: '300ms',
     }),
     { logger: false },
@@ -62,25 +65,32 @@ const ONE_WRITER = { redistribute_writes: 'false', task_min_writer_count: '1' };
 const LEAD_MS = 3_000;
 const HEADERS = 'array(row(key varchar, value varbinary))';
 
-/** Appends groups of 1-5 events sharing one broker millisecond, some with an identical duplicate. */
+/**
+ * Appends groups of 1-5 events sharing one broker millisecond, some with an identical duplicate: one to three groups
+ * (each on its own millisecond) per INSERT, each INSERT a Trino query of fixed cost.
+ */
 function producer() {
   const state = { appended: 0, maxInsertMs: 0, stop: false, seq: 0 };
   const done = (async () => {
     while (!state.stop) {
       const rows: string[] = [];
-      const ts = trinoTimestampText(Date.now() + LEAD_MS);
-      for (let k = 1 + Math.floor(Math.random() * 5); k > 0; k--) {
-        const n = state.seq++;
-        const stamps = `TIMESTAMP '${ts}', TIMESTAMP '${ts}'`;
-        const row = `(to_utf8('k${n % 3}'), to_utf8('{"seq":${n}}'), ${stamps}, CAST(ARRAY[] AS ${HEADERS}))`;
-        rows.push(row);
-        if (Math.random() < 0.2) rows.push(row);
-      }
       const t0 = Date.now();
+      const groups = 1 + Math.floor(Math.random() * 3);
+      for (let g = 0; g < groups; g++) {
+        const ts = trinoTimestampText(t0 + LEAD_MS - 2 * g);
+        for (let k = 1 + Math.floor(Math.random() * 5); k > 0; k--) {
+          const n = state.seq++;
+          const stamps = `TIMESTAMP '${ts}', TIMESTAMP '${ts}'`;
+          const row = `(to_utf8('k${n % 3}'), to_utf8('{"seq":${n}}'), ${stamps}, CAST(ARRAY[] AS ${HEADERS}))`;
+          rows.push(row);
+          if (Math.random() < 0.2) rows.push(row);
+        }
+      }
       await trino.all(`INSERT INTO ${fq} VALUES ${rows.join(', ')}`, { session: ONE_WRITER });
-      state.maxInsertMs = Math.max(state.maxInsertMs, Date.now() - t0);
+      // From the oldest stamp of this INSERT to its end.
+      state.maxInsertMs = Math.max(state.maxInsertMs, Date.now() - t0 + 2 * (groups - 1));
       state.appended += rows.length;
-      await new Promise((r) => setTimeout(r, 30 + Math.random() * 70));
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
     }
   })();
   return { state, done };
@@ -158,7 +168,8 @@ describe('following a topic', () => {
     const s = await openEvents(`${base}/v1/topics/${table}/events?follow=true&since=now`);
     await s.waitFor((e) => e.comments >= 2, 10_000);
     s.cut();
-    expect(s.text.startsWith('retry: 100\n\nid: f1.')).toBe(true);
+    // The reconnection delay advised is the poll interval.
+    expect(s.text.startsWith('retry: 300\n\nid: f1.')).toBe(true);
     expect(s.events).toHaveLength(0);
   });
 
@@ -258,14 +269,15 @@ describe('a follower that leaves mid-poll', () => {
     // Its first poll sorts the 400k clicks before its first row: the client goes while it runs.
     const s = await openEvents(`${bulkBase}/v1/topics/clicks/events?follow=true`);
     let ids: string[] = [];
-    await untilTrue(
-      async () => (ids = await runningQueries(trino, bulkUser, 'clicks')).length > 0,
-      10_000,
-      'a poll runs',
-    );
+    // Trino's own list of its running queries (REST, no query of its own each time).
+    const polls = async () =>
+      (await listQueries(trinoUrl(), 'RUNNING'))
+        .filter((x) => x.user === bulkUser && x.query.includes('clicks'))
+        .map((x) => x.id);
+    await untilTrue(async () => (ids = await polls()).length > 0, 10_000, 'a poll runs');
     s.cut();
-    await untilTrue(async () => (await queryState(trino, ids[0]!)).state === 'FAILED', 10_000, 'the poll ended');
-    expect(await queryState(trino, ids[0]!)).toEqual({ state: 'FAILED', error: 'USER_CANCELED' });
+    await untilTrue(async () => (await queryState(ids[0]!)).state === 'FAILED', 10_000, 'the poll ended');
+    expect(await queryState(ids[0]!)).toEqual({ state: 'FAILED', error: 'USER_CANCELED' });
     expect(await runningQueries(trino, bulkUser, 'clicks')).toEqual([]);
   });
 });
