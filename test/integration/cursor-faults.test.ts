@@ -90,27 +90,32 @@ async function runScenario(storeUrl: string) {
     gatewayDown: 0,
   };
 
-  // The producer: groups of 1-5 events sharing one broker millisecond, sometimes an identical duplicate.
+  // The producer: groups of 1-5 events sharing one broker millisecond, sometimes an identical duplicate. Each INSERT
+  // is a Trino query of fixed cost: it carries one to three groups (each on its own millisecond), a few a second.
   let seq = 0;
   let appending = true;
   const appender = (async () => {
     const end = Date.now() + APPEND_MS;
     while (Date.now() < end || stats.appended < MIN_EVENTS) {
-      const ts = trinoTimestampText(Date.now() - 200);
+      const now = Date.now();
       const rows: string[] = [];
-      const group = Date.now() < end ? 1 + Math.floor(Math.random() * 5) : 5 + Math.floor(Math.random() * 10);
-      for (let k = group; k > 0; k--) {
-        const n = seq++;
-        const row = `(to_utf8('k${n % 7}'), to_utf8('{"seq":${n}}'), TIMESTAMP '${ts}', TIMESTAMP '${ts}', CAST(ARRAY[] AS array(row(key varchar, value varbinary))))`;
-        rows.push(row);
-        if (Math.random() < 0.15) rows.push(row); // an at-least-once producer's retry: identical duplicate
+      const groups = 1 + Math.floor(Math.random() * 3);
+      for (let g = 0; g < groups; g++) {
+        const ts = trinoTimestampText(now - 200 - 2 * g);
+        const group = Date.now() < end ? 1 + Math.floor(Math.random() * 5) : 5 + Math.floor(Math.random() * 10);
+        for (let k = group; k > 0; k--) {
+          const n = seq++;
+          const row = `(to_utf8('k${n % 7}'), to_utf8('{"seq":${n}}'), TIMESTAMP '${ts}', TIMESTAMP '${ts}', CAST(ARRAY[] AS array(row(key varchar, value varbinary))))`;
+          rows.push(row);
+          if (Math.random() < 0.15) rows.push(row); // an at-least-once producer's retry: identical duplicate
+        }
       }
-      const t0 = Date.now();
       await trino.all(`INSERT INTO ${fq} VALUES ${rows.join(', ')}`);
-      stats.maxInsertMs = Math.max(stats.maxInsertMs, Date.now() - t0 + 200);
+      // From the oldest stamp of this INSERT to its end.
+      stats.maxInsertMs = Math.max(stats.maxInsertMs, Date.now() - now + 200 + 2 * (groups - 1));
       stats.appended += rows.length;
       stats.inserts++;
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      await new Promise((r) => setTimeout(r, 300 + Math.random() * 200));
     }
     appending = false;
   })();
@@ -154,7 +159,8 @@ async function runScenario(storeUrl: string) {
         idleSince ||= Date.now();
         if (Date.now() - idleSince > SETTLE_MS + 1_000) break;
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // An empty batch is two Trino queries: the loader waits a little before it asks again.
+      await new Promise((r) => setTimeout(r, 500));
       continue;
     }
     idleSince = 0;
