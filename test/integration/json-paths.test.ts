@@ -22,6 +22,26 @@ const ORDERS_URL = `/v1/topics/orders/events?select=${ORDERS_SELECT}&until=2026-
 const J = 'CASE WHEN to_utf8(from_utf8(value)) = value THEN from_utf8(value) END';
 const TOTAL = 'ORDER BY timestamp_broker, key, value, timestamp_producer, headers';
 
+const PATHS_WINDOW_SQL = `timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 04:00:00'`;
+const PAID_OR_PENDING = `json_extract_scalar(from_utf8(value), '$.status') IN ('paid', 'pending')`;
+
+/**
+ * The counts the tests compare with, by hand-written SQL in one query (each a scalar subquery of its own, as each test
+ * wrote it): JSON-null refs among the first hour of clicks; paid or pending orders of four hours, and their distinct
+ * (key, broker time, producer time); refunded orders of three hours.
+ */
+let sqlCounts: Promise<{ clickNulls: number; paidOrPending: number; distinct: number; refunded: number }> | undefined;
+const expectedCounts = () =>
+  (sqlCounts ??= sql(
+    `SELECT (SELECT count(*) FROM clicks WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 01:00:00' AND json_extract_scalar(from_utf8(value), '$.ref') IS NULL),
+            (SELECT count(*) FROM orders WHERE ${PATHS_WINDOW_SQL} AND ${PAID_OR_PENDING}),
+            (SELECT count(*) FROM (SELECT key, timestamp_broker, timestamp_producer FROM orders WHERE ${PATHS_WINDOW_SQL} AND ${PAID_OR_PENDING} GROUP BY 1, 2, 3)),
+            (SELECT count(*) FROM orders WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 03:00:00' AND json_extract_scalar(from_utf8(value), '$.status') = 'refunded')`,
+  ).then(([row]) => {
+    const [clickNulls, paidOrPending, distinct, refunded] = row!.map(Number) as [number, number, number, number];
+    return { clickNulls, paidOrPending, distinct, refunded };
+  }));
+
 type OrderRow = { key: unknown; status: unknown; amount: unknown; country: unknown; sku: unknown; customer: unknown };
 
 describe('orders: the hard cases through select with aliases', () => {
@@ -84,9 +104,7 @@ describe('clicks and s3_events', () => {
     const window = 'since=2026-11-01T00:00:00Z&until=2026-11-01T01:00:00Z&limit=10000&select=key';
     const text = (await get(`/v1/topics/clicks/events?value->>ref=is.null&${window}`)).json().rows.length;
     const json = (await get(`/v1/topics/clicks/events?value->ref=is.null&${window}`)).json().rows.length;
-    const [[nulls]] = (await sql(
-      `SELECT count(*) FROM clicks WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 01:00:00' AND json_extract_scalar(from_utf8(value), '$.ref') IS NULL`,
-    )) as [[number]];
+    const nulls = (await expectedCounts()).clickNulls;
     expect(nulls).toBeGreaterThan(0);
     expect([text, json]).toEqual([nulls, 0]);
     const res = await get(`/v1/topics/clicks/events?select=ref:value->ref,ms:value->ms&until=2026-11-01T00:00:01Z`);
@@ -168,7 +186,6 @@ describe('paging over path filters and path order is exact under ties', () => {
     return out;
   }
   const window = 'since=2026-11-01T00:00:00Z&until=2026-11-01T04:00:00Z';
-  const windowSql = `timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 04:00:00'`;
 
   it.each([
     ['broker-time order (anchored pages)', ''],
@@ -177,20 +194,15 @@ describe('paging over path filters and path order is exact under ties', () => {
     const rows = await follow(
       `/v1/topics/orders/events?value->>status=in.(paid,pending)&select=key,timestamp_broker,timestamp_producer,status:value->>status&${window}&limit=7${order}`,
     );
-    const want = await sql(
-      `SELECT count(*) FROM orders WHERE ${windowSql} AND json_extract_scalar(from_utf8(value), '$.status') IN ('paid', 'pending')`,
-    );
-    expect(rows.length).toBe(want[0]![0]);
+    const { paidOrPending, distinct } = await expectedCounts();
+    expect(rows.length).toBe(paidOrPending);
     // Every (key, times) the SQL counts comes back as often as it exists: ties and duplicates exactly once each.
     const seen = new Map<string, number>();
     for (const r of rows as Record<string, string>[]) {
       const k = `${r.key}|${r.timestamp_broker}|${r.timestamp_producer}`;
       seen.set(k, (seen.get(k) ?? 0) + 1);
     }
-    const dupes = await sql(
-      `SELECT count(*) FROM (SELECT key, timestamp_broker, timestamp_producer FROM orders WHERE ${windowSql} AND json_extract_scalar(from_utf8(value), '$.status') IN ('paid', 'pending') GROUP BY 1, 2, 3)`,
-    );
-    expect(seen.size).toBe(dupes[0]![0]);
+    expect(seen.size).toBe(distinct);
   });
 });
 
@@ -217,7 +229,9 @@ describe('paging a path query in every format (Link: rel="next")', () => {
     return { bodies, count };
   }
 
-  it.each(['ndjson', 'csv', 'arrow'])('%s pages hold every row once, as the JSON pages do', async (format) => {
+  /** The JSON pages: the same requests for every format's comparison, so followed once for the three. */
+  let jsonPages: Promise<unknown[]> | undefined;
+  async function followJson(): Promise<unknown[]> {
     const json: unknown[] = [];
     let next: string | null = q;
     while (next) {
@@ -225,9 +239,12 @@ describe('paging a path query in every format (Link: rel="next")', () => {
       json.push(...body.rows);
       next = body.next;
     }
-    const [[n]] = (await sql(
-      `SELECT count(*) FROM orders WHERE timestamp_broker >= TIMESTAMP '2026-11-01 00:00:00' AND timestamp_broker < TIMESTAMP '2026-11-01 03:00:00' AND json_extract_scalar(from_utf8(value), '$.status') = 'refunded'`,
-    )) as [[number]];
+    return json;
+  }
+
+  it.each(['ndjson', 'csv', 'arrow'])('%s pages hold every row once, as the JSON pages do', async (format) => {
+    const json = await (jsonPages ??= followJson());
+    const n = (await expectedCounts()).refunded;
     expect(json.length).toBe(n);
     const { bodies, count } = await pages(format);
     expect(bodies.length).toBeGreaterThan(1);
