@@ -111,10 +111,19 @@ describe('the OpenAPI document, checked independently', () => {
         'all',
         '--exclude-checks',
         'unsupported_method,positive_data_acceptance',
+        // Every operation gets the same number of examples. The four that reach Trino (GET events, GET schema/infer,
+        // POST query, POST sessions: 280 of the run's some 470 Trino queries are their fuzzed cases) keep them all:
+        // their coverage-phase cases are mostly refused before Trino (POST query: 472 cases, no query), so the
+        // fuzzed cases are what exercises their path down to Trino.
         '--max-examples',
         EXAMPLES,
         '--seed',
         SEED,
+        // Hypothesis's example database in memory: the run's folder is new each time, so on disk (.hypothesis/, some
+        // 350 files a run) it was written and never read by a later run. Measured with seed 1, in memory the run
+        // makes the same 5,677 test cases and 200 stateful scenarios as on disk (with no database: 174 scenarios).
+        '--generation-database',
+        ':memory:',
         // One worker: the rest of the suite shares the two cores with Trino, and some of it measures timing.
         '--workers',
         '1',
