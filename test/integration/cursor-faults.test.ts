@@ -91,7 +91,7 @@ async function runScenario(storeUrl: string) {
   };
 
   // The producer: groups of 1-5 events sharing one broker millisecond, sometimes an identical duplicate. Each INSERT
-  // is a Trino query of fixed cost: it carries one to three groups (each on its own millisecond), a few a second.
+  // is a Trino query of fixed cost: it carries one to three groups (each on its own millisecond), about one a second.
   let seq = 0;
   let appending = true;
   const appender = (async () => {
@@ -115,7 +115,7 @@ async function runScenario(storeUrl: string) {
       stats.maxInsertMs = Math.max(stats.maxInsertMs, Date.now() - now + 200 + 2 * (groups - 1));
       stats.appended += rows.length;
       stats.inserts++;
-      await new Promise((r) => setTimeout(r, 300 + Math.random() * 200));
+      await new Promise((r) => setTimeout(r, 600 + Math.random() * 300));
     }
     appending = false;
   })();
@@ -159,8 +159,10 @@ async function runScenario(storeUrl: string) {
         idleSince ||= Date.now();
         if (Date.now() - idleSince > SETTLE_MS + 1_000) break;
       }
-      // An empty batch is two Trino queries: the loader waits a little before it asks again.
-      await new Promise((r) => setTimeout(r, 500));
+      // An empty batch is two Trino queries or more (its summary and its rows, each in time slices): the loader waits
+      // a second before it asks again, as a cron job would (the first events settle only SETTLE_MS after they are
+      // written, and the loader stops only after SETTLE_MS without events).
+      await new Promise((r) => setTimeout(r, 1_000));
       continue;
     }
     idleSince = 0;

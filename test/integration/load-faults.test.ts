@@ -38,7 +38,7 @@ const marker = (load: string) => loadMarker(loadKey(load, ANONYMOUS_ID));
 
 /**
  * Appends groups of 1-5 events sharing one broker millisecond, some stored twice, until stopped: one to three groups
- * (each on its own millisecond) per INSERT, a few INSERTs a second. Each INSERT is a Trino query of fixed cost, so
+ * (each on its own millisecond) per INSERT, about one INSERT a second. Each INSERT is a Trino query of fixed cost, so
  * the groups come in fewer of them; the runs still go on while events arrive, and the topic still holds ties and
  * identical duplicates.
  */
@@ -61,7 +61,7 @@ async function produce(fq: string, until: () => boolean, stats: { appended: numb
     // From the oldest stamp of this INSERT to its end.
     stats.maxInsertMs = Math.max(stats.maxInsertMs, Date.now() - now + 200 + 2 * (groups - 1));
     stats.appended += rows.length;
-    await sleep(300 + Math.random() * 200);
+    await sleep(600 + Math.random() * 300);
   }
 }
 
@@ -205,7 +205,9 @@ describe.concurrent.each(['sqlite', 'postgres'])('a load under faults, %s store'
           expect(String(err)).toMatch(/ADMINISTRATIVELY_KILLED|killed/i);
           stats.earlierKilled++;
         }
-        await sleep(200);
+        // A run is some eight Trino queries: the runs without a fault go on while the producer appends, a second apart
+        // (every fault is injected once whatever their number).
+        await sleep(1_000);
       }
       await producer;
       // Everything the producer wrote has settled: one more run takes the rest.
