@@ -15,7 +15,7 @@ import { SPOOL_BUCKET, type LocalS3Layout } from './local-s3.js';
 import { lakeProperties } from './local-lake.js';
 import { DEMO_CATALOG } from './demo-data.js';
 
-/** How a local Trino runs; the defaults are Trino's own, the other modes are the test suite's. */
+/** How a local Trino's JVM runs; the defaults are Trino's own, the other modes are the test suite's. */
 export interface JvmModes {
   /**
    * `full` (the default): C1 then C2, as Trino ships, for benchmarks. `quick`: C1 alone, for the test suite, whose
@@ -29,18 +29,11 @@ export interface JvmModes {
    * of the test Trino's CPU than G1 (`TOPICGATE_LOCAL_TRINO_GC`).
    */
   gc: 'g1' | 'parallel';
-  /**
-   * `wide` (the default): two drivers per task and the demo catalog's splits per node as Trino sets them (one per
-   * core). `narrow`: one driver per task and one split per node, for the test suite, whose queries read thousands of
-   * rows at most and are many: replaying 629 of its queries cost the test Trino 9-14% less CPU so
-   * (`TOPICGATE_LOCAL_TRINO_TASKS`).
-   */
-  tasks: 'wide' | 'narrow';
 }
 
-/** Every combination of the modes: a running Trino started in any of them is one this script configured. */
+/** Every combination of the JVM modes: a running Trino started in any of them is one this script configured. */
 export const JVM_MODES: readonly JvmModes[] = (['full', 'quick'] as const).flatMap((jit) =>
-  (['g1', 'parallel'] as const).flatMap((gc) => (['wide', 'narrow'] as const).map((tasks) => ({ jit, gc, tasks }))),
+  (['g1', 'parallel'] as const).map((gc) => ({ jit, gc })),
 );
 
 export interface ConfigTarget extends Partial<JvmModes> {
@@ -105,9 +98,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       // A third of the heap per query on the node, half of it for all of a query (2GB and 3GB of the default 6G).
       `query.max-memory=${Math.floor(heapMb(heap) / 2)}MB`,
       `query.max-memory-per-node=${Math.floor(heapMb(heap) / 3)}MB`,
-      `task.concurrency=${l.tasks === 'narrow' ? 1 : 2}`,
-      // Nothing reads the HTTP request log of a local Trino; writing it cost some 4% of the test Trino's CPU.
-      'http-server.log.enabled=false',
+      'task.concurrency=2',
       // Tests read system.runtime.queries to see cancelled queries; keep them listed a while, not longer: every read
       // of that table builds the info of every query kept (with 10 minutes of a test run's queries, some 4,600, a read
       // of it cost Trino 86 ms of CPU against 27 for SELECT 1).
@@ -141,9 +132,7 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       'memory.max-data-per-node=4GB',
       ...(process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS
         ? [`memory.splits-per-node=${Number(process.env.TOPICGATE_LOCAL_TRINO_MEMORY_SPLITS)}`]
-        : l.tasks === 'narrow'
-          ? ['memory.splits-per-node=1']
-          : []),
+        : []),
     ),
     // `vastpg`: the same topics on PostgreSQL, where Trino really pushes predicates into the scan.
     'catalog/vastpg.properties': lines(

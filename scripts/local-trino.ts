@@ -37,8 +37,6 @@ export interface LocalTrinoLayout {
   jit: JvmModes['jit'];
   /** TOPICGATE_LOCAL_TRINO_GC (local-trino-config.ts): the test suite asks for `parallel`, benchmarks keep `g1`. */
   gc: JvmModes['gc'];
-  /** TOPICGATE_LOCAL_TRINO_TASKS (local-trino-config.ts): the test suite asks for `narrow`, benchmarks keep `wide`. */
-  tasks: JvmModes['tasks'];
 }
 
 export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
@@ -55,7 +53,6 @@ export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
     pgPort: Number(env.TOPICGATE_LOCAL_PG_PORT ?? 15432),
     jit: jitMode('TOPICGATE_LOCAL_TRINO_JIT', env.TOPICGATE_LOCAL_TRINO_JIT),
     gc: gcMode('TOPICGATE_LOCAL_TRINO_GC', env.TOPICGATE_LOCAL_TRINO_GC),
-    tasks: tasksMode('TOPICGATE_LOCAL_TRINO_TASKS', env.TOPICGATE_LOCAL_TRINO_TASKS),
   };
 }
 
@@ -63,12 +60,6 @@ export function layout(env: NodeJS.ProcessEnv = process.env): LocalTrinoLayout {
 export function jitMode(name: string, value: string | undefined): JvmModes['jit'] {
   if (value === undefined || value === 'full' || value === 'quick') return value ?? 'full';
   throw new Error(`${name}: ${JSON.stringify(value)} is not full or quick`);
-}
-
-/** A tasks setting: `wide` (the default) or `narrow`. */
-export function tasksMode(name: string, value: string | undefined): JvmModes['tasks'] {
-  if (value === undefined || value === 'wide' || value === 'narrow') return value ?? 'wide';
-  throw new Error(`${name}: ${JSON.stringify(value)} is not wide or narrow`);
 }
 
 /** A collector setting: `g1` (the default) or `parallel`. */

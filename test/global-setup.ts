@@ -71,7 +71,6 @@ export default function setup(project: TestProject): () => Promise<void> {
   const trinoLayout = layout({
     TOPICGATE_LOCAL_TRINO_JIT: 'quick',
     TOPICGATE_LOCAL_TRINO_GC: 'parallel',
-    TOPICGATE_LOCAL_TRINO_TASKS: 'narrow',
     ...process.env,
   });
   let services = shared[SERVICES];

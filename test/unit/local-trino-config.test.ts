@@ -13,7 +13,7 @@ import {
   readStamp,
   writeConfig,
 } from '../../scripts/local-trino-config.js';
-import { gcMode, jitMode, tasksMode } from '../../scripts/local-trino.js';
+import { gcMode, jitMode } from '../../scripts/local-trino.js';
 
 const runDir = mkdtempSync(join(tmpdir(), 'tg-trino-config-'));
 const target = { port: 18790, runDir, pgPort: 15432 };
@@ -85,26 +85,10 @@ describe('local Trino configuration', () => {
     expect(() => gcMode('TOPICGATE_SECURE_TRINO_GC', 'zgc')).toThrow(/TOPICGATE_SECURE_TRINO_GC: "zgc" is not g1/);
   });
 
-  it('tasks: two drivers and Trino splits by default, one each when narrow (the test suite); no request log', () => {
-    const wide = configFiles(target, s3);
-    const narrow = configFiles({ ...target, tasks: 'narrow' }, s3);
-    expect(wide['config.properties']).toContain('task.concurrency=2\n');
-    expect(wide['catalog/vast.properties']).not.toContain('splits-per-node');
-    expect(narrow['config.properties']).toContain('task.concurrency=1\n');
-    expect(narrow['config.properties']).not.toContain('task.concurrency=2');
-    expect(narrow['catalog/vast.properties']).toContain('memory.splits-per-node=1\n');
-    for (const files of [wide, narrow]) expect(files['config.properties']).toContain('http-server.log.enabled=false\n');
-    expect(tasksMode('X', undefined)).toBe('wide');
-    expect(tasksMode('X', 'narrow')).toBe('narrow');
-    expect(() => tasksMode('TOPICGATE_LOCAL_TRINO_TASKS', 'thin')).toThrow(
-      /TOPICGATE_LOCAL_TRINO_TASKS: "thin" is not/,
-    );
-  });
-
-  it('every combination of the modes is its own configuration, with its own stamp', () => {
-    expect(JVM_MODES).toHaveLength(8);
+  it('every combination of the JVM modes is its own configuration, with its own stamp', () => {
+    expect(JVM_MODES).toHaveLength(4);
     const stamps = new Set(JVM_MODES.map((m) => configStamp(configFiles({ ...target, ...m }, s3))));
-    expect(stamps.size).toBe(8);
+    expect(stamps.size).toBe(4);
     // The secure Trinos write the same JVM options (secure-trino.ts), with their own heap.
     expect(jvmConfig('2G', { jit: 'quick', gc: 'parallel' })).toBe(
       configFiles({ ...target, jit: 'quick', gc: 'parallel' }, s3)['jvm.config']!.replace('-Xmx6G', '-Xmx2G'),
