@@ -99,6 +99,8 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       `query.max-memory=${Math.floor(heapMb(heap) / 2)}MB`,
       `query.max-memory-per-node=${Math.floor(heapMb(heap) / 3)}MB`,
       'task.concurrency=2',
+      // Nothing reads the HTTP request log of a local Trino (some 25 lines a query).
+      'http-server.log.enabled=false',
       // Tests read system.runtime.queries to see cancelled queries; keep them listed a while, not longer: every read
       // of that table builds the info of every query kept (with 10 minutes of a test run's queries, some 4,600, a read
       // of it cost Trino 86 ms of CPU against 27 for SELECT 1).

@@ -97,6 +97,7 @@ describe('local Trino configuration', () => {
 
   it('finished tasks are forgotten after a minute, finished queries kept listed for two', () => {
     const config = configFiles(target, s3)['config.properties'];
+    expect(config).toContain('http-server.log.enabled=false\n');
     expect(config).toContain('task.info.max-age=1m\n');
     expect(config).toContain('query.min-expire-age=2m\n');
   });
