@@ -22,6 +22,7 @@ import { administeredLoad, loadKey, loadMarker, ownerOf, ownLoad } from './load-
 import { runWindow } from './load-run.js';
 import type { LoadRecord, LoadRun, LoadStore } from './load-store.js';
 import { checkTargetCatalog, parseTarget } from './load-target.js';
+import { isTrinoFailure } from '../trino/trino-errors.js';
 
 /** How long a run waits for the statements of an earlier run to end in Trino once killed. */
 const EARLIER_WAIT_MS = 60_000;
@@ -188,8 +189,11 @@ export class LoadService {
         observe: this.parts.observe,
       });
       // The run is committed and its record says so: a lag that Trino fails to count now (a worker lost, say) is
-      // left out, never turned into an error answer for a run that landed.
-      const lag = await this.lagOf(model, def, run.until, caller).catch(() => undefined);
+      // left out, never turned into an error answer for a run that landed. Any other failure is a fault and stays one.
+      const lag = await this.lagOf(model, def, run.until, caller).catch((err: unknown) => {
+        if (isTrinoFailure(err)) return undefined;
+        throw err;
+      });
       return { outcome: 'committed', run, from: run.from, until: run.until, ...(lag && { lag }) };
     } finally {
       await lock.release();

@@ -62,6 +62,19 @@ export class QueryCancelledError extends Error {
   }
 }
 
+/**
+ * Whether `err` is one of the Trino port's own failures (the query failed or was cancelled, Trino could not be reached
+ * or refused the request), as opposed to a fault in the gateway's code.
+ */
+export function isTrinoFailure(err: unknown): boolean {
+  return (
+    err instanceof TrinoQueryError ||
+    err instanceof TrinoUnavailableError ||
+    err instanceof TrinoRefusedError ||
+    err instanceof QueryCancelledError
+  );
+}
+
 const BY_NAME: Record<string, ErrorCode> = {
   EXCEEDED_TIME_LIMIT: 'TG_TIMEOUT',
   EXCEEDED_CPU_LIMIT: 'TG_TIMEOUT',

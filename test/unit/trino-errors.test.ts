@@ -9,6 +9,7 @@ import {
   TrinoQueryError,
   TrinoRefusedError,
   TrinoUnavailableError,
+  isTrinoFailure,
   logFailure,
   toApiError,
 } from '../../src/trino/trino-errors.js';
@@ -88,6 +89,22 @@ describe('toApiError over Trino in-band errors', () => {
         queryId: '20261130_080000_00001_abcde',
       },
     });
+  });
+});
+
+describe('isTrinoFailure', () => {
+  it("is true for each of the Trino port's failures and false for a fault of the gateway's code", () => {
+    for (const err of [
+      trinoError('REMOTE_HOST_GONE', 'INTERNAL_ERROR'),
+      new TrinoUnavailableError('Trino answered HTTP 503', 503),
+      new TrinoRefusedError(403),
+      new QueryCancelledError('deadline', undefined),
+    ]) {
+      expect(isTrinoFailure(err), err.name).toBe(true);
+    }
+    for (const err of [new TypeError('x is undefined'), new Error('store down'), 'text', undefined]) {
+      expect(isTrinoFailure(err)).toBe(false);
+    }
   });
 });
 
