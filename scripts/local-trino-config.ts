@@ -101,14 +101,15 @@ export function configFiles(l: ConfigTarget, s3: LocalS3Layout | undefined): Con
       'task.concurrency=2',
       // Nothing reads the HTTP request log of a local Trino (some 25 lines a query).
       'http-server.log.enabled=false',
-      // Tests read system.runtime.queries to see cancelled queries; keep them listed a while, not longer: every read
+      // Tests read system.runtime.queries to see cancelled queries; keep them listed a minute, not longer: every read
       // of that table builds the info of every query kept (with 10 minutes of a test run's queries, some 4,600, a read
-      // of it cost Trino 86 ms of CPU against 27 for SELECT 1).
-      'query.min-expire-age=2m',
+      // of it cost Trino 86 ms of CPU against 27 for SELECT 1), and the query manager walks them every second.
+      'query.min-expire-age=1m',
       // A finished task's info is kept 15 minutes by default, and the task manager walks every kept task five
       // times a second (abandoned-task checks that build each one's info): after a few thousand small queries
-      // that walk was an eighth of the test Trino's CPU. The coordinator has a task's final info long before.
-      'task.info.max-age=1m',
+      // that walk was an eighth of the test Trino's CPU (still 7% of it with a minute's tasks kept). The coordinator
+      // has a task's final info long before ten seconds.
+      'task.info.max-age=10s',
       ...(s3
         ? [
             'protocol.spooling.enabled=true',

@@ -95,11 +95,11 @@ describe('local Trino configuration', () => {
     );
   });
 
-  it('finished tasks are forgotten after a minute, finished queries kept listed for two', () => {
+  it('finished tasks are forgotten after ten seconds, finished queries kept listed for a minute', () => {
     const config = configFiles(target, s3)['config.properties'];
     expect(config).toContain('http-server.log.enabled=false\n');
-    expect(config).toContain('task.info.max-age=1m\n');
-    expect(config).toContain('query.min-expire-age=2m\n');
+    expect(config).toContain('task.info.max-age=10s\n');
+    expect(config).toContain('query.min-expire-age=1m\n');
   });
 
   it('the stamp is stable for one configuration and differs for another (the secret is kept per run folder)', () => {
