@@ -12,13 +12,22 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { alive, pidInFile, PID_FILE_WAIT_MS, pidWritten, stopProcess } from './pid-file.js';
+import { alive, PID_FILE_WAIT_MS, pidWritten, stopProcess } from './pid-file.js';
 import { motoAvailable, s3Down, s3Layout, s3Up, type LocalS3Layout } from './local-s3.js';
 import { configFiles, configStamp, jvmConfig, readStamp, writeConfig, type ConfigFiles } from './local-trino-config.js';
 import { LAKE_CATALOG, lakePgDown, lakeProperties, prepareLake, SINK_CATALOG } from './local-lake.js';
 import { DEMO_CATALOG } from './demo-data.js';
 import { untilScannable } from './trino-scannable.js';
-import { fetchTrino, findJdk, launch, layout, serverPids, trinoReady, type LocalTrinoLayout } from './local-trino.js';
+import {
+  fetchTrino,
+  findJdk,
+  launch,
+  layout,
+  serverPids,
+  trinoPid,
+  trinoReady,
+  type LocalTrinoLayout,
+} from './local-trino.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
 import { TrinoQueryError } from '../src/trino/trino-errors.js';
 
@@ -138,7 +147,7 @@ function log(msg: string): void {
 
 /** A node's running server pids (its pid file's and any found by its data directory). */
 function nodePids(n: ClusterNode): number[] {
-  const recorded = pidInFile(n.pidFile);
+  const recorded = trinoPid(n);
   return [...new Set([...(recorded !== undefined && alive(recorded) ? [recorded] : []), ...serverPids(n)])];
 }
 

@@ -151,8 +151,7 @@ function javaMajor(javaBin: string): number | undefined {
 export function launch(l: { installDir: string; etcDir: string; runDir: string; pidFile: string }, jdk: string): void {
   // A pid file left by a server that was killed (SIGKILL leaves it) names a dead process: read as this start's
   // before the new server's pid is in it, a start looked failed (secure-trino.ts launched a second server beside it).
-  const recorded = pidInFile(l.pidFile);
-  if (recorded !== undefined && !alive(recorded)) rmSync(l.pidFile, { force: true });
+  if (pidInFile(l.pidFile) !== undefined && trinoPid(l) === undefined) rmSync(l.pidFile, { force: true });
   const r = spawnSync(
     join(l.installDir, 'bin', 'launcher'),
     [
@@ -196,10 +195,14 @@ export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The recorded pid, if it is still this Trino. Right after `launcher start` the process may not have become java
- * yet, so the launcher itself counts too.
+ * The pid in a Trino's pid file, if that process is still this Trino: its launcher (right after `launcher start` the
+ * process may not have become java yet) or its server, both naming the Trino's data directory on their command line.
+ * A pid file outlives its process, and with a few thousand processes a run the number comes round again to another
+ * program, another local Trino among them (they share one install): a stop by the file alone once killed the suite's
+ * Trino while the cluster started.
  */
-const readPid = (l: LocalTrinoLayout) => recordedPid(l.pidFile, 'io.trino.server', l.installDir);
+export const trinoPid = (l: { pidFile: string; runDir: string }) => recordedPid(l.pidFile, join(l.runDir, 'data'));
+const readPid = trinoPid;
 
 /**
  * Trino servers running on this layout's data directory, found by their command line. The launcher's pid file
