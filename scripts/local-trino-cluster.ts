@@ -4,10 +4,8 @@
  * so it runs beside the single-node local Trino (local-trino.ts, 18080) and never touches it. Every node has every
  * catalog (the demo topics' memory catalog, `vastpg`, the lake, and `sink`, a second Iceberg catalog beside the lake
  * that loads write into when the lake holds the topics) and spools results to its own S3 server (workers write the
- * segments; the coordinator hands them out). Each node's configuration is the single node's
- * (local-trino-config.ts) with the node's role, port and heap.
- *
- *   tsx scripts/local-trino-cluster.ts up [N] | down | status
+ * segments; the coordinator hands them out). Each node's configuration is the single node's (local-trino-config.ts)
+ * with the node's role, port and heap. `tsx scripts/local-trino-cluster.ts up [N] | down | status`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +16,7 @@ import { configFiles, configStamp, jvmConfig, readStamp, writeConfig, type Confi
 import { LAKE_CATALOG, lakePgDown, lakeProperties, prepareLake, SINK_CATALOG } from './local-lake.js';
 import { DEMO_CATALOG } from './demo-data.js';
 import { untilScannable } from './trino-scannable.js';
+import { restartStuck, untilWorkersJoined } from './cluster-join.js';
 import {
   fetchTrino,
   findJdk,
@@ -248,7 +247,10 @@ export async function clusterUp(c: ClusterLayout, timeoutMs = 300_000): Promise<
       if (Date.now() > deadline) throw new Error(`the coordinator did not become ready in ${timeoutMs / 1000}s`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    await untilWorkers(c, (ids) => c.workers.every((w) => ids.includes(w.nodeId)), timeoutMs);
+    await untilWorkersJoined(c.workers, timeoutMs, {
+      active: () => activeWorkers(c).catch(() => undefined),
+      restart: (w) => restartStuck(w, nodePids(w), jdk, () => startNode(c, w, jdk)),
+    });
     await untilAdmitted(c, timeoutMs);
     await untilScannable(new HttpTrino({ server: c.url, user: 'topicgate-start' }), DEMO_CATALOG);
   } catch (err) {
