@@ -72,6 +72,9 @@ export async function restartStuck(
   jdk: string,
   start: () => Promise<unknown>,
 ): Promise<void> {
+  if (pids.length === 0) {
+    process.stderr.write(`[trino-cluster] ${w.name} has not joined and no process of it runs; starting it again\n`);
+  }
   for (const pid of pids) {
     const file = dumpThreads(jdk, pid, w.runDir);
     process.stderr.write(`[trino-cluster] ${w.name} has not joined: its threads are in ${file}; starting it again\n`);

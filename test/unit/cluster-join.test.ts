@@ -69,6 +69,14 @@ describe('waiting for the workers to join', () => {
     expect(c.restarts.map((r) => r.name)).toEqual(['worker-1', 'worker-2']);
   });
 
+  it('starts again a worker whose process is gone, with no threads to write', async () => {
+    let started = 0;
+    const before = readdirSync(dir).length;
+    await restartStuck({ ...W1, runDir: dir }, [], findJdk(), () => Promise.resolve(++started));
+    expect(started).toBe(1);
+    expect(readdirSync(dir)).toHaveLength(before);
+  });
+
   it("writes a stuck JVM's threads beside its log, kills it and starts the worker again", async () => {
     // A JVM that waits, as a stuck worker does: jcmd reads the threads of a live java process.
     const jdk = findJdk();
