@@ -1,9 +1,9 @@
 /**
- * Waiting for a local cluster's workers to join its coordinator, with one second chance for a worker that is stuck
- * in its start. On two busy cores a worker joins in 50-80 s; once in a CI run a worker stopped logging halfway
- * through its start and never joined, and the run's cluster tests failed with it. A worker still missing after
- * WORKER_STALL_MS has its threads written beside its log (what it was stuck on) and is started again, once; the
- * wait then goes on to its deadline, and a worker missing then fails the start, by name.
+ * Waiting for a local cluster's workers to join its coordinator, with one second chance for a worker that has not.
+ * On two busy cores a worker joins in 50-80 s; in some CI runs a worker's JVM never started at the first launch, and
+ * the cluster's tests failed with it. A worker still missing after WORKER_STALL_MS has its threads written beside its
+ * log (when a process of it runs) and is started again, once; the wait then goes on to its deadline, and a worker
+ * missing then fails the start, by name.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -25,10 +25,9 @@ export interface JoinDeps<W extends JoiningWorker> {
   restart: (w: W) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
-  stallMs?: number;
 }
 
-/** Resolves once every worker is active; restarts the missing ones once, after `stallMs`. */
+/** Resolves once every worker is active; restarts the missing ones once, after WORKER_STALL_MS. */
 export async function untilWorkersJoined<W extends JoiningWorker>(
   workers: readonly W[],
   timeoutMs: number,
@@ -47,7 +46,7 @@ export async function untilWorkersJoined<W extends JoiningWorker>(
         `the cluster's workers did not join in ${timeoutMs / 1000}s: ${missing.map((w) => w.name).join(', ')}`,
       );
     }
-    if (restarted.length === 0 && now() - start > (deps.stallMs ?? WORKER_STALL_MS)) {
+    if (restarted.length === 0 && now() - start > WORKER_STALL_MS) {
       for (const w of missing) {
         await deps.restart(w);
         restarted.push(w.name);
@@ -72,13 +71,9 @@ export async function restartStuck(
   jdk: string,
   start: () => Promise<unknown>,
 ): Promise<void> {
-  if (pids.length === 0) {
-    process.stderr.write(`[trino-cluster] ${w.name} has not joined and no process of it runs; starting it again\n`);
-  }
-  for (const pid of pids) {
-    const file = dumpThreads(jdk, pid, w.runDir);
-    process.stderr.write(`[trino-cluster] ${w.name} has not joined: its threads are in ${file}; starting it again\n`);
-    await stopProcess(pid, 0);
-  }
+  const files = pids.map((pid) => dumpThreads(jdk, pid, w.runDir));
+  const why = files.length > 0 ? `its threads are in ${files.join(', ')}` : 'no process of it runs';
+  process.stderr.write(`[trino-cluster] ${w.name} has not joined: ${why}; starting it again\n`);
+  for (const pid of pids) await stopProcess(pid, 0);
   await start();
 }

@@ -202,7 +202,6 @@ export function findJdk(env: NodeJS.ProcessEnv = process.env): string {
  * Trino while the cluster started.
  */
 export const trinoPid = (l: { pidFile: string; runDir: string }) => recordedPid(l.pidFile, join(l.runDir, 'data'));
-const readPid = trinoPid;
 
 /**
  * Trino servers running on this layout's data directory, found by their command line. The launcher's pid file
@@ -256,7 +255,7 @@ export async function up(
   const s3 = spoolStorage(l);
   const files = configFiles(l, s3);
   const ready = await trinoReady(l.url);
-  const pid = readPid(l);
+  const pid = trinoPid(l);
   const ours = pid !== undefined && alive(pid);
   if (ready || ours) {
     // `anyJvm` (the test suite): a developer's running Trino is reused whichever JVM modes it was started with.
@@ -351,7 +350,7 @@ async function storageUp(l: LocalTrinoLayout, s3: LocalS3Layout): Promise<void> 
 
 /** Whether a Trino answers on this layout's port or the one this script started still runs. */
 export async function trinoRunning(l: LocalTrinoLayout): Promise<boolean> {
-  const pid = readPid(l);
+  const pid = trinoPid(l);
   return (await trinoReady(l.url)) || (pid !== undefined && alive(pid));
 }
 
@@ -379,7 +378,7 @@ function scannable(l: LocalTrinoLayout): Promise<void> {
  * the lake's PostgreSQL when it was not running), and nothing else; each even when another fails.
  */
 export async function down(l = layout()): Promise<boolean> {
-  const pid = readPid(l);
+  const pid = trinoPid(l);
   const pids = [...new Set([...(pid !== undefined && alive(pid) ? [pid] : []), ...serverPids(l)])];
   const trino = (async () => {
     for (const p of pids) await stopProcess(p, 30_000);

@@ -1,7 +1,7 @@
 /**
  * A local cluster's start waits for its workers to join, and gives a worker stuck in its start one second chance
  * (scripts/cluster-join.ts): its threads written beside its log, its process killed, the worker started again. No
- * Trino is started: the coordinator's view is a function of a fake clock, and the stuck worker a `node` process.
+ * Trino is started: the coordinator's view is a function of a fake clock, and the stuck worker a waiting JVM.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

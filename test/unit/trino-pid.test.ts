@@ -1,7 +1,7 @@
 /**
  * A local Trino's pid file is trusted only while its process is that Trino (scripts/local-trino.ts, `trinoPid`): a
  * pid file outlives its server, and the number comes round again to another program. No Trino is started: the
- * processes here are `sleep` and a node that names a data directory on its command line, as a launched Trino does.
+ * processes here are node processes, some naming a data directory on their command line as a launched Trino does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
