@@ -4,7 +4,8 @@
  * processes here are node processes, some naming a data directory on their command line as a launched Trino does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,22 +20,27 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A process that lives until killed, with `args` on its command line. */
-function stranger(...args: string[]): number {
+/**
+ * A process that lives until killed, with `args` on its command line: resolves once it runs node with them (right
+ * after spawn the child may not have exec'd yet, and its command line is still this process's).
+ */
+async function stranger(...args: string[]): Promise<number> {
   const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ...args], { stdio: 'ignore' });
   children.push(child);
-  return child.pid!;
+  const pid = child.pid!;
+  while (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('setInterval')) await sleep(10);
+  return pid;
 }
 
 describe("a Trino's pid file", () => {
-  it('names this Trino only while the process names its data directory', () => {
+  it('names this Trino only while the process names its data directory', async () => {
     const runDir = join(dir, 'run-1');
     const pidFile = join(runDir, 'trino.pid');
     mkdirSync(runDir, { recursive: true });
-    writeFileSync(pidFile, `${stranger(`--data-dir=${join(runDir, 'data')}`)}\n`);
+    writeFileSync(pidFile, `${await stranger(`--data-dir=${join(runDir, 'data')}`)}\n`);
     expect(trinoPid({ pidFile, runDir })).toBeGreaterThan(0);
     // The number now belongs to another program, or to another Trino (another data directory).
-    for (const other of [stranger(), stranger(`-Dnode.data-dir=${join(dir, 'run-2', 'data')}`)]) {
+    for (const other of [await stranger(), await stranger(`-Dnode.data-dir=${join(dir, 'run-2', 'data')}`)]) {
       writeFileSync(pidFile, `${other}\n`);
       expect(trinoPid({ pidFile, runDir })).toBeUndefined();
     }
@@ -46,12 +52,13 @@ describe("a Trino's pid file", () => {
       TOPICGATE_CACHE_DIR: dir,
       TOPICGATE_LOCAL_TRINO_CLUSTER_PORT: '18980',
     });
-    const others = [c.coordinator, ...c.workers].map((n) => {
+    const others: number[] = [];
+    for (const n of [c.coordinator, ...c.workers]) {
       mkdirSync(n.runDir, { recursive: true });
-      const pid = stranger();
+      const pid = await stranger();
       writeFileSync(n.pidFile, `${pid}\n`);
-      return pid;
-    });
+      others.push(pid);
+    }
     expect(await clusterDown(c)).toBe(false);
     expect(others.map(alive)).toEqual([true, true, true]);
   });
