@@ -21,11 +21,13 @@ afterAll(() => {
 });
 
 /**
- * A process that lives until killed, with `args` on its command line: resolves once it runs node with them (right
- * after spawn the child may not have exec'd yet, and its command line is still this process's).
+ * A process that lives until killed, with `args` on its command line (after `--`: node refuses an option it does not
+ * know, such as a Trino's `--data-dir`, and exits at once); resolves once its command line is node's.
  */
 async function stranger(...args: string[]): Promise<number> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ...args], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', ...args], {
+    stdio: 'ignore',
+  });
   children.push(child);
   const pid = child.pid!;
   while (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('setInterval')) await sleep(10);
