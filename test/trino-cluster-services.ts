@@ -13,6 +13,7 @@ import { inject } from 'vitest';
 import { clusterLayout, clusterUp, type ClusterLayout } from '../scripts/local-trino-cluster.js';
 import { demoStatements } from '../scripts/demo-data.js';
 import { HttpTrino } from '../src/trino/http-trino.js';
+import { TrinoQueryError } from '../src/trino/trino-errors.js';
 
 export const CLUSTER_WORKERS = 2;
 export const MEMORY_SCHEMA = 'demo|kafka_topics';
@@ -57,20 +58,39 @@ export async function startTestCluster(c = testClusterLayout()): Promise<{ start
     );
   const memory = await count(`SELECT count(*) FROM vast."${MEMORY_SCHEMA}".clicks`);
   if (memory !== CLUSTER_CLICKS_ROWS) {
-    for (const s of demoStatements(SIZES, 'vast', MEMORY_SCHEMA)) await trino.all(s, { timeoutMs: 600_000 });
+    for (const s of demoStatements(SIZES, 'vast', MEMORY_SCHEMA)) await admitted(trino, s);
   }
   const lake = await count(`SELECT count(*) FROM lake."${SHARED_SCHEMA}".clicks`);
   const files = await count(`SELECT count(*) FROM lake."${SHARED_SCHEMA}"."clicks$files"`);
   if (lake !== CLUSTER_CLICKS_ROWS || files < LAKE_CLICKS_FILES) {
-    await trino.all(`CREATE SCHEMA IF NOT EXISTS lake."${SHARED_SCHEMA}"`);
+    await admitted(trino, `CREATE SCHEMA IF NOT EXISTS lake."${SHARED_SCHEMA}"`);
     for (const t of ['clicks', 'orders']) {
-      await trino.all(`DROP TABLE IF EXISTS lake."${SHARED_SCHEMA}".${t}`);
+      await admitted(trino, `DROP TABLE IF EXISTS lake."${SHARED_SCHEMA}".${t}`);
       const split = t === 'clicks' ? ` WITH (partitioning = ARRAY['bucket(key, ${LAKE_CLICKS_FILES})'])` : '';
       const copy = `CREATE TABLE lake."${SHARED_SCHEMA}".${t}${split} AS SELECT * FROM vast."${MEMORY_SCHEMA}".${t}`;
-      await trino.all(copy, { timeoutMs: 600_000 });
+      await admitted(trino, copy);
     }
   }
   return { started, seconds: (Date.now() - t0) / 1000 };
+}
+
+/**
+ * Runs a loading statement, again while the coordinator counts no active worker for a moment (on two busy cores its
+ * count lagged once after the start: GENERIC_INSUFFICIENT_RESOURCES, a query refused before it ran, so safe to send
+ * again).
+ */
+async function admitted(trino: HttpTrino, sql: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await trino.all(sql, { timeoutMs: 600_000 });
+      return;
+    } catch (err) {
+      const refused = err instanceof TrinoQueryError && err.info.errorName === 'GENERIC_INSUFFICIENT_RESOURCES';
+      if (!refused || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** Waits for the cluster the global setup starts; fails with its error. */
